@@ -1,0 +1,11 @@
+# Parallel HDF5 (the OpenMPI build): plain libhdf5-dev is serial and cannot read hyperslabs collectively.
+include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/GplvmRequirePackage.cmake)
+gplvm_require_pkgconfig(hdf5 hdf5-openmpi libhdf5-openmpi-dev)
+include(CheckSymbolExists)
+set(CMAKE_REQUIRED_INCLUDES ${GPLVM_PC_hdf5_INCLUDE_DIRS})
+check_symbol_exists(H5_HAVE_PARALLEL "H5pubconf.h" GPLVM_HDF5_IS_PARALLEL)
+unset(CMAKE_REQUIRED_INCLUDES)
+if(NOT GPLVM_HDF5_IS_PARALLEL)
+  message(FATAL_ERROR "The HDF5 found is not built with MPI: install 'libhdf5-openmpi-dev'.")
+endif()

@@ -1,0 +1,41 @@
+#pragma once
+// Errors that say what failed and where: the file, the config key and the offending value.
+// Every user-facing failure is one of these, so apps can print one line and exit non-zero.
+#include <stdexcept>
+#include <string>
+
+namespace gplvm {
+
+struct ErrorContext {
+  std::string file;   // input or output file involved, if any
+  std::string key;    // config key, dataset path or parameter name, if any
+  std::string value;  // the offending value, if any
+};
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& what, ErrorContext context = {});
+  const ErrorContext& context() const noexcept { return context_; }
+  const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string reason_;
+  ErrorContext context_;
+};
+
+// Bad user input: data, config, command line.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A numerical failure that survived every recovery step (e.g. Cholesky after jitter escalation).
+class NumericalError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws InputError(what, context) unless condition holds.
+void require(bool condition, const std::string& what, ErrorContext context = {});
+
+}  // namespace gplvm

@@ -1,0 +1,66 @@
+#pragma once
+// A multilayer perceptron (the amortised encoder) with a hand-written backward pass.
+//
+// The MLP holds no parameters: it reads them from, and writes gradients to, a flat array, so the
+// whole model (kernel, noise, encoder) is one vector for Adam, one buffer for the gradient
+// allreduce and one dataset in a checkpoint.
+//
+// Flat layout, layer by layer: W_l (fan_in x fan_out, column-major), then b_l (fan_out).
+// Rows of the input are data points: out = act(in * W + 1 b^T).
+#include <string>
+#include <vector>
+
+#include "gplvm/core/counter_rng.hpp"
+#include "gplvm/core/types.hpp"
+
+namespace gplvm {
+
+enum class Activation { identity, relu, tanh, softplus };
+
+// Parses "identity", "relu", "tanh", "softplus"; throws InputError naming the value otherwise.
+Activation parse_activation(const std::string& name);
+std::string to_string(Activation activation);
+
+struct MlpLayout {
+  Index input_dim = 0;
+  std::vector<Index> widths;            // output width of each layer; the last is the output dim
+  std::vector<Activation> activations;  // one per layer
+};
+
+class Mlp {
+ public:
+  // Activations cached by forward() for backward(); reused across calls to avoid allocation.
+  struct Workspace {
+    std::vector<Matrix> outputs;  // post-activation output of each layer
+  };
+
+  explicit Mlp(MlpLayout layout);  // throws InputError on an inconsistent layout
+
+  const MlpLayout& layout() const noexcept { return layout_; }
+  Index input_dim() const noexcept { return layout_.input_dim; }
+  Index output_dim() const noexcept { return layout_.widths.back(); }
+  Index num_layers() const noexcept { return static_cast<Index>(layout_.widths.size()); }
+  Index num_parameters() const noexcept { return num_parameters_; }
+  Index weight_offset(Index layer) const;  // offset of W_layer in the flat array
+  Index bias_offset(Index layer) const;    // offset of b_layer in the flat array
+
+  // PyTorch's nn.Linear default: W and b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), drawn from
+  // (purpose encoder_init, epoch = stream, index = flat position) so it is rank independent.
+  void initialize(double* params, const CounterRng& rng, std::uint64_t stream) const;
+
+  // out = network(input); input is (rows x input_dim).
+  void forward(const double* params, const DataRef& input, Workspace& ws, Matrix& out) const;
+
+  // Given d_out = dL/d(out), adds dL/d(params) into d_params. Needs the workspace of the forward
+  // call on the same input. Does not form dL/d(input): an encoder never needs it.
+  void backward(const double* params, const DataRef& input, const Workspace& ws, const Matrix& d_out,
+                double* d_params) const;
+
+ private:
+  MlpLayout layout_;
+  std::vector<Index> weight_offsets_;
+  std::vector<Index> bias_offsets_;
+  Index num_parameters_ = 0;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gplvm-hpc needs, only those that are missing.
+# Idempotent: a second run on a provisioned machine installs nothing and makes no network call.
+# Usage: scripts/install-deps.sh [--with-demo] [--with-slurm] [--with-python]
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libopenmpi-dev openmpi-bin
+  libscalapack-openmpi-dev libhdf5-openmpi-dev
+  libeigen3-dev petsc-dev libopenblas-dev liblapack-dev
+  libgtest-dev
+)
+for arg in "$@"; do
+  case "$arg" in
+    --with-demo) packages+=(dataset-fashion-mnist python3-numpy python3-h5py python3-matplotlib) ;;
+    --with-slurm) packages+=(slurm-wlm) ;;
+    --with-python) packages+=(python3-numpy python3-h5py python3-matplotlib python3-torch) ;;
+    *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,53 @@
+#include "support/test_support.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gplvm/core/counter_rng.hpp"
+
+namespace gplvm::testing {
+
+Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x,
+                                  double h) {
+  Vector g(x.size());
+  Vector xp = x;
+  for (Index i = 0; i < x.size(); ++i) {
+    const double step = h * std::max(1.0, std::abs(x[i]));
+    xp[i] = x[i] + step;
+    const double up = f(xp);
+    xp[i] = x[i] - step;
+    const double down = f(xp);
+    xp[i] = x[i];
+    g[i] = (up - down) / (2.0 * step);
+  }
+  return g;
+}
+
+double max_relative_error(const ConstVectorRef& a, const ConstVectorRef& b, double floor) {
+  const double scale = std::max(b.cwiseAbs().maxCoeff(), floor);
+  return (a - b).cwiseAbs().maxCoeff() / scale;
+}
+
+CapturedLog::CapturedLog() {
+  previous_ = set_log_sink([this](LogLevel level, const std::string& message) {
+    if (level == LogLevel::warning) warnings_.push_back(message);
+  });
+}
+
+CapturedLog::~CapturedLog() { set_log_sink(previous_); }
+
+bool CapturedLog::any_warning_contains(const std::string& text) const {
+  return std::any_of(warnings_.begin(), warnings_.end(),
+                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+Matrix random_normal(Index rows, Index cols, std::uint64_t seed) {
+  const CounterRng rng(seed);
+  Matrix m(rows, cols);
+  for (Index j = 0; j < cols; ++j)
+    for (Index i = 0; i < rows; ++i)
+      m(i, j) = rng.normal(RngPurpose::test, 0, 0, static_cast<std::uint64_t>(j * rows + i));
+  return m;
+}
+
+}  // namespace gplvm::testing

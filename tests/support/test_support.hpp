@@ -1,0 +1,36 @@
+#pragma once
+// Shared test helpers: central finite differences, relative errors, captured log lines.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gplvm/core/log.hpp"
+#include "gplvm/core/types.hpp"
+
+namespace gplvm::testing {
+
+// Central finite-difference gradient of f at x (step h scaled by max(1, |x_i|)).
+Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x,
+                                  double h = 1e-5);
+
+// max_i |a_i - b_i| / max(max_i |b_i|, floor): one scale for the whole gradient, so a component
+// that is zero in both does not divide by zero and a tiny component is judged against the rest.
+double max_relative_error(const ConstVectorRef& a, const ConstVectorRef& b, double floor = 1e-12);
+
+// Collects warnings while alive; restores the previous sink on destruction.
+class CapturedLog {
+ public:
+  CapturedLog();
+  ~CapturedLog();
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  bool any_warning_contains(const std::string& text) const;
+
+ private:
+  std::vector<std::string> warnings_;
+  LogSink previous_;
+};
+
+// A matrix of i.i.d. standard normals drawn from a test stream.
+Matrix random_normal(Index rows, Index cols, std::uint64_t seed);
+
+}  // namespace gplvm::testing
