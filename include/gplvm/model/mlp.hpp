@@ -32,6 +32,13 @@ class Mlp {
   // Activations cached by forward() for backward(); reused across calls to avoid allocation.
   struct Workspace {
     std::vector<Matrix> outputs;  // post-activation output of each layer
+
+   private:
+    friend class Mlp;
+    // backward()'s two ping-pong gradient buffers, kept here so that a steady-state backward does
+    // not allocate. Mutable because backward() takes the workspace as const: it never changes the
+    // cached activations, and a workspace is already owned by one caller at a time.
+    mutable Matrix scratch_[2];
   };
 
   explicit Mlp(MlpLayout layout);  // throws InputError on an inconsistent layout
@@ -57,6 +64,8 @@ class Mlp {
                 double* d_params) const;
 
  private:
+  Index fan_in(Index layer) const;  // rows of W_layer: input_dim, then the previous width
+
   MlpLayout layout_;
   std::vector<Index> weight_offsets_;
   std::vector<Index> bias_offsets_;

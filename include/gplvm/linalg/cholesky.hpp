@@ -1,0 +1,43 @@
+#pragma once
+// The project's one Cholesky helper: LAPACK dpotrf with bounded jitter escalation.
+//
+// On failure it adds jitter = initial_relative_jitter * mean(diag K) to the diagonal and retries,
+// multiplying the jitter by `growth` each time, at most `max_jitter_tries` times, logging a
+// warning for each escalation. If every try fails it throws NumericalError naming the matrix
+// (the caller's `what`), its size, the failing column and the last jitter tried.
+#include <string>
+
+#include "gplvm/core/types.hpp"
+
+namespace gplvm {
+
+struct CholeskyOptions {
+  double initial_relative_jitter = 1e-6;
+  double growth = 10.0;
+  int max_jitter_tries = 5;
+};
+
+class CholeskyFactor {
+ public:
+  CholeskyFactor() = default;
+
+  // Factorises the symmetric positive-definite K (both triangles must hold K). Takes K by value:
+  // pass with std::move to factorise in place without a copy.
+  static CholeskyFactor factorize(Matrix K, const std::string& what, const CholeskyOptions& options = {});
+
+  Index size() const noexcept { return factor_.rows(); }
+  // The lower-triangular L with K + jitter I = L L^T; the strict upper triangle holds K (untouched).
+  const Matrix& storage() const noexcept { return factor_; }
+  double jitter() const noexcept { return jitter_; }
+
+  double log_determinant() const;         // log |K + jitter I|
+  void solve_in_place(MatrixRef B) const;  // B <- (K + jitter I)^{-1} B
+  void solve_lower_in_place(MatrixRef B) const;  // B <- L^{-1} B
+  Matrix inverse() const;                  // (K + jitter I)^{-1}, both triangles filled
+
+ private:
+  Matrix factor_;
+  double jitter_ = 0.0;
+};
+
+}  // namespace gplvm

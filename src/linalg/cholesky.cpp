@@ -1,0 +1,89 @@
+#include "gplvm/linalg/cholesky.hpp"
+
+#include <sstream>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
+#include "gplvm/linalg/lapack.hpp"
+
+namespace gplvm {
+namespace {
+
+// dpotrf on the lower triangle; returns LAPACK's info (0, or the failing column, 1-based).
+int potrf_lower(Matrix& a) {
+  int n = static_cast<int>(a.rows()), lda = std::max(1, n), info = 0;
+  char uplo = 'L';
+  lapack::dpotrf_(&uplo, &n, a.data(), &lda, &info);
+  return info;
+}
+
+// dpotrf overwrote only the lower triangle; the strict upper triangle still holds K.
+void restore_lower_from_upper(Matrix& a, const Vector& diagonal, double jitter) {
+  for (Index j = 0; j < a.cols(); ++j) {
+    a(j, j) = diagonal[j] + jitter;
+    for (Index i = j + 1; i < a.rows(); ++i) a(i, j) = a(j, i);
+  }
+}
+
+std::string describe(const std::string& what, Index n) {
+  std::ostringstream s;
+  s << "Cholesky of " << what << " (" << n << "x" << n << ")";
+  return s.str();
+}
+
+}  // namespace
+
+CholeskyFactor CholeskyFactor::factorize(Matrix K, const std::string& what, const CholeskyOptions& options) {
+  if (K.rows() != K.cols())
+    throw InputError(describe(what, K.rows()) + ": matrix is not square", {"", "cols", std::to_string(K.cols())});
+  if (!K.allFinite()) throw NumericalError(describe(what, K.rows()) + ": matrix has non-finite entries");
+  CholeskyFactor result;
+  const Vector diagonal = K.diagonal();
+  int info = potrf_lower(K);
+  double jitter = 0.0;
+  const double base = options.initial_relative_jitter * diagonal.mean();
+  for (int attempt = 0; info > 0 && attempt < options.max_jitter_tries; ++attempt) {
+    jitter = (attempt == 0) ? base : jitter * options.growth;
+    std::ostringstream msg;
+    msg << describe(what, K.rows()) << " failed at column " << info << "; retrying with jitter " << jitter
+        << " (try " << attempt + 1 << " of " << options.max_jitter_tries << ")";
+    log_warning(msg.str());
+    restore_lower_from_upper(K, diagonal, jitter);
+    info = potrf_lower(K);
+  }
+  if (info != 0) {
+    std::ostringstream msg;
+    msg << describe(what, K.rows()) << " failed: matrix not positive definite at column " << info;
+    if (options.max_jitter_tries > 0) msg << " even with jitter " << jitter << " after " << options.max_jitter_tries << " escalations";
+    throw NumericalError(msg.str());
+  }
+  result.factor_ = std::move(K);
+  result.jitter_ = jitter;
+  return result;
+}
+
+double CholeskyFactor::log_determinant() const {
+  return 2.0 * factor_.diagonal().array().log().sum();
+}
+
+void CholeskyFactor::solve_in_place(MatrixRef B) const {
+  const auto L = factor_.triangularView<Eigen::Lower>();
+  L.solveInPlace(B);
+  L.transpose().solveInPlace(B);
+}
+
+void CholeskyFactor::solve_lower_in_place(MatrixRef B) const {
+  factor_.triangularView<Eigen::Lower>().solveInPlace(B);
+}
+
+Matrix CholeskyFactor::inverse() const {
+  Matrix inv = factor_;
+  int n = static_cast<int>(inv.rows()), lda = std::max(1, n), info = 0;
+  char uplo = 'L';
+  lapack::dpotri_(&uplo, &n, inv.data(), &lda, &info);
+  if (info != 0) throw NumericalError("dpotri failed with info " + std::to_string(info));
+  inv.triangularView<Eigen::StrictlyUpper>() = inv.transpose();
+  return inv;
+}
+
+}  // namespace gplvm

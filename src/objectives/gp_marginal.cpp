@@ -1,0 +1,72 @@
+#include "gplvm/objectives/gp_marginal.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+namespace {
+
+void validate_inputs(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y) {
+  require(X.rows() == Y.rows(), "latents and data have different numbers of rows",
+          {"", "rows", std::to_string(X.rows()) + " vs " + std::to_string(Y.rows())});
+  require(X.rows() > 0, "GP marginal likelihood of an empty point set", {"", "rows", "0"});
+  require(std::isfinite(noise_variance) && noise_variance > 0, "noise variance must be positive and finite",
+          {"", "noise_variance", std::to_string(noise_variance)});
+  require(X.allFinite(), "latents contain NaN or Inf", {"", "latents", "non-finite"});
+}
+
+}  // namespace
+
+GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y,
+                       const std::string& what) {
+  validate_inputs(kernel, noise_variance, X, Y);
+  GpMarginal m;
+  kernel.cross(X, X, m.kernel_block);
+  Matrix K = m.kernel_block;
+  K.diagonal().array() += noise_variance;
+  m.factor = CholeskyFactor::factorize(std::move(K), what);
+
+  // Data term 1/2 ||L^{-1} Y||_F^2 from one triangular solve; alpha from the second.
+  m.alpha = Y;
+  m.factor.solve_lower_in_place(m.alpha);
+  const double data_term = 0.5 * m.alpha.squaredNorm();
+  m.factor.storage().triangularView<Eigen::Lower>().transpose().solveInPlace(m.alpha);
+
+  const double n = static_cast<double>(X.rows()), d = static_cast<double>(Y.cols());
+  m.log_likelihood = -0.5 * n * d * std::log(2.0 * std::numbers::pi) - 0.5 * d * m.factor.log_determinant() -
+                     data_term;
+  return m;
+}
+
+Matrix gp_marginal_adjoint(const GpMarginal& marginal, const Matrix& inverse) {
+  const double d = static_cast<double>(marginal.alpha.cols());
+  Matrix W = (-0.5 * d) * inverse;
+  W.selfadjointView<Eigen::Lower>().rankUpdate(marginal.alpha, 0.5);
+  W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
+  return W;
+}
+
+void backprop_symmetric_block(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X,
+                              const Matrix& kernel_block, const Matrix& W, GpGradient& gradient) {
+  // Both arguments of k(X, X) are X: the same dX receives both adjoint contributions.
+  kernel.cross_backward(X, X, kernel_block, W, &gradient.d_latents, &gradient.d_latents, gradient.d_kernel);
+  gradient.d_log_noise += noise_variance * W.trace();
+}
+
+GpGradient exact_log_marginal_likelihood(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X,
+                                         const DataRef& Y, bool with_gradient) {
+  const GpMarginal m = gp_marginal(kernel, noise_variance, X, Y, "K_NN + noise I (exact GPLVM)");
+  GpGradient g;
+  g.value = m.log_likelihood;
+  if (!with_gradient) return g;
+  g.d_latents = Matrix::Zero(X.rows(), X.cols());
+  g.d_kernel = Vector::Zero(kernel.num_hyperparameters());
+  backprop_symmetric_block(kernel, noise_variance, X, m.kernel_block, gp_marginal_adjoint(m, m.factor.inverse()),
+                           g);
+  return g;
+}
+
+}  // namespace gplvm

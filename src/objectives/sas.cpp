@@ -1,0 +1,175 @@
+#include "gplvm/objectives/sas.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+
+RemainderScaling parse_remainder_scaling(const std::string& name) {
+  if (name == "full_data") return RemainderScaling::full_data;
+  if (name == "per_batch") return RemainderScaling::per_batch;
+  throw InputError("unknown remainder scaling (expected 'full_data' or 'per_batch')", {"", "sas.scaling", name});
+}
+
+std::string to_string(RemainderScaling scaling) {
+  return scaling == RemainderScaling::full_data ? "full_data" : "per_batch";
+}
+
+double remainder_weight(RemainderScaling scaling, Index num_data, Index batch_size, Index num_active) {
+  require(num_active >= 1, "active set size must be at least 1", {"", "active_size", std::to_string(num_active)});
+  require(num_active < batch_size, "active set size must be smaller than the batch size (A < B)",
+          {"", "active_size", std::to_string(num_active) + " >= batch " + std::to_string(batch_size)});
+  require(batch_size <= num_data, "batch size exceeds the number of data points",
+          {"", "batch_size", std::to_string(batch_size) + " > N = " + std::to_string(num_data)});
+  if (scaling == RemainderScaling::per_batch) return 1.0;
+  return static_cast<double>(num_data - num_active) / static_cast<double>(batch_size - num_active);
+}
+
+Index SasRemainderPartials::packed_size() const {
+  return 2 + adjoint_active.size() + d_latents_active.size() + d_kernel.size();
+}
+
+void SasRemainderPartials::pack(double* buffer) const {
+  *buffer++ = value;
+  *buffer++ = d_log_noise;
+  buffer = std::copy_n(adjoint_active.data(), adjoint_active.size(), buffer);
+  buffer = std::copy_n(d_latents_active.data(), d_latents_active.size(), buffer);
+  std::copy_n(d_kernel.data(), d_kernel.size(), buffer);
+}
+
+void SasRemainderPartials::unpack(const double* buffer) {
+  value = *buffer++;
+  d_log_noise = *buffer++;
+  std::copy_n(buffer, adjoint_active.size(), adjoint_active.data());
+  buffer += adjoint_active.size();
+  std::copy_n(buffer, d_latents_active.size(), d_latents_active.data());
+  buffer += d_latents_active.size();
+  std::copy_n(buffer, d_kernel.size(), d_kernel.data());
+}
+
+SasActiveSet sas_active_set(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
+                            const DataRef& Y_active) {
+  SasActiveSet active;
+  active.marginal = gp_marginal(kernel, noise_variance, X_active, Y_active, "active block K_AA + noise I");
+  active.inverse = active.marginal.factor.inverse();
+  return active;
+}
+
+namespace {
+
+// The pieces shared by prediction and the objective, for rows as columns (A x R layout).
+struct RemainderSolve {
+  Matrix k_cross;   // k(X_A, X_R), A x R
+  Matrix v;         // (K_AA + s2 I)^{-1} k_cross
+  Vector variance;  // c_n
+};
+
+RemainderSolve solve_remainder(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                               const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder) {
+  RemainderSolve s;
+  kernel.cross(X_active, X_remainder, s.k_cross);
+  kernel.diagonal(X_remainder, s.variance);
+  // c_n = k_nn + s2 - ||L^{-1} k_An||^2: the squared norm of the half-solve avoids the cancellation
+  // in k^T (K^{-1} k) when c_n is small relative to k_nn.
+  s.v = s.k_cross;
+  active.marginal.factor.solve_lower_in_place(s.v);
+  s.variance.array() += noise_variance - s.v.colwise().squaredNorm().transpose().array();
+  active.marginal.factor.storage().triangularView<Eigen::Lower>().transpose().solveInPlace(s.v);
+  return s;
+}
+
+void require_positive_variances(const Vector& c) {
+  for (Index n = 0; n < c.size(); ++n)
+    if (!(c[n] > 0.0))
+      throw NumericalError("SAS predictive variance is not positive for remainder row " + std::to_string(n) +
+                           " (value " + std::to_string(c[n]) + "); the active block is ill-conditioned");
+}
+
+}  // namespace
+
+SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                          const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder) {
+  RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
+  SasPredictive p;
+  p.mean.noalias() = s.k_cross.transpose() * active.marginal.alpha;
+  p.variance = std::move(s.variance);
+  return p;
+}
+
+SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                                         const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
+                                         const DataRef& Y_remainder, double weight) {
+  const Index A = X_active.rows(), R = X_remainder.rows(), D = Y_remainder.cols();
+  require(Y_remainder.rows() == R, "remainder latents and data have different numbers of rows",
+          {"", "rows", std::to_string(R) + " vs " + std::to_string(Y_remainder.rows())});
+  require(X_remainder.allFinite(), "remainder latents contain NaN or Inf", {"", "latents", "non-finite"});
+  SasRemainderPartials out;
+  out.adjoint_active = Matrix::Zero(A, A);
+  out.d_latents_active = Matrix::Zero(A, X_active.cols());
+  out.d_kernel = Vector::Zero(kernel.num_hyperparameters());
+  out.d_latents_remainder = Matrix::Zero(R, X_remainder.cols());
+  if (R == 0) return out;
+
+  const RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
+  require_positive_variances(s.variance);
+  const Matrix& alpha = active.marginal.alpha;
+  Matrix residual = Y_remainder;  // r_n = y_n - alpha^T k_An, rows are points
+  residual.noalias() -= s.k_cross.transpose() * alpha;
+  const Vector sq = residual.rowwise().squaredNorm();
+  const Eigen::ArrayXd c = s.variance.array();
+  const double d = static_cast<double>(D);
+
+  out.value = weight * (-0.5 * d * (2.0 * std::numbers::pi * c).log() - 0.5 * sq.array() / c).sum();
+  // g_n = dL/dc_n and z_n = dL/dm_n = r_n / c_n, both times the weight.
+  const Vector g = weight * (-0.5 * d / c + 0.5 * sq.array() / c.square()).matrix();
+  residual.array().colwise() *= (weight / c);  // now Z, R x D
+
+  // G = dL/dk_An = alpha z_n - 2 g_n v_n  (A x R)
+  Matrix G = -2.0 * s.v * g.asDiagonal();
+  G.noalias() += alpha * residual.transpose();
+  // dL/dK through v_n and alpha: sum_n sym(g v v^T - alpha z v^T) = -sym(G V^T) - V diag(g) V^T
+  Matrix GVt(A, A);
+  GVt.noalias() = G * s.v.transpose();
+  Matrix Vg = s.v * g.asDiagonal();
+  out.adjoint_active.noalias() = -0.5 * (GVt + GVt.transpose());
+  out.adjoint_active.noalias() -= Vg * s.v.transpose();
+
+  kernel.cross_backward(X_active, X_remainder, s.k_cross, G, &out.d_latents_active, &out.d_latents_remainder,
+                        out.d_kernel);
+  kernel.diagonal_backward(X_remainder, g, &out.d_latents_remainder, out.d_kernel);
+  out.d_log_noise = noise_variance * g.sum();
+  return out;
+}
+
+GpGradient sas_combine(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                       const ConstMatrixRef& X_active, const SasRemainderPartials& partials) {
+  GpGradient g;
+  g.value = active.marginal.log_likelihood + partials.value;
+  g.d_latents = partials.d_latents_active;
+  g.d_kernel = partials.d_kernel;
+  g.d_log_noise = partials.d_log_noise;
+  Matrix W = gp_marginal_adjoint(active.marginal, active.inverse);
+  W += partials.adjoint_active;
+  backprop_symmetric_block(kernel, noise_variance, X_active, active.marginal.kernel_block, W, g);
+  return g;
+}
+
+SasGradient sas_objective(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
+                          const DataRef& Y_active, const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
+                          double weight) {
+  const SasActiveSet active = sas_active_set(kernel, noise_variance, X_active, Y_active);
+  SasRemainderPartials partials =
+      sas_remainder_terms(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);
+  const GpGradient total = sas_combine(kernel, noise_variance, active, X_active, partials);
+  SasGradient out;
+  out.value = total.value;
+  out.d_latents_active = total.d_latents;
+  out.d_latents_remainder = std::move(partials.d_latents_remainder);
+  out.d_kernel = total.d_kernel;
+  out.d_log_noise = total.d_log_noise;
+  return out;
+}
+
+}  // namespace gplvm

@@ -1,0 +1,125 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/model/eq_ard_kernel.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+using testing::finite_difference_gradient;
+using testing::max_relative_error;
+using testing::random_normal;
+
+EqArdKernel make_kernel() {
+  Vector l(3);
+  l << 0.7, 1.3, 2.1;
+  return EqArdKernel(1.7, l);
+}
+
+TEST(EqArdKernel, CrossMatchesTheDefinition) {
+  const EqArdKernel k = make_kernel();
+  const Matrix X1 = random_normal(5, 3, 1), X2 = random_normal(4, 3, 2);
+  Matrix K;
+  k.cross(X1, X2, K);
+  ASSERT_EQ(K.rows(), 5);
+  ASSERT_EQ(K.cols(), 4);
+  for (Index i = 0; i < 5; ++i)
+    for (Index j = 0; j < 4; ++j) {
+      double r2 = 0;
+      for (Index q = 0; q < 3; ++q) r2 += std::pow((X1(i, q) - X2(j, q)) / k.lengthscales()[q], 2);
+      EXPECT_NEAR(K(i, j), 1.7 * std::exp(-0.5 * r2), 1e-15);
+    }
+  Matrix S;
+  k.cross(X1, X1, S);
+  EXPECT_EQ((S - S.transpose()).norm(), 0.0);
+  Vector diag;
+  k.diagonal(X1, diag);
+  EXPECT_LT((diag - S.diagonal()).norm(), 1e-15);
+}
+
+TEST(EqArdKernel, HyperparametersAreLogParametrised) {
+  EqArdKernel k = make_kernel();
+  const Vector h = k.hyperparameters();
+  EXPECT_DOUBLE_EQ(h[0], std::log(1.7));
+  EXPECT_DOUBLE_EQ(h[2], std::log(1.3));
+  Vector changed = h;
+  changed[1] = 0.0;
+  k.set_hyperparameters(changed);
+  EXPECT_DOUBLE_EQ(k.lengthscales()[0], 1.0);
+  EXPECT_EQ(k.hyperparameter_name(0), "log_variance");
+  EXPECT_EQ(k.hyperparameter_name(3), "log_lengthscale_2");
+}
+
+TEST(EqArdKernel, InvalidHyperparametersAreErrors) {
+  EXPECT_THROW(EqArdKernel(-1.0, 1.0, 2), InputError);
+  EXPECT_THROW(EqArdKernel(1.0, 0.0, 2), InputError);
+  EXPECT_THROW(EqArdKernel(1.0, 1.0, 0), InputError);
+  EqArdKernel k = make_kernel();
+  EXPECT_THROW(k.set_hyperparameters(Vector::Zero(2)), InputError);
+  Vector bad = k.hyperparameters();
+  bad[1] = INFINITY;
+  EXPECT_THROW(k.set_hyperparameters(bad), InputError);
+  Matrix K;
+  EXPECT_THROW(k.cross(Matrix::Zero(2, 2), Matrix::Zero(2, 3), K), InputError);
+}
+
+// L = sum(G o K(X1, X2)) for a fixed random G: its gradient is exactly what cross_backward returns.
+TEST(EqArdKernel, CrossBackwardMatchesFiniteDifferences) {
+  const Matrix X1 = random_normal(6, 3, 3), X2 = random_normal(5, 3, 4), G = random_normal(6, 5, 5);
+  const EqArdKernel k0 = make_kernel();
+  const Index nh = k0.num_hyperparameters();
+  auto unpack = [&](const Vector& p, Matrix& a, Matrix& b, EqArdKernel& k) {
+    a = Eigen::Map<const Matrix>(p.data(), 6, 3);
+    b = Eigen::Map<const Matrix>(p.data() + 18, 5, 3);
+    k.set_hyperparameters(p.tail(nh));
+  };
+  Vector p(18 + 15 + nh);
+  p << Eigen::Map<const Vector>(X1.data(), 18), Eigen::Map<const Vector>(X2.data(), 15), k0.hyperparameters();
+  auto loss = [&](const Vector& q) {
+    Matrix a, b, K;
+    EqArdKernel k = k0;
+    unpack(q, a, b, k);
+    k.cross(a, b, K);
+    return (G.array() * K.array()).sum();
+  };
+  Matrix K, dX1 = Matrix::Zero(6, 3), dX2 = Matrix::Zero(5, 3);
+  Vector dh = Vector::Zero(nh);
+  k0.cross(X1, X2, K);
+  k0.cross_backward(X1, X2, K, G, &dX1, &dX2, dh);
+  Vector analytic(p.size());
+  analytic << Eigen::Map<const Vector>(dX1.data(), 18), Eigen::Map<const Vector>(dX2.data(), 15), dh;
+  EXPECT_LT(max_relative_error(analytic, finite_difference_gradient(loss, p)), 1e-8);
+}
+
+TEST(EqArdKernel, SymmetricBlockAndDiagonalBackwardMatchFiniteDifferences) {
+  const Matrix X = random_normal(7, 3, 6), G = random_normal(7, 7, 7);
+  const Vector g = random_normal(7, 1, 8);
+  const EqArdKernel k0 = make_kernel();
+  const Index nh = k0.num_hyperparameters();
+  Vector p(21 + nh);
+  p << Eigen::Map<const Vector>(X.data(), 21), k0.hyperparameters();
+  auto loss = [&](const Vector& q) {
+    EqArdKernel k = k0;
+    k.set_hyperparameters(q.tail(nh));
+    const Matrix a = Eigen::Map<const Matrix>(q.data(), 7, 3);
+    Matrix K;
+    Vector d;
+    k.cross(a, a, K);
+    k.diagonal(a, d);
+    return (G.array() * K.array()).sum() + g.dot(d);
+  };
+  Matrix K, dX = Matrix::Zero(7, 3);
+  Vector dh = Vector::Zero(nh);
+  k0.cross(X, X, K);
+  k0.cross_backward(X, X, K, G, &dX, &dX, dh);
+  k0.diagonal_backward(X, g, &dX, dh);
+  Vector analytic(p.size());
+  analytic << Eigen::Map<const Vector>(dX.data(), 21), dh;
+  EXPECT_LT(max_relative_error(analytic, finite_difference_gradient(loss, p)), 1e-8);
+}
+
+}  // namespace
+}  // namespace gplvm

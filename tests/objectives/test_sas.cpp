@@ -1,0 +1,228 @@
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/model/gp_prior_sample.hpp"
+#include "gplvm/objectives/sas.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+using testing::finite_difference_gradient;
+using testing::max_relative_error;
+using testing::random_normal;
+
+struct Problem {
+  EqArdKernel kernel{1.1, (Vector(2) << 0.9, 1.4).finished()};
+  double noise = 0.2;
+  Matrix X;
+  RowMatrix Y;
+};
+
+Problem make_problem(Index n, Index d, std::uint64_t seed) {
+  Problem p;
+  p.X = random_normal(n, 2, seed);
+  p.Y = sample_gp_outputs(p.kernel, p.noise, p.X, d, CounterRng(seed), 0);
+  return p;
+}
+
+// Rows `order[0..a)` are active, the rest remainder.
+struct Split {
+  Matrix XA, XR;
+  RowMatrix YA, YR;
+};
+
+Split split(const Problem& p, const std::vector<Index>& order, Index a) {
+  Split s;
+  const Index n = static_cast<Index>(order.size());
+  s.XA.resize(a, p.X.cols());
+  s.YA.resize(a, p.Y.cols());
+  s.XR.resize(n - a, p.X.cols());
+  s.YR.resize(n - a, p.Y.cols());
+  for (Index i = 0; i < n; ++i) {
+    if (i < a) {
+      s.XA.row(i) = p.X.row(order[i]);
+      s.YA.row(i) = p.Y.row(order[i]);
+    } else {
+      s.XR.row(i - a) = p.X.row(order[i]);
+      s.YR.row(i - a) = p.Y.row(order[i]);
+    }
+  }
+  return s;
+}
+
+std::vector<Index> identity_order(Index n) {
+  std::vector<Index> o(n);
+  std::iota(o.begin(), o.end(), 0);
+  return o;
+}
+
+double exact_lml(const Problem& p) {
+  return exact_log_marginal_likelihood(p.kernel, p.noise, p.X, p.Y, false).value;
+}
+
+TEST(Sas, WholeBatchActiveEqualsExactLml) {
+  const Problem p = make_problem(30, 6, 1);
+  const Split s = split(p, identity_order(30), 30);
+  const SasGradient g = sas_objective(p.kernel, p.noise, s.XA, s.YA, s.XR, s.YR, 1.0);
+  EXPECT_NEAR(g.value, exact_lml(p), 1e-10 * std::abs(exact_lml(p)));
+  EXPECT_EQ(g.d_latents_remainder.rows(), 0);
+}
+
+TEST(Sas, OneRemainderPointEqualsExactLmlForEverySplit) {
+  const Problem p = make_problem(12, 4, 2);
+  const double exact = exact_lml(p);
+  for (Index held_out = 0; held_out < 12; ++held_out) {
+    std::vector<Index> order = identity_order(12);
+    std::swap(order[held_out], order.back());
+    const Split s = split(p, order, 11);
+    const double sas = sas_objective(p.kernel, p.noise, s.XA, s.YA, s.XR, s.YR, 1.0).value;
+    EXPECT_NEAR(sas, exact, 1e-10 * std::abs(exact)) << "held out " << held_out;
+  }
+}
+
+// Conditional Gaussian of y_n given Y_A from the joint covariance, written with an LU solve.
+TEST(Sas, PredictiveEqualsDenseConditionalGaussian) {
+  const Problem p = make_problem(20, 3, 3);
+  const Split s = split(p, identity_order(20), 14);
+  const SasActiveSet active = sas_active_set(p.kernel, p.noise, s.XA, s.YA);
+  const SasPredictive pred = sas_predict(p.kernel, p.noise, active, s.XA, s.XR);
+  Matrix Kfull;
+  p.kernel.cross(p.X, p.X, Kfull);
+  Kfull.diagonal().array() += p.noise;
+  const Matrix Kaa = Kfull.topLeftCorner(14, 14);
+  const Eigen::FullPivLU<Matrix> lu(Kaa);
+  for (Index r = 0; r < 6; ++r) {
+    const Vector k = Kfull.block(0, 14 + r, 14, 1);
+    const Vector mean = Matrix(s.YA).transpose() * lu.solve(k);
+    const double var = Kfull(14 + r, 14 + r) - k.dot(lu.solve(k));
+    EXPECT_LT((pred.mean.row(r).transpose() - mean).norm(), 1e-10 * mean.norm());
+    EXPECT_NEAR(pred.variance[r], var, 1e-10 * var);
+  }
+}
+
+TEST(Sas, RemainderTermIsSumOfUnivariateGaussians) {
+  const Problem p = make_problem(18, 5, 4);
+  const Split s = split(p, identity_order(18), 10);
+  const SasActiveSet active = sas_active_set(p.kernel, p.noise, s.XA, s.YA);
+  const SasPredictive pred = sas_predict(p.kernel, p.noise, active, s.XA, s.XR);
+  double expected = 0;
+  for (Index r = 0; r < 8; ++r)
+    for (Index d = 0; d < 5; ++d) {
+      const double c = pred.variance[r], e = s.YR(r, d) - pred.mean(r, d);
+      expected += -0.5 * std::log(2 * std::numbers::pi * c) - 0.5 * e * e / c;
+    }
+  const double w = 2.5;
+  const double total = sas_objective(p.kernel, p.noise, s.XA, s.YA, s.XR, s.YR, w).value;
+  EXPECT_NEAR(total - active.marginal.log_likelihood, w * expected, 1e-10 * std::abs(expected));
+  // The active term alone is the exact marginal likelihood of the active rows.
+  Problem a = p;
+  a.X = s.XA;
+  a.Y = s.YA;
+  EXPECT_NEAR(active.marginal.log_likelihood, exact_lml(a), 1e-12 * std::abs(exact_lml(a)));
+}
+
+struct Params {
+  Index a, r, q;
+};
+
+Vector pack(const Split& s, const Problem& p) {
+  Vector v(s.XA.size() + s.XR.size() + p.kernel.num_hyperparameters() + 1);
+  v << Eigen::Map<const Vector>(s.XA.data(), s.XA.size()), Eigen::Map<const Vector>(s.XR.data(), s.XR.size()),
+      p.kernel.hyperparameters(), std::log(p.noise);
+  return v;
+}
+
+TEST(Sas, GradientsMatchFiniteDifferencesForEveryParameterKind) {
+  const Problem p = make_problem(24, 4, 5);
+  const Split s = split(p, identity_order(24), 9);
+  const double w = (100.0 - 9) / (24 - 9);  // full-data weight for N = 100
+  const SasGradient g = sas_objective(p.kernel, p.noise, s.XA, s.YA, s.XR, s.YR, w);
+  const Index nh = p.kernel.num_hyperparameters();
+  auto f = [&](const Vector& v) {
+    Problem q = p;
+    const Matrix XA = Eigen::Map<const Matrix>(v.data(), 9, 2);
+    const Matrix XR = Eigen::Map<const Matrix>(v.data() + 18, 15, 2);
+    q.kernel.set_hyperparameters(v.segment(48, nh));
+    return sas_objective(q.kernel, std::exp(v[48 + nh]), XA, s.YA, XR, s.YR, w).value;
+  };
+  const Vector fd = finite_difference_gradient(f, pack(s, p));
+  Vector analytic(fd.size());
+  analytic << Eigen::Map<const Vector>(g.d_latents_active.data(), 18),
+      Eigen::Map<const Vector>(g.d_latents_remainder.data(), 30), g.d_kernel, g.d_log_noise;
+  // Each parameter kind separately, so a wrong small block is not hidden by a large one.
+  EXPECT_LT(max_relative_error(analytic.head(18), fd.head(18)), 1e-6) << "active latents";
+  EXPECT_LT(max_relative_error(analytic.segment(18, 30), fd.segment(18, 30)), 1e-6) << "remainder latents";
+  EXPECT_LT(max_relative_error(analytic.segment(48, 1), fd.segment(48, 1)), 1e-6) << "log variance";
+  for (Index q = 0; q < 2; ++q)
+    EXPECT_LT(max_relative_error(analytic.segment(49 + q, 1), fd.segment(49 + q, 1)), 1e-6) << "log l_" << q;
+  EXPECT_LT(max_relative_error(analytic.tail(1), fd.tail(1)), 1e-6) << "log noise";
+}
+
+// Splitting the remainder rows between "ranks" and adding the partials gives the serial result:
+// the property data-parallel training relies on.
+TEST(Sas, RemainderPartialsAddAcrossRowGroups) {
+  const Problem p = make_problem(26, 3, 6);
+  const Split s = split(p, identity_order(26), 8);
+  const SasActiveSet active = sas_active_set(p.kernel, p.noise, s.XA, s.YA);
+  const auto whole = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, s.YR, 1.7);
+  auto first = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(11), s.YR.topRows(11), 1.7);
+  const auto second =
+      sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.bottomRows(7), s.YR.bottomRows(7), 1.7);
+  const auto none = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(0), s.YR.topRows(0), 1.7);
+  std::vector<double> a(first.packed_size()), b(a.size()), c(a.size());
+  first.pack(a.data());
+  second.pack(b.data());
+  none.pack(c.data());
+  for (size_t i = 0; i < a.size(); ++i) a[i] += b[i] + c[i];
+  first.unpack(a.data());
+  const GpGradient sum = sas_combine(p.kernel, p.noise, active, s.XA, first);
+  const GpGradient ref = sas_combine(p.kernel, p.noise, active, s.XA, whole);
+  EXPECT_NEAR(sum.value, ref.value, 1e-12 * std::abs(ref.value));
+  EXPECT_LT((sum.d_latents - ref.d_latents).norm(), 1e-11 * ref.d_latents.norm());
+  EXPECT_LT((sum.d_kernel - ref.d_kernel).norm(), 1e-11 * ref.d_kernel.norm());
+  EXPECT_NEAR(sum.d_log_noise, ref.d_log_noise, 1e-11 * std::abs(ref.d_log_noise));
+}
+
+TEST(Sas, RemainderWeightAndItsErrors) {
+  EXPECT_DOUBLE_EQ(remainder_weight(RemainderScaling::full_data, 60000, 1024, 200), (60000.0 - 200) / 824);
+  EXPECT_DOUBLE_EQ(remainder_weight(RemainderScaling::per_batch, 60000, 1024, 200), 1.0);
+  EXPECT_THROW(remainder_weight(RemainderScaling::full_data, 100, 50, 50), InputError);  // A >= B
+  EXPECT_THROW(remainder_weight(RemainderScaling::full_data, 100, 50, 60), InputError);
+  EXPECT_THROW(remainder_weight(RemainderScaling::full_data, 40, 50, 10), InputError);  // N < B
+  EXPECT_THROW(remainder_weight(RemainderScaling::full_data, 100, 50, 0), InputError);
+  EXPECT_EQ(parse_remainder_scaling("per_batch"), RemainderScaling::per_batch);
+  EXPECT_THROW(parse_remainder_scaling("biased"), InputError);
+}
+
+// Spec 1.3: over random splits of GP-drawn data the fixed-|A| estimate sits below the exact LML
+// on average (asserted on the average over data sets, not per data set).
+TEST(Sas, SplitAverageIsBelowExactOnAverageForGpData) {
+  double mean_gap = 0;
+  const int datasets = 5;
+  for (int seed = 0; seed < datasets; ++seed) {
+    const Problem p = make_problem(16, 3, 100 + seed);
+    double average = 0;
+    const int splits = 40;
+    for (int k = 0; k < splits; ++k) {
+      std::vector<Index> order = identity_order(16);
+      for (Index i = 15; i > 0; --i) {
+        const auto j = static_cast<Index>(CounterRng(seed).uniform(RngPurpose::test, k, i, 0) * (i + 1));
+        std::swap(order[i], order[j]);
+      }
+      const Split s = split(p, order, 6);
+      average += sas_objective(p.kernel, p.noise, s.XA, s.YA, s.XR, s.YR, 1.0).value / splits;
+    }
+    mean_gap += (average - exact_lml(p)) / datasets;
+  }
+  EXPECT_LT(mean_gap, 0.0);
+}
+
+}  // namespace
+}  // namespace gplvm
