@@ -1,0 +1,101 @@
+#pragma once
+// A SAS or Bayesian SAS GP decoder with its latents (amortised MLP encoder or free parameters),
+// as one flat parameter vector and one batch objective with its gradient.
+//
+// Flat layout: [ kernel hyperparameters (log theta, log l_1..l_Q) | log noise variance |
+//                mean encoder | variance encoder (Bayesian, amortised) ]   -- replicated on every rank
+//              [ free latents of the local rows: X, or mu then log v ]      -- owned by one rank
+// The first block is what data-parallel training allreduces; the second stays on the owner.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/model/mlp.hpp"
+#include "gplvm/objectives/sas.hpp"
+
+namespace gplvm {
+
+enum class LatentKind { amortised, free };
+LatentKind parse_latent_kind(const std::string& name);  // "amortised" | "free"
+std::string to_string(LatentKind kind);
+
+struct SasModelConfig {
+  Index data_dim = 0;
+  Index latent_dim = 2;
+  bool bayesian = false;
+  LatentKind latents = LatentKind::amortised;
+  std::vector<Index> encoder_hidden{512, 256};
+  Activation encoder_activation = Activation::relu;
+  // Initial values (spec sas.md 1.6: theta 0.5, l 0.1, noise 0.5).
+  double kernel_variance = 0.5;
+  double lengthscale = 0.1;
+  double noise_variance = 0.5;
+  double free_latent_scale = 1.0;      // free latents start at N(0, scale^2)
+  double free_latent_variance = 0.05;  // free Bayesian latents start with this variance
+  RemainderScaling scaling = RemainderScaling::full_data;
+  std::uint64_t seed = 0;
+};
+
+// Which step a batch belongs to: keys the Bayesian reparameterisation noise.
+struct StepKey {
+  std::uint64_t epoch = 0;
+  std::uint64_t step = 0;
+};
+
+// One batch: global row ids (the first num_active are the active set) and their data rows.
+struct Batch {
+  const std::vector<std::uint64_t>& rows;
+  DataRef data;
+  Index num_active;
+};
+
+struct BatchTerms {
+  double objective = 0.0;
+  double sas = 0.0;  // SAS term (equals objective unless Bayesian)
+  double kl = 0.0;   // unweighted KL over the batch rows (Bayesian)
+};
+
+class SasModel {
+ public:
+  // num_data: N of the whole data set; [local_begin, local_begin + local_rows) are the rows whose
+  // free latents this process owns (all of them in serial use).
+  SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin, std::uint64_t local_rows);
+
+  const SasModelConfig& config() const noexcept { return config_; }
+  Index num_parameters() const noexcept { return num_shared_ + num_local_; }
+  Index num_shared_parameters() const noexcept { return num_shared_; }
+  Index num_local_parameters() const noexcept { return num_local_; }
+
+  Vector initial_parameters() const;
+  EqArdKernel kernel(const Vector& params) const;
+  double noise_variance(const Vector& params) const;
+
+  // The batch objective (maximised) and its gradient w.r.t. every parameter (overwrites gradient).
+  BatchTerms evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const;
+
+  // Latent means (and variances for Bayesian models) of data rows with the given global ids.
+  Matrix latent_mean(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
+  Matrix latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
+
+ private:
+  struct LatentBatch {
+    Matrix mean, variance, eps;  // variance and eps only for Bayesian models
+  };
+  LatentBatch latents_forward(const Vector& params, const Batch& batch, StepKey key) const;
+  void latents_backward(const Vector& params, const Batch& batch, const LatentBatch& latents,
+                        const Matrix& d_mean, const Matrix& d_variance, Vector& gradient) const;
+  Index local_row(std::uint64_t global_row) const;
+  void validate(const Batch& batch) const;
+
+  SasModelConfig config_;
+  std::uint64_t num_data_, local_begin_, local_rows_;
+  std::optional<Mlp> mean_encoder_;
+  std::optional<Mlp> variance_encoder_;
+  Index kernel_offset_ = 0, noise_offset_ = 0, mean_encoder_offset_ = 0, variance_encoder_offset_ = 0;
+  Index free_mean_offset_ = 0, free_log_variance_offset_ = 0;
+  Index num_shared_ = 0, num_local_ = 0;
+  mutable Mlp::Workspace mean_workspace_, variance_workspace_;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/train/batch_schedule.hpp"
+#include "gplvm/train/sas_model.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+using testing::finite_difference_gradient;
+using testing::max_relative_error;
+using testing::random_normal;
+
+struct Variant {
+  bool bayesian;
+  LatentKind latents;
+  Activation activation;
+};
+
+std::string name(const Variant& v) {
+  return std::string(v.bayesian ? "bayesian_" : "sas_") + to_string(v.latents) + "_" + to_string(v.activation);
+}
+
+void PrintTo(const Variant& v, std::ostream* os) { *os << name(v); }
+
+class SasModelGradient : public ::testing::TestWithParam<Variant> {};
+
+// The whole chain (encoder or free latents, reparameterisation, SAS, KL, kernel, noise) against
+// central finite differences on every parameter of the flat vector.
+TEST_P(SasModelGradient, MatchesFiniteDifferencesOnEveryParameter) {
+  const Variant v = GetParam();
+  SasModelConfig c;
+  c.data_dim = 5;
+  c.latent_dim = 2;
+  c.bayesian = v.bayesian;
+  c.latents = v.latents;
+  c.encoder_hidden = {6, 4};
+  c.encoder_activation = v.activation;
+  c.lengthscale = 1.0;
+  c.seed = 3;
+  const std::uint64_t n = 30;
+  const SasModel model(c, n, 0, n);
+  const RowMatrix all = random_normal(n, 5, 21);
+  std::vector<std::uint64_t> rows = {3, 17, 8, 25, 0, 11, 29, 14, 6, 21, 9, 2};
+  RowMatrix Y(rows.size(), 5);
+  for (size_t i = 0; i < rows.size(); ++i) Y.row(i) = all.row(rows[i]);
+  const Batch batch{rows, Y, 5};
+  const StepKey key{2, 7};
+  const Vector p = model.initial_parameters();
+  Vector grad;
+  model.evaluate(p, batch, key, grad);
+  auto f = [&](const Vector& x) {
+    Vector unused;
+    return model.evaluate(x, batch, key, unused).objective;
+  };
+  const Vector fd = finite_difference_gradient(f, p, 1e-6);
+  EXPECT_LT(max_relative_error(grad.head(model.num_shared_parameters()), fd.head(model.num_shared_parameters())),
+            1e-6);
+  if (model.num_local_parameters() > 0)
+    EXPECT_LT(max_relative_error(grad.tail(model.num_local_parameters()), fd.tail(model.num_local_parameters())),
+              1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, SasModelGradient,
+                         ::testing::Values(Variant{false, LatentKind::amortised, Activation::tanh},
+                                           Variant{false, LatentKind::amortised, Activation::relu},
+                                           Variant{true, LatentKind::amortised, Activation::tanh},
+                                           Variant{false, LatentKind::free, Activation::tanh},
+                                           Variant{true, LatentKind::free, Activation::tanh}),
+                         [](const auto& info) { return name(info.param); });
+
+SasModelConfig small_config() {
+  SasModelConfig c;
+  c.data_dim = 4;
+  c.encoder_hidden = {8};
+  return c;
+}
+
+TEST(SasModel, BadBatchesAreErrorsNamingTheProblem) {
+  const SasModel model(small_config(), 20, 0, 20);
+  const Vector p = model.initial_parameters();
+  std::vector<std::uint64_t> rows(10);
+  std::iota(rows.begin(), rows.end(), 5);
+  RowMatrix Y = random_normal(10, 4, 1);
+  Vector g;
+  EXPECT_THROW(model.evaluate(p, {rows, Y, 10}, {}, g), InputError);  // A >= B
+  EXPECT_THROW(model.evaluate(p, {rows, Y, 0}, {}, g), InputError);
+  Y(6, 2) = std::nan("");
+  try {
+    model.evaluate(p, {rows, Y, 3}, {}, g);
+    FAIL() << "NaN accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, "row");
+    EXPECT_EQ(e.context().value, "11");  // global id of batch row 6
+  }
+  Y(6, 2) = INFINITY;
+  EXPECT_THROW(model.evaluate(p, {rows, Y, 3}, {}, g), InputError);
+  const RowMatrix wrong_cols = random_normal(10, 3, 2);
+  EXPECT_THROW(model.evaluate(p, {rows, wrong_cols, 3}, {}, g), InputError);
+}
+
+TEST(SasModel, InvalidConfigurationsAreErrors) {
+  SasModelConfig c = small_config();
+  c.latent_dim = 0;
+  EXPECT_THROW(SasModel(c, 20, 0, 20), InputError);
+  EXPECT_THROW(SasModel(small_config(), 0, 0, 0), InputError);  // empty data
+  c = small_config();
+  c.data_dim = 0;
+  EXPECT_THROW(SasModel(c, 20, 0, 20), InputError);
+  EXPECT_THROW(parse_latent_kind("fixed"), InputError);
+}
+
+TEST(SasModel, ParameterLayoutSeparatesSharedAndLocalBlocks) {
+  SasModelConfig c = small_config();
+  c.latents = LatentKind::free;
+  c.bayesian = true;
+  const SasModel model(c, 50, 10, 15);
+  EXPECT_EQ(model.num_shared_parameters(), 1 + 2 + 1);  // kernel (log theta, 2 log l) + log noise
+  EXPECT_EQ(model.num_local_parameters(), 2 * 15 * 2);  // mu and log v for 15 local rows
+  const Vector p = model.initial_parameters();
+  EXPECT_NEAR(std::exp(p[0]), 0.5, 1e-15);   // spec defaults theta 0.5
+  EXPECT_NEAR(std::exp(p[1]), 0.1, 1e-15);   // l 0.1
+  EXPECT_NEAR(std::exp(p[3]), 0.5, 1e-15);   // noise 0.5
+  // Free latents are keyed by global row: a model owning rows 10..24 and one owning 0..49 agree.
+  const SasModel whole(c, 50, 0, 50);
+  const Vector q = whole.initial_parameters();
+  EXPECT_EQ(p.segment(4, 30), q.segment(4 + 20, 30));
+}
+
+TEST(BatchSchedule, EveryRowOnceAnEpochAndBatchesIndependentOfAnythingButSeed) {
+  const BatchSchedule s(1000, 96, 5);
+  EXPECT_EQ(s.batches_per_epoch(), 10u);
+  std::vector<int> seen(1000, 0);
+  for (std::uint64_t b = 0; b < s.batches_per_epoch(); ++b) {
+    const auto rows = s.batch_rows(3, b);
+    EXPECT_GE(rows.size(), 96u);
+    EXPECT_LT(rows.size(), 2 * 96u);
+    for (auto r : rows) ++seen[r];
+  }
+  for (int count : seen) EXPECT_EQ(count, 1);
+  EXPECT_EQ(s.batch_rows(3, 4), BatchSchedule(1000, 96, 5).batch_rows(3, 4));
+  EXPECT_NE(s.batch_rows(3, 4), s.batch_rows(4, 4));
+  EXPECT_THROW(BatchSchedule(10, 20, 1), InputError);
+  EXPECT_THROW(BatchSchedule(0, 1, 1), InputError);
+}
+
+}  // namespace
+}  // namespace gplvm
