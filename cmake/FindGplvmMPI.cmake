@@ -11,4 +11,6 @@ if(NOT MPIEXEC_EXECUTABLE)
 endif()
 add_library(gplvm::mpi INTERFACE IMPORTED GLOBAL)
 target_link_libraries(gplvm::mpi INTERFACE MPI::MPI_C)
+# C API only: keep <mpi.h> from dragging in the deprecated C++ bindings (and their library).
+target_compile_definitions(gplvm::mpi INTERFACE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
 message(STATUS "gplvm-hpc: MPI ${MPI_C_VERSION}, launcher ${MPIEXEC_EXECUTABLE}")

@@ -115,7 +115,8 @@ SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_vari
   const RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
   require_positive_variances(s.variance);
   const Matrix& alpha = active.marginal.alpha;
-  Matrix residual = Y_remainder;  // r_n = y_n - alpha^T k_An, rows are points
+  // r_n = y_n - alpha^T k_An, rows are points; row-major like Y, so the copy is a memcpy.
+  RowMatrix residual = Y_remainder;
   residual.noalias() -= s.k_cross.transpose() * alpha;
   const Vector sq = residual.rowwise().squaredNorm();
   const Eigen::ArrayXd c = s.variance.array();

@@ -1,0 +1,60 @@
+#pragma once
+// The project's one MPI wrapper: RAII initialisation, typed collectives on double buffers and
+// Eigen matrices, and a count of the bytes each process sends through collectives (reported by
+// the benchmarks as communication per step).
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gplvm/core/types.hpp"
+
+namespace gplvm {
+
+// MPI_Init on construction (if not yet initialised), MPI_Finalize on destruction (if it initialised).
+class MpiEnvironment {
+ public:
+  MpiEnvironment(int* argc, char*** argv);
+  ~MpiEnvironment();
+  MpiEnvironment(const MpiEnvironment&) = delete;
+  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
+
+ private:
+  bool owns_ = false;
+};
+
+class Communicator {
+ public:
+  explicit Communicator(MPI_Comm comm = MPI_COMM_WORLD);
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  bool is_root() const noexcept { return rank_ == 0; }
+  MPI_Comm raw() const noexcept { return comm_; }
+
+  void barrier() const;
+  // In-place elementwise sum over all ranks.
+  void allreduce_sum(double* data, Index count) const;
+  void allreduce_sum(MatrixRef m) const { allreduce_sum(m.data(), m.size()); }
+  double allreduce_sum(double value) const;
+  double allreduce_max(double value) const;
+  std::int64_t allreduce_sum(std::int64_t value) const;
+  void broadcast(double* data, Index count, int root = 0) const;
+  // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
+  Matrix allgather_rows(const ConstMatrixRef& local) const;
+  RowMatrix allgather_rows(const DataRef& local) const;
+
+  // Bytes this process has contributed to collectives since construction or the last reset.
+  std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
+  void reset_byte_count() noexcept { bytes_sent_ = 0; }
+
+ private:
+  std::vector<int> gather_counts(int local_count) const;
+  void check(int code, const char* what) const;
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  mutable std::uint64_t bytes_sent_ = 0;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,16 @@
+#include "gplvm/core/memory_reuse.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace gplvm {
+
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 512 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+#endif
+}
+
+}  // namespace gplvm

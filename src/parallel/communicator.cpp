@@ -1,0 +1,98 @@
+#include "gplvm/parallel/communicator.hpp"
+
+#include <numeric>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+
+MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    MPI_Init(argc, argv);
+    owns_ = true;
+  }
+}
+
+MpiEnvironment::~MpiEnvironment() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (owns_ && !finalised) MPI_Finalize();
+}
+
+Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  // Errors come back as codes and become exceptions, rather than aborting inside MPI.
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+}
+
+void Communicator::check(int code, const char* what) const {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw Error(std::string("MPI ") + what + " failed on rank " + std::to_string(rank_) + ": " +
+              std::string(text, length));
+}
+
+void Communicator::barrier() const { check(MPI_Barrier(comm_), "barrier"); }
+
+void Communicator::allreduce_sum(double* data, Index count) const {
+  if (count == 0) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_DOUBLE, MPI_SUM, comm_), "allreduce");
+  bytes_sent_ += static_cast<std::uint64_t>(count) * sizeof(double);
+}
+
+double Communicator::allreduce_sum(double value) const {
+  allreduce_sum(&value, 1);
+  return value;
+}
+
+double Communicator::allreduce_max(double value) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_), "allreduce");
+  bytes_sent_ += sizeof(double);
+  return value;
+}
+
+std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_SUM, comm_), "allreduce");
+  bytes_sent_ += sizeof(value);
+  return value;
+}
+
+void Communicator::broadcast(double* data, Index count, int root) const {
+  check(MPI_Bcast(data, static_cast<int>(count), MPI_DOUBLE, root, comm_), "broadcast");
+  if (rank_ == root) bytes_sent_ += static_cast<std::uint64_t>(count) * sizeof(double);
+}
+
+std::vector<int> Communicator::gather_counts(int local_count) const {
+  std::vector<int> counts(size_);
+  check(MPI_Allgather(&local_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "allgather");
+  return counts;
+}
+
+RowMatrix Communicator::allgather_rows(const DataRef& local) const {
+  // Row-major rows are contiguous, so the gather is one allgatherv of doubles.
+  const Index cols = local.cols();
+  const std::vector<int> rows = gather_counts(static_cast<int>(local.rows()));
+  std::vector<int> counts(size_), offsets(size_);
+  for (int r = 0; r < size_; ++r) counts[r] = rows[r] * static_cast<int>(cols);
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), cols);
+  const RowMatrix contiguous = local;  // a Ref may have an outer stride
+  check(MPI_Allgatherv(contiguous.data(), counts[rank_], MPI_DOUBLE, out.data(), counts.data(), offsets.data(),
+                       MPI_DOUBLE, comm_),
+        "allgatherv");
+  bytes_sent_ += static_cast<std::uint64_t>(counts[rank_]) * sizeof(double);
+  return out;
+}
+
+Matrix Communicator::allgather_rows(const ConstMatrixRef& local) const {
+  const RowMatrix rows = local;
+  return allgather_rows(DataRef(rows));
+}
+
+}  // namespace gplvm
