@@ -5,6 +5,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
+#include "gplvm/objectives/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
@@ -106,116 +107,128 @@ Index SasModel::local_row(std::uint64_t global_row) const {
   return static_cast<Index>(global_row - local_begin_);
 }
 
-void SasModel::validate(const Batch& batch) const {
-  const Index b = static_cast<Index>(batch.rows.size());
-  require(batch.data.rows() == b, "batch data and row ids differ in length",
-          {"", "batch", std::to_string(batch.data.rows()) + " vs " + std::to_string(b)});
-  require(batch.data.cols() == config_.data_dim, "batch data has the wrong number of columns",
-          {"", "data_dim", std::to_string(batch.data.cols())});
-  require(batch.num_active >= 1 && batch.num_active < b, "active set size must satisfy 1 <= A < B",
-          {"", "sas.active_size", std::to_string(batch.num_active) + " (batch " + std::to_string(b) + ")"});
-  if (batch.data.allFinite()) return;
-  for (Index i = 0; i < b; ++i)
-    if (!batch.data.row(i).allFinite())
-      throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(batch.rows[i])});
+double SasModel::remainder_weight(Index batch_size, Index num_active) const {
+  return gplvm::remainder_weight(config_.scaling, static_cast<Index>(num_data_), batch_size, num_active);
 }
 
-SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const Batch& batch, StepKey key) const {
+double SasModel::kl_weight(Index batch_size) const {
+  return gplvm::kl_weight(config_.scaling, static_cast<Index>(num_data_), batch_size);
+}
+
+void SasModel::validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const {
+  const Index b = static_cast<Index>(rows.size());
+  require(data.rows() == b, "batch data and row ids differ in length",
+          {"", "batch", std::to_string(data.rows()) + " vs " + std::to_string(b)});
+  require(data.cols() == config_.data_dim, "batch data has the wrong number of columns",
+          {"", "data_dim", std::to_string(data.cols())});
+  if (data.allFinite()) return;
+  for (Index i = 0; i < b; ++i)
+    if (!data.row(i).allFinite())
+      throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(rows[i])});
+}
+
+SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                                const DataRef& data, StepKey key) const {
   LatentBatch l;
-  const Index b = batch.data.rows(), q = config_.latent_dim;
+  const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
   if (mean_encoder_) {
-    mean_encoder_->forward(params.data() + mean_encoder_offset_, batch.data, mean_workspace_, l.mean);
+    mean_encoder_->forward(params.data() + mean_encoder_offset_, data, mean_workspace_, l.mean);
     if (variance_encoder_)
-      variance_encoder_->forward(params.data() + variance_encoder_offset_, batch.data, variance_workspace_,
-                                 l.variance);
+      variance_encoder_->forward(params.data() + variance_encoder_offset_, data, variance_workspace_, l.variance);
   } else {
     l.mean.resize(b, q);
     if (config_.bayesian) l.variance.resize(b, q);
     for (Index i = 0; i < b; ++i) {
-      const Index r = local_row(batch.rows[i]) * q;
+      const Index r = local_row(rows[i]) * q;
       l.mean.row(i) = params.segment(free_mean_offset_ + r, q).transpose();
       if (config_.bayesian)
         l.variance.row(i) = params.segment(free_log_variance_offset_ + r, q).array().exp().matrix().transpose();
     }
   }
-  if (config_.bayesian) {
-    // eps keyed by (epoch, step, global row, dimension): the same draw on any rank count.
-    const CounterRng rng(config_.seed);
-    l.eps.resize(b, q);
-    for (Index i = 0; i < b; ++i)
-      for (Index j = 0; j < q; ++j)
-        l.eps(i, j) = rng.normal(RngPurpose::reparameterisation, key.epoch, key.step, batch.rows[i] * q + j);
+  if (!config_.bayesian) {
+    l.sample = l.mean;
+    return l;
   }
+  // eps keyed by (epoch, step, global row, dimension): the same draw on any rank count.
+  const CounterRng rng(config_.seed);
+  l.eps.resize(b, q);
+  for (Index i = 0; i < b; ++i)
+    for (Index j = 0; j < q; ++j)
+      l.eps(i, j) = rng.normal(RngPurpose::reparameterisation, key.epoch, key.step, rows[i] * q + j);
+  l.sample = reparameterise(l.mean, l.variance, l.eps);
   return l;
 }
 
-void SasModel::latents_backward(const Vector& params, const Batch& batch, const LatentBatch& l,
-                                const Matrix& d_mean, const Matrix& d_variance, Vector& gradient) const {
-  const Index q = config_.latent_dim;
+double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
+                                  const LatentBatch& l, const Matrix& d_sample, double kl_weight,
+                                  Vector& gradient) const {
+  Matrix d_mean = d_sample, d_variance;
+  double kl = 0.0;
+  if (config_.bayesian) {
+    d_mean.setZero();
+    d_variance = Matrix::Zero(d_sample.rows(), d_sample.cols());
+    reparameterise_backward(d_sample, l.variance, l.eps, d_mean, d_variance);
+    kl = gaussian_kl(l.mean, l.variance);
+    gaussian_kl_backward(l.mean, l.variance, -kl_weight, d_mean, d_variance);
+  }
   if (mean_encoder_) {
-    mean_encoder_->backward(params.data() + mean_encoder_offset_, batch.data, mean_workspace_, d_mean,
+    mean_encoder_->backward(params.data() + mean_encoder_offset_, data, mean_workspace_, d_mean,
                             gradient.data() + mean_encoder_offset_);
     if (variance_encoder_)
-      variance_encoder_->backward(params.data() + variance_encoder_offset_, batch.data, variance_workspace_,
-                                  d_variance, gradient.data() + variance_encoder_offset_);
-    return;
+      variance_encoder_->backward(params.data() + variance_encoder_offset_, data, variance_workspace_, d_variance,
+                                  gradient.data() + variance_encoder_offset_);
+    freeze_translation(gradient);
+    return kl;
   }
+  const Index q = config_.latent_dim;
   for (Index i = 0; i < d_mean.rows(); ++i) {
-    const Index r = local_row(batch.rows[i]) * q;
+    const Index r = local_row(rows[i]) * q;
     gradient.segment(free_mean_offset_ + r, q) += d_mean.row(i).transpose();
     if (config_.bayesian)  // v = exp(log v): dL/dlog v = dL/dv * v
       gradient.segment(free_log_variance_offset_ + r, q) +=
           (d_variance.row(i).array() * l.variance.row(i).array()).matrix().transpose();
   }
+  return kl;
+}
+
+void SasModel::freeze_translation(Vector& gradient) const {
+  // A stationary kernel makes the SAS objective invariant to translating every latent, so without
+  // a prior (non-Bayesian) the mean encoder's output bias is a flat direction: its gradient is
+  // zero in exact arithmetic and pure rounding noise in practice, on which Adam would random-walk
+  // (steps of lr |g| / eps) and make runs differ across rank counts. It stays at its initial value.
+  if (config_.bayesian || !mean_encoder_) return;
+  const Index last = mean_encoder_->num_layers() - 1;
+  gradient.segment(mean_encoder_offset_ + mean_encoder_->bias_offset(last), config_.latent_dim).setZero();
 }
 
 BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const {
-  validate(batch);
+  validate_rows(batch.rows, batch.data);
   const Index b = batch.data.rows(), a = batch.num_active, r = b - a;
+  const double weight = remainder_weight(b, a);  // also rejects A outside [1, B) and B > N
   const EqArdKernel k = kernel(params);
   const double noise = noise_variance(params);
-  const double weight = remainder_weight(config_.scaling, static_cast<Index>(num_data_), b, a);
-  const LatentBatch l = latents_forward(params, batch, key);
-  const DataRef Ya = batch.data.topRows(a), Yr = batch.data.bottomRows(r);
-
+  const LatentBatch l = latents_forward(params, batch.rows, batch.data, key);
+  const SasGradient g = sas_objective(k, noise, l.sample.topRows(a), batch.data.topRows(a), l.sample.bottomRows(r),
+                                      batch.data.bottomRows(r), weight);
   gradient.setZero(num_parameters());
-  BatchTerms terms;
-  Matrix d_mean(b, config_.latent_dim), d_variance;
-  Vector d_kernel;
-  double d_log_noise = 0;
-  if (config_.bayesian) {
-    const BayesianSasGradient g = bayesian_sas_objective(
-        k, noise, {l.mean.topRows(a), l.variance.topRows(a), l.eps.topRows(a)}, Ya,
-        {l.mean.bottomRows(r), l.variance.bottomRows(r), l.eps.bottomRows(r)}, Yr, weight,
-        kl_weight(config_.scaling, static_cast<Index>(num_data_), b));
-    terms = {g.value, g.sas_value, g.kl};
-    d_mean << g.d_mean_active, g.d_mean_remainder;
-    d_variance.resize(b, config_.latent_dim);
-    d_variance << g.d_variance_active, g.d_variance_remainder;
-    d_kernel = g.d_kernel;
-    d_log_noise = g.d_log_noise;
-  } else {
-    const SasGradient g = sas_objective(k, noise, l.mean.topRows(a), Ya, l.mean.bottomRows(r), Yr, weight);
-    terms = {g.value, g.value, 0.0};
-    d_mean << g.d_latents_active, g.d_latents_remainder;
-    d_kernel = g.d_kernel;
-    d_log_noise = g.d_log_noise;
-  }
-  gradient.segment(kernel_offset_, d_kernel.size()) = d_kernel;
-  gradient[noise_offset_] = d_log_noise;
-  latents_backward(params, batch, l, d_mean, d_variance, gradient);
-  return terms;
+  gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
+  gradient[noise_offset_] = g.d_log_noise;
+  Matrix d_sample(b, config_.latent_dim);
+  d_sample << g.d_latents_active, g.d_latents_remainder;
+  const double kl_w = kl_weight(b);
+  const double kl = latents_backward(params, batch.rows, batch.data, l, d_sample, kl_w, gradient);
+  return {g.value - kl_w * kl, g.value, kl};
 }
 
 Matrix SasModel::latent_mean(const Vector& params, const std::vector<std::uint64_t>& rows,
                              const DataRef& data) const {
-  return latents_forward(params, Batch{rows, data, 0}, {}).mean;
+  return latents_forward(params, rows, data, {}).mean;
 }
 
 Matrix SasModel::latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows,
                                  const DataRef& data) const {
   require(config_.bayesian, "latent variances exist only for Bayesian models", {"", "model.bayesian", "false"});
-  return latents_forward(params, Batch{rows, data, 0}, {}).variance;
+  return latents_forward(params, rows, data, {}).variance;
 }
 
 }  // namespace gplvm

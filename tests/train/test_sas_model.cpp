@@ -131,6 +131,23 @@ TEST(SasModel, ParameterLayoutSeparatesSharedAndLocalBlocks) {
   EXPECT_EQ(p.segment(4, 30), q.segment(4 + 20, 30));
 }
 
+// The reason the non-Bayesian mean encoder's output bias is frozen: with a stationary kernel and
+// no prior, shifting every latent by the same vector leaves the SAS objective unchanged.
+TEST(SasModel, NonBayesianObjectiveIsInvariantToLatentTranslation) {
+  SasModelConfig c = small_config();
+  c.lengthscale = 1.0;
+  const SasModel model(c, 20, 0, 20);
+  std::vector<std::uint64_t> rows(12);
+  std::iota(rows.begin(), rows.end(), 3);
+  const RowMatrix Y = random_normal(12, 4, 3);
+  Vector p = model.initial_parameters(), g;
+  const double before = model.evaluate(p, {rows, Y, 5}, {}, g).objective;
+  const Index output_bias = model.num_shared_parameters() - 2;  // last layer's bias: the final Q values
+  EXPECT_EQ(g.segment(output_bias, 2).norm(), 0.0);
+  p.segment(output_bias, 2) += Vector::Constant(2, 0.37);
+  EXPECT_NEAR(model.evaluate(p, {rows, Y, 5}, {}, g).objective, before, 1e-9 * std::abs(before));
+}
+
 TEST(BatchSchedule, EveryRowOnceAnEpochAndBatchesIndependentOfAnythingButSeed) {
   const BatchSchedule s(1000, 96, 5);
   EXPECT_EQ(s.batches_per_epoch(), 10u);

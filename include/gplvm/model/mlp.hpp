@@ -35,10 +35,10 @@ class Mlp {
 
    private:
     friend class Mlp;
-    // backward()'s two ping-pong gradient buffers, kept here so that a steady-state backward does
-    // not allocate. Mutable because backward() takes the workspace as const: it never changes the
-    // cached activations, and a workspace is already owned by one caller at a time.
-    mutable Matrix scratch_[2];
+    // backward()'s two ping-pong gradient buffers (rows x widest layer, grown only), kept here so
+    // that backward does not allocate. Mutable because backward() takes the workspace as const: it
+    // never changes the cached activations, and a workspace belongs to one caller at a time.
+    mutable Vector scratch_[2];
   };
 
   explicit Mlp(MlpLayout layout);  // throws InputError on an inconsistent layout

@@ -78,15 +78,31 @@ class SasModel {
   Matrix latent_mean(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
   Matrix latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
 
- private:
+  // The latent half of a step, for any subset of batch rows (data-parallel training calls these
+  // on the rows a rank owns). `sample` is the latent the SAS objective sees: the mean, or for
+  // Bayesian models mean + sqrt(variance) o eps with eps keyed by (key, global row, dimension).
   struct LatentBatch {
-    Matrix mean, variance, eps;  // variance and eps only for Bayesian models
+    Matrix mean, variance, eps, sample;  // variance and eps only for Bayesian models
   };
-  LatentBatch latents_forward(const Vector& params, const Batch& batch, StepKey key) const;
-  void latents_backward(const Vector& params, const Batch& batch, const LatentBatch& latents,
-                        const Matrix& d_mean, const Matrix& d_variance, Vector& gradient) const;
+  LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
+                              StepKey key) const;
+  // Given dL/d(sample) for those rows, adds the latent-side gradient (encoder weights or free
+  // latents, through the reparameterisation, plus -kl_weight * dKL) into gradient.
+  // Returns the unweighted KL of the rows (0 unless Bayesian).
+  double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
+                          const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
+                          Vector& gradient) const;
+  // Length of the shared prefix that every rank computes identically (kernel and noise); the rest
+  // of the shared block (the encoders) is summed over ranks.
+  Index num_hyperparameters() const noexcept { return noise_offset_ + 1; }
+  double remainder_weight(Index batch_size, Index num_active) const;
+  double kl_weight(Index batch_size) const;
+  // Throws InputError for a data width other than D or a non-finite row (naming its global id).
+  void validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const;
+
+ private:
   Index local_row(std::uint64_t global_row) const;
-  void validate(const Batch& batch) const;
+  void freeze_translation(Vector& gradient) const;
 
   SasModelConfig config_;
   std::uint64_t num_data_, local_begin_, local_rows_;

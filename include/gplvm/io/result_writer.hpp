@@ -1,0 +1,125 @@
+#pragma once
+// Run results and checkpoints: one HDF5 file per run, written under a temporary name in the
+// destination directory and renamed over the final name by commit(). Readers therefore see
+// either the previous complete file or the new complete file, never a half-written one, and a
+// run that fails (or is killed) before commit() leaves the final path untouched.
+//
+// Everything here is collective over the communicator: every rank makes the same calls in the
+// same order with the same paths. "Replicated" writes take the same values on every rank and
+// rank 0's copy is written; write_distributed_rows() takes each rank's own rows.
+//
+// Object paths are absolute ("/params/kernel/variance"); missing groups are created.
+// Matrices are stored row-major, so h5py reads an N x Q matrix as an (N, Q) array in natural order.
+#include <mpi.h>
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/io/hdf5_file.hpp"
+
+namespace gplvm {
+
+// How floating-point data are stored in the file (values are always passed as double).
+enum class StorageType { float64, float32 };
+
+class Hdf5ResultWriter {
+ public:
+  // Collective. Creates "<final_path>.tmp-<unique suffix>" next to final_path. InputError naming
+  // the directory when it is missing or not writable, before anything is created.
+  Hdf5ResultWriter(std::string final_path, MPI_Comm comm);
+  // Collective. Without commit(), closes and removes the temporary file: nothing is left behind.
+  ~Hdf5ResultWriter();
+  Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;
+  Hdf5ResultWriter& operator=(const Hdf5ResultWriter&) = delete;
+
+  // Not collective. InputError naming the directory unless a file can be created in the
+  // directory of final_path (and final_path is not a directory). Call it at startup so that an
+  // unwritable output fails before hours of training.
+  static void check_writable(const std::string& final_path);
+
+  const std::string& final_path() const noexcept { return final_path_; }
+  const std::string& temp_path() const noexcept { return temp_path_; }
+  bool committed() const noexcept { return committed_; }
+
+  // Replicated data (the same on every rank).
+  void write_matrix(const std::string& path, const ConstMatrixRef& m, StorageType storage = StorageType::float64);
+  void write_vector(const std::string& path, const ConstVectorRef& v, StorageType storage = StorageType::float64);
+  void write_scalar(const std::string& path, double value);
+  void write_int64_vector(const std::string& path, const std::vector<std::int64_t>& values);
+  // A fixed-length UTF-8 string dataset (h5py reads it as bytes; .decode() gives the text).
+  void write_string(const std::string& path, const std::string& text);
+
+  // Attributes on a group or dataset ("/" is the file's root group); a missing object is created
+  // as a group, and an existing attribute of the same name is replaced.
+  void write_attribute(const std::string& object_path, const std::string& name, const std::string& value);
+  void write_attribute(const std::string& object_path, const std::string& name, const char* value) {
+    write_attribute(object_path, name, std::string(value));
+  }
+  void write_attribute(const std::string& object_path, const std::string& name, double value);
+  void write_attribute(const std::string& object_path, const std::string& name, std::int64_t value);
+  // Any other integer (int, unsigned, size_t) is stored as int64.
+  template <std::integral T>
+  void write_attribute(const std::string& object_path, const std::string& name, T value) {
+    write_attribute(object_path, name, static_cast<std::int64_t>(value));
+  }
+
+  // Each rank's local_rows are rows [row_begin, row_begin + local_rows.rows()) of a total_rows x D
+  // dataset; the ranks' blocks must tile [0, total_rows) exactly (ranks may hold no rows).
+  void write_distributed_rows(const std::string& path, const DataRef& local_rows, std::uint64_t row_begin,
+                              std::uint64_t total_rows, StorageType storage = StorageType::float64);
+
+  // Collective. Closes the file and renames it to final_path (rank 0, after every rank closed);
+  // every rank returns once the final file is in place. Error when closing or renaming fails, in
+  // which case the temporary file is removed.
+  void commit();
+
+ private:
+  Hdf5Handle create_dataset(const std::string& path, hid_t file_type, const std::vector<std::uint64_t>& dims);
+  void write_replicated(const std::string& path, hid_t file_type, hid_t mem_type,
+                        const std::vector<std::uint64_t>& dims, const void* data);
+  void write_attribute_value(const std::string& object_path, const std::string& name, hid_t file_type,
+                             hid_t mem_type, const void* data);
+  void require_open(const std::string& path) const;
+  void discard() noexcept;
+
+  std::string final_path_, temp_path_;
+  MPI_Comm comm_;
+  std::optional<Hdf5File> file_;
+  bool committed_ = false;
+};
+
+// Reads result and checkpoint files (to resume, evaluate or encode). Collective like the writer.
+class Hdf5ResultReader {
+ public:
+  // InputError naming the file when it is missing or not HDF5.
+  Hdf5ResultReader(const std::string& path, MPI_Comm comm);
+
+  const std::string& path() const noexcept { return file_.path(); }
+  bool exists(const std::string& object_path) const { return file_.exists(object_path); }
+  bool has_attribute(const std::string& object_path, const std::string& name) const;
+
+  // Each InputError names the file and the path when the object is missing or has another shape.
+  Matrix read_matrix(const std::string& path) const;  // 2-D
+  Vector read_vector(const std::string& path) const;  // 1-D
+  double read_scalar(const std::string& path) const;  // scalar or one element
+  std::vector<std::int64_t> read_int64_vector(const std::string& path) const;
+  std::string read_string(const std::string& path) const;  // fixed or variable length
+
+  std::string read_attribute_string(const std::string& object_path, const std::string& name) const;
+  std::int64_t read_attribute_int64(const std::string& object_path, const std::string& name) const;
+  double read_attribute_double(const std::string& object_path, const std::string& name) const;
+
+  // Rows [row_begin, row_begin + count) of a 2-D dataset, each rank its own range.
+  RowMatrix read_distributed_rows(const std::string& path, std::uint64_t row_begin, std::uint64_t count) const;
+
+ private:
+  Hdf5Handle open_attribute(const std::string& object_path, const std::string& name) const;
+
+  Hdf5File file_;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,45 @@
+#pragma once
+// One data-parallel SAS / Bayesian SAS step (DESIGN.md, "The distributed SAS step"):
+//   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
+//   - owners compute the latents of their batch rows (encoder or free latents);
+//   - the active rows (position, latent sample, data) are allgathered: A x (1 + Q + D) values;
+//   - every rank factorises K_AA + s2 I redundantly;
+//   - each rank evaluates its own remainder rows; one allreduce sums the value, the A x A adjoint,
+//     dX_A, the kernel and noise gradients and the KL;
+//   - owners back-propagate their rows through the encoder; one allreduce sums the encoder
+//     gradient. Free-latent gradients stay on their owner.
+// Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
+#include <vector>
+
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/train/sas_model.hpp"
+
+namespace gplvm {
+
+class DistributedSasStep {
+ public:
+  // local_data holds this rank's rows [partition.begin(rank), partition.begin(rank) + count).
+  DistributedSasStep(const SasModel& model, const Communicator& comm, const RowPartition& partition,
+                     DataRef local_data);
+
+  // Objective of the batch (same on every rank) and its gradient: the shared block identical on
+  // every rank, the local block (free latents) for this rank's rows.
+  BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, Index num_active,
+                      StepKey key, Vector& gradient) const;
+
+ private:
+  struct OwnedRows {
+    std::vector<Index> positions;        // positions in the batch, ascending
+    std::vector<std::uint64_t> rows;     // global row ids
+    RowMatrix data;                      // their data rows
+  };
+  OwnedRows owned_rows(const std::vector<std::uint64_t>& batch_rows) const;
+
+  const SasModel& model_;
+  const Communicator& comm_;
+  RowPartition partition_;
+  DataRef local_data_;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,111 @@
+#include "gplvm/train/distributed_sas_step.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/objectives/gaussian_kl.hpp"
+
+namespace gplvm {
+namespace {
+
+// Active rows gathered from all ranks as [batch position | latent sample | data], put back in
+// batch order so every rank factorises the same matrix whatever the rank count.
+struct ActiveRows {
+  Matrix latents;
+  RowMatrix data;
+};
+
+ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& positions, const Matrix& sample,
+                         const RowMatrix& data, Index num_active) {
+  const Index q = sample.cols(), d = data.cols();
+  Index local = 0;
+  while (local < static_cast<Index>(positions.size()) && positions[local] < num_active) ++local;
+  RowMatrix packed(local, 1 + q + d);
+  for (Index i = 0; i < local; ++i) {
+    packed(i, 0) = static_cast<double>(positions[i]);
+    packed.row(i).segment(1, q) = sample.row(i);
+    packed.row(i).tail(d) = data.row(i);
+  }
+  const RowMatrix all = comm.allgather_rows(DataRef(packed));
+  if (all.rows() != num_active) throw Error("active-set gather returned " + std::to_string(all.rows()) + " rows");
+  ActiveRows out{Matrix(num_active, q), RowMatrix(num_active, d)};
+  for (Index i = 0; i < all.rows(); ++i) {
+    const auto position = static_cast<Index>(all(i, 0));
+    out.latents.row(position) = all.row(i).segment(1, q);
+    out.data.row(position) = all.row(i).tail(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator& comm,
+                                       const RowPartition& partition, DataRef local_data)
+    : model_(model), comm_(comm), partition_(partition), local_data_(local_data) {
+  require(partition.num_ranks() == comm.size(), "row partition was made for a different rank count",
+          {"", "ranks", std::to_string(partition.num_ranks())});
+  require(static_cast<std::uint64_t>(local_data.rows()) == partition.count(comm.rank()),
+          "local data block does not match this rank's rows", {"", "rows", std::to_string(local_data.rows())});
+}
+
+DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(const std::vector<std::uint64_t>& batch_rows) const {
+  OwnedRows owned;
+  const std::uint64_t begin = partition_.begin(comm_.rank()), end = begin + partition_.count(comm_.rank());
+  for (Index i = 0; i < static_cast<Index>(batch_rows.size()); ++i)
+    if (batch_rows[i] >= begin && batch_rows[i] < end) {
+      owned.positions.push_back(i);
+      owned.rows.push_back(batch_rows[i]);
+    }
+  owned.data.resize(static_cast<Index>(owned.rows.size()), local_data_.cols());
+  for (Index i = 0; i < owned.data.rows(); ++i)
+    owned.data.row(i) = local_data_.row(static_cast<Index>(owned.rows[i] - begin));
+  return owned;
+}
+
+BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows,
+                                        Index num_active, StepKey key, Vector& gradient) const {
+  const Index b = static_cast<Index>(batch_rows.size());
+  const double weight = model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N
+  const OwnedRows own = owned_rows(batch_rows);
+  model_.validate_rows(own.rows, own.data);
+  const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, own.data, key);
+  const ActiveRows active = gather_active(comm_, own.positions, latents.sample, own.data, num_active);
+
+  const EqArdKernel kernel = model_.kernel(params);
+  const double noise = model_.noise_variance(params);
+  const SasActiveSet factor = sas_active_set(kernel, noise, active.latents, active.data);
+  const Index own_active = std::count_if(own.positions.begin(), own.positions.end(),
+                                         [&](Index p) { return p < num_active; });
+  const Index own_remainder = static_cast<Index>(own.rows.size()) - own_active;
+  SasRemainderPartials partials =
+      sas_remainder_terms(kernel, noise, factor, active.latents, latents.sample.bottomRows(own_remainder),
+                          own.data.bottomRows(own_remainder), weight);
+
+  // One allreduce: the remainder partials and this rank's share of the KL.
+  const double local_kl = model_.config().bayesian ? gaussian_kl(latents.mean, latents.variance) : 0.0;
+  std::vector<double> buffer(partials.packed_size() + 1);
+  partials.pack(buffer.data());
+  buffer.back() = local_kl;
+  comm_.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
+  partials.unpack(buffer.data());
+  const double kl = buffer.back();
+  const GpGradient total = sas_combine(kernel, noise, factor, active.latents, partials);
+
+  gradient.setZero(model_.num_parameters());
+  gradient.head(total.d_kernel.size()) = total.d_kernel;
+  gradient[total.d_kernel.size()] = total.d_log_noise;
+  Matrix d_sample(own.rows.size(), model_.config().latent_dim);
+  for (Index i = 0; i < own_active; ++i) d_sample.row(i) = total.d_latents.row(own.positions[i]);
+  d_sample.bottomRows(own_remainder) = partials.d_latents_remainder;
+  const double kl_w = model_.kl_weight(b);
+  model_.latents_backward(params, own.rows, own.data, latents, d_sample, kl_w, gradient);
+
+  // Second allreduce: the encoder gradient (ranks back-propagated only their own rows).
+  const Index hyper = model_.num_hyperparameters();
+  comm_.allreduce_sum(gradient.data() + hyper, model_.num_shared_parameters() - hyper);
+  return {total.value - kl_w * kl, total.value, kl};
+}
+
+}  // namespace gplvm
