@@ -9,7 +9,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libscalapack-openmpi-dev libhdf5-openmpi-dev
   libeigen3-dev petsc-dev libopenblas-dev liblapack-dev
-  libgtest-dev
+  libgtest-dev libtomlplusplus-dev
 )
 for arg in "$@"; do
   case "$arg" in
