@@ -1,0 +1,222 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/optim/adam.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+using testing::random_normal;
+
+// Kingma & Ba (2015), Algorithm 1, written per coordinate in its own notation (m_hat, v_hat).
+struct ReferenceAdam {
+  double alpha, beta1, beta2, epsilon;
+  std::vector<double> m, v;
+  int t = 0;
+
+  ReferenceAdam(std::size_t n, const AdamOptions& o)
+      : alpha(o.learning_rate), beta1(o.beta1), beta2(o.beta2), epsilon(o.epsilon), m(n, 0.0), v(n, 0.0) {}
+
+  void step(std::vector<double>& theta, const Vector& g) {
+    ++t;
+    for (std::size_t i = 0; i < theta.size(); ++i) {
+      const double gi = g[static_cast<Index>(i)];
+      m[i] = beta1 * m[i] + (1 - beta1) * gi;
+      v[i] = beta2 * v[i] + (1 - beta2) * gi * gi;
+      const double m_hat = m[i] / (1 - std::pow(beta1, t));
+      const double v_hat = v[i] / (1 - std::pow(beta2, t));
+      theta[i] -= alpha * m_hat / (std::sqrt(v_hat) + epsilon);
+    }
+  }
+};
+
+// Gradients spanning twelve orders of magnitude, with signs of both kinds and one exact zero.
+Vector varied_gradient(Index n, std::uint64_t seed) {
+  Vector g = random_normal(n, 1, seed);
+  for (Index i = 0; i < n; ++i) g[i] *= std::pow(10.0, static_cast<double>(i % 13) - 6);
+  g[n / 2] = 0.0;
+  return g;
+}
+
+// f(x) = sum a_i (x_i - c_i)^2 and its gradient.
+struct Quadratic {
+  Vector a, c;
+  double value(const Vector& x) const { return (a.array() * (x - c).array().square()).sum(); }
+  Vector gradient(const Vector& x) const { return 2.0 * a.cwiseProduct(x - c); }
+};
+
+Quadratic test_quadratic() {
+  Quadratic q;
+  q.a = (Vector(6) << 0.1, 0.5, 1.0, 2.0, 5.0, 20.0).finished();
+  q.c = 3.0 * random_normal(6, 1, 77);
+  return q;
+}
+
+TEST(Adam, DefaultsArePyTorchs) {
+  const AdamOptions o;
+  EXPECT_EQ(o.learning_rate, 1e-3);
+  EXPECT_EQ(o.beta1, 0.9);
+  EXPECT_EQ(o.beta2, 0.999);
+  EXPECT_EQ(o.epsilon, 1e-8);
+}
+
+TEST(Adam, FirstStepMovesEveryCoordinateByTheLearningRate) {
+  // After one step m_hat = g and v_hat = g^2, so the move is lr * g / (|g| + eps): lr * sign(g)
+  // up to a relative eps / |g|, whatever the gradient's scale.
+  const Index n = 40;
+  const AdamOptions o{0.01, 0.9, 0.999, 1e-8};
+  Adam adam(n, o);
+  const Vector g = varied_gradient(n, 1);
+  const Vector start = random_normal(n, 1, 2);
+  Vector x = start;
+  adam.descend(x, g);
+  for (Index i = 0; i < n; ++i) {
+    const double move = x[i] - start[i];
+    if (g[i] == 0.0) {
+      EXPECT_EQ(move, 0.0);
+      continue;
+    }
+    const double expected = -o.learning_rate * (g[i] > 0 ? 1.0 : -1.0);
+    EXPECT_NEAR(move, expected, o.learning_rate * o.epsilon / std::abs(g[i]) + 1e-15) << "g = " << g[i];
+  }
+  EXPECT_EQ(adam.state().steps, 1);
+}
+
+TEST(Adam, MatchesTheKingmaBaAlgorithmOverManySteps) {
+  const Index n = 26;
+  for (const AdamOptions o :
+       {AdamOptions{}, AdamOptions{0.05, 0.8, 0.99, 1e-6}, AdamOptions{0.3, 0.0, 0.5, 1e-3}}) {
+    Adam adam(n, o);
+    ReferenceAdam reference(static_cast<std::size_t>(n), o);
+    Vector x = random_normal(n, 1, 3);
+    std::vector<double> theta(x.data(), x.data() + n);
+    for (int t = 0; t < 50; ++t) {
+      const Vector g = varied_gradient(n, 100 + static_cast<std::uint64_t>(t));
+      adam.descend(x, g);
+      reference.step(theta, g);
+      for (Index i = 0; i < n; ++i)
+        ASSERT_NEAR(x[i], theta[static_cast<std::size_t>(i)], 1e-12) << "step " << t << ", coordinate " << i;
+    }
+    EXPECT_EQ(adam.state().steps, 50);
+  }
+}
+
+TEST(Adam, AscendIsDescendOnTheNegatedGradient) {
+  const Index n = 13;
+  Adam up(n, {}), down(n, {});
+  Vector x = random_normal(n, 1, 4), y = x;
+  for (int t = 0; t < 5; ++t) {
+    const Vector g = varied_gradient(n, 200 + static_cast<std::uint64_t>(t));
+    up.ascend(x, g);
+    down.descend(y, -g);
+  }
+  EXPECT_EQ(x, y);
+}
+
+TEST(Adam, AscendClimbsAConcaveQuadraticToItsMaximiser) {
+  // Objective -f: every step from afar is uphill, and the iterates settle on the maximiser c.
+  const Quadratic q = test_quadratic();
+  Adam adam(6, {0.05, 0.9, 0.999, 1e-8});
+  Vector x = Vector::Zero(6);
+  double objective = -q.value(x);
+  for (int t = 0; t < 20; ++t) {
+    adam.ascend(x, -q.gradient(x));
+    EXPECT_GT(-q.value(x), objective) << "step " << t;
+    objective = -q.value(x);
+  }
+  // Adam's steps shrink with the gradient (m / sqrt(v), v remembering larger gradients), so with a
+  // fixed learning rate it still lands on c to rounding (about 1e-15 after 1000 steps here).
+  for (int t = 0; t < 1500; ++t) adam.ascend(x, -q.gradient(x));
+  EXPECT_LT((x - q.c).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+TEST(Adam, DescendMinimisesAConvexQuadratic) {
+  const Quadratic q = test_quadratic();
+  Adam adam(6, {0.05, 0.9, 0.999, 1e-8});
+  Vector x = Vector::Constant(6, 4.0);
+  const double start = q.value(x);
+  for (int t = 0; t < 1500; ++t) adam.descend(x, q.gradient(x));
+  EXPECT_LT(q.value(x), 1e-16 * start);
+  EXPECT_LT((x - q.c).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+void expect_option_error(const AdamOptions& o, const std::string& key) {
+  try {
+    Adam adam(3, o);
+    ADD_FAILURE() << "no InputError for " << key;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, key) << e.what();
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    EXPECT_FALSE(e.context().value.empty()) << e.what();
+  }
+}
+
+TEST(Adam, RejectsInvalidOptions) {
+  const double nan = std::nan("");
+  for (const double lr : {0.0, -1e-3, nan, std::numeric_limits<double>::infinity()})
+    expect_option_error({lr, 0.9, 0.999, 1e-8}, "adam.learning_rate");
+  for (const double b : {-0.1, 1.0, 1.5, nan}) {
+    expect_option_error({1e-3, b, 0.999, 1e-8}, "adam.beta1");
+    expect_option_error({1e-3, 0.9, b, 1e-8}, "adam.beta2");
+  }
+  for (const double eps : {0.0, -1e-8, nan}) expect_option_error({1e-3, 0.9, 0.999, eps}, "adam.epsilon");
+  EXPECT_NO_THROW(Adam(3, {1e-3, 0.0, 0.0, 1e-8}));  // beta = 0 is allowed
+  EXPECT_THROW(Adam(-1, {}), InputError);
+  EXPECT_NO_THROW(Adam(0, {}));
+}
+
+TEST(Adam, ErrorMessageCarriesTheRejectedValue) {
+  try {
+    Adam adam(3, {1e-3, 0.9, 0.999, -1e-8});
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().value, "-1e-08");
+  }
+}
+
+TEST(Adam, RejectsMismatchedSizes) {
+  Adam adam(4, {});
+  Vector x = Vector::Zero(4);
+  EXPECT_THROW(adam.descend(x, Vector::Ones(3)), InputError);
+  Vector short_x = Vector::Zero(3);
+  EXPECT_THROW(adam.ascend(short_x, Vector::Ones(3)), InputError);
+  EXPECT_EQ(adam.state().steps, 0);  // a rejected step leaves the state alone
+}
+
+TEST(Adam, SetStateRoundTripReproducesTheNextStep) {
+  const Index n = 9;
+  const AdamOptions o{0.02, 0.85, 0.995, 1e-7};
+  Adam original(n, o);
+  Vector x = random_normal(n, 1, 5);
+  for (int t = 0; t < 7; ++t) original.descend(x, varied_gradient(n, 300 + static_cast<std::uint64_t>(t)));
+
+  Adam restored(n, o);
+  restored.set_state(original.state());  // what a checkpoint stores and loads
+  EXPECT_EQ(restored.state().steps, 7);
+  Vector y = x;
+  const Vector g = varied_gradient(n, 400);
+  original.descend(x, g);
+  restored.descend(y, g);
+  EXPECT_EQ(x, y);
+  EXPECT_EQ(original.state().first_moment, restored.state().first_moment);
+  EXPECT_EQ(original.state().second_moment, restored.state().second_moment);
+  EXPECT_EQ(original.state().steps, restored.state().steps);
+}
+
+TEST(Adam, SetStateRejectsAMismatchedState) {
+  Adam adam(4, {});
+  EXPECT_THROW(adam.set_state({Vector::Zero(3), Vector::Zero(4), 1}), InputError);
+  EXPECT_THROW(adam.set_state({Vector::Zero(4), Vector::Zero(5), 1}), InputError);
+  EXPECT_THROW(adam.set_state({Vector::Zero(4), Vector::Zero(4), -1}), InputError);
+  EXPECT_NO_THROW(adam.set_state({Vector::Zero(4), Vector::Ones(4), 3}));
+  EXPECT_EQ(adam.state().steps, 3);
+}
+
+}  // namespace
+}  // namespace gplvm
