@@ -1,5 +1,6 @@
 #include "gplvm/train/sas_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -111,6 +112,29 @@ double SasModel::remainder_weight(Index batch_size, Index num_active) const {
   return gplvm::remainder_weight(config_.scaling, static_cast<Index>(num_data_), batch_size, num_active);
 }
 
+Index SasModel::local_values_per_row() const noexcept {
+  if (config_.latents != LatentKind::free) return 0;
+  return config_.latent_dim * (config_.bayesian ? 2 : 1);
+}
+
+RowMatrix SasModel::local_block_rows(const Vector& values) const {
+  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows_);
+  RowMatrix rows(n, local_values_per_row());
+  if (rows.cols() == 0) return rows;
+  rows.leftCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_mean_offset_, n, q);
+  if (config_.bayesian) rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_log_variance_offset_, n, q);
+  return rows;
+}
+
+void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
+  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows_);
+  require(rows.rows() == n && rows.cols() == local_values_per_row(), "local parameter block has the wrong shape",
+          {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
+  if (rows.cols() == 0) return;
+  Eigen::Map<RowMatrix>(values.data() + free_mean_offset_, n, q) = rows.leftCols(q);
+  if (config_.bayesian) Eigen::Map<RowMatrix>(values.data() + free_log_variance_offset_, n, q) = rows.rightCols(q);
+}
+
 double SasModel::kl_weight(Index batch_size) const {
   return gplvm::kl_weight(config_.scaling, static_cast<Index>(num_data_), batch_size);
 }
@@ -218,6 +242,23 @@ BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey 
   const double kl_w = kl_weight(b);
   const double kl = latents_backward(params, batch.rows, batch.data, l, d_sample, kl_w, gradient);
   return {g.value - kl_w * kl, g.value, kl};
+}
+
+void SasModel::encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+                      RowMatrix* variance) const {
+  constexpr Index kChunk = 4096;
+  const Index n = data.rows(), q = config_.latent_dim;
+  mean.resize(n, q);
+  if (variance && config_.bayesian) variance->resize(n, q);
+  std::vector<std::uint64_t> rows;
+  for (Index begin = 0; begin < n; begin += kChunk) {
+    const Index count = std::min(kChunk, n - begin);
+    rows.resize(count);
+    for (Index i = 0; i < count; ++i) rows[i] = first_row + begin + i;
+    const LatentBatch l = latents_forward(params, rows, data.middleRows(begin, count), {});
+    mean.middleRows(begin, count) = l.mean;
+    if (variance && config_.bayesian) variance->middleRows(begin, count) = l.variance;
+  }
 }
 
 Matrix SasModel::latent_mean(const Vector& params, const std::vector<std::uint64_t>& rows,

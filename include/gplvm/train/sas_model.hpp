@@ -78,6 +78,11 @@ class SasModel {
   Matrix latent_mean(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
   Matrix latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
 
+  // Latent means (and, for Bayesian models, variances) of consecutive data rows starting at global
+  // row first_row, encoded in chunks so memory stays bounded for any number of rows.
+  void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const;
+
   // The latent half of a step, for any subset of batch rows (data-parallel training calls these
   // on the rows a rank owns). `sample` is the latent the SAS objective sees: the mean, or for
   // Bayesian models mean + sqrt(variance) o eps with eps keyed by (key, global row, dimension).
@@ -96,6 +101,19 @@ class SasModel {
   // of the shared block (the encoders) is summed over ranks.
   Index num_hyperparameters() const noexcept { return noise_offset_ + 1; }
   double remainder_weight(Index batch_size, Index num_active) const;
+  // The local block (free latents of this process's rows) of a parameter-shaped vector as one row
+  // per data row: [mu_r] or [mu_r, log v_r]. Checkpoints store it in global row order, so a run
+  // can resume at a different rank count. Zero columns for amortised models.
+  Index local_values_per_row() const noexcept;
+  RowMatrix local_block_rows(const Vector& values) const;
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const;
+  const Mlp* mean_encoder() const noexcept { return mean_encoder_ ? &*mean_encoder_ : nullptr; }
+  const Mlp* variance_encoder() const noexcept { return variance_encoder_ ? &*variance_encoder_ : nullptr; }
+  Index mean_encoder_offset() const noexcept { return mean_encoder_offset_; }
+  Index variance_encoder_offset() const noexcept { return variance_encoder_offset_; }
+  std::uint64_t local_begin() const noexcept { return local_begin_; }
+  std::uint64_t local_rows() const noexcept { return local_rows_; }
+  std::uint64_t num_data() const noexcept { return num_data_; }
   double kl_weight(Index batch_size) const;
   // Throws InputError for a data width other than D or a non-finite row (naming its global id).
   void validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const;

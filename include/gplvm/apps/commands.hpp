@@ -1,0 +1,24 @@
+#pragma once
+// The gplvm subcommands. Each takes its arguments (after the command name) and the world
+// communicator, and returns the process exit code; errors are thrown as gplvm::Error.
+#include <string>
+#include <vector>
+
+#include "gplvm/parallel/communicator.hpp"
+
+namespace gplvm {
+
+using Arguments = std::vector<std::string>;
+
+int train_command(const Arguments& args, const Communicator& comm);
+int encode_command(const Arguments& args, const Communicator& comm);
+int import_command(const Arguments& args, const Communicator& comm);
+int generate_command(const Arguments& args, const Communicator& comm);
+int info_command(const Arguments& args, const Communicator& comm);
+
+// Exit codes (documented in README).
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;    // a numerical or system failure
+constexpr int kExitBadInput = 2;   // bad input, config or command line
+
+}  // namespace gplvm

@@ -1,0 +1,29 @@
+#pragma once
+// The configuration keys of `gplvm train` and their translation into model and trainer options.
+#include <map>
+#include <string>
+
+#include "gplvm/core/config.hpp"
+#include "gplvm/train/sas_model.hpp"
+#include "gplvm/train/trainer.hpp"
+
+namespace gplvm {
+
+ConfigSchema train_config_schema();
+
+struct TrainSettings {
+  std::string data_file, data_path, labels_path;
+  SasModelConfig model;
+  TrainerOptions trainer;
+  std::string output_path, checkpoint_dir;
+  std::int64_t keep_checkpoints = 2;
+};
+
+// data_dim comes from the data file, not the config.
+TrainSettings train_settings(const Config& config, Index data_dim);
+
+// The keys whose values must be equal for a checkpoint to be resumed (model, data, batching,
+// optimiser); others (epochs, output, progress) may change between the runs.
+std::map<std::string, std::string> resume_identity(const Config& config);
+
+}  // namespace gplvm

@@ -1,0 +1,59 @@
+#pragma once
+// The run file (DESIGN.md "Files and formats") and checkpoints, which are run files plus the
+// optimiser state and step counter. Written collectively under a temporary name and renamed.
+//
+//   /latent/mean (N x Q, data-row order)   /latent/var (Bayesian)
+//   /params/kernel/variance  /params/kernel/lengthscales  /params/noise_variance
+//   /params/encoder/{mean,variance}/layer<l>/{weight,bias}
+//   /train/curve (steps x 4: step, epoch, objective, wall seconds)   /config (resolved TOML text)
+//   /labels (if the data had labels)
+//   attributes on "/": version, ranks, seed, num_data, data_dim, latent_dim, model, latents, steps
+// Checkpoints add /state/{shared, adam_m_shared, adam_v_shared} (replicated), /state/local,
+// /state/adam_m_local, /state/adam_v_local (global row order), and attributes step, adam_steps,
+// wall_seconds, and the identity attributes checked on resume.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/train/sas_model.hpp"
+#include "gplvm/train/training_state.hpp"
+
+namespace gplvm {
+
+// Summary statistics that change if any value of the data changes (almost surely): resuming on
+// different data is refused.
+struct DataFingerprint {
+  std::uint64_t rows = 0, cols = 0;
+  double sum = 0, sum_squares = 0, position_weighted_sum = 0;
+};
+DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_rows, std::uint64_t row_begin,
+                                 std::uint64_t total_rows);
+
+struct RunMetadata {
+  std::string config_toml;                     // the resolved configuration
+  std::map<std::string, std::string> identity; // config keys that must match to resume
+  DataFingerprint data;
+  std::string data_file;
+};
+
+struct RunOutput {
+  const SasModel& model;
+  const TrainingState& state;
+  DataRef local_data;                               // this rank's rows, to encode the latents
+  const std::vector<std::int64_t>* local_labels;    // may be null
+  const RunMetadata& metadata;
+};
+
+// Every rank's labels in rank (= row) order.
+std::vector<std::int64_t> allgather_labels(const Communicator& comm, const std::vector<std::int64_t>& local);
+
+void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state);
+
+// Reads a checkpoint for this process's rows; throws InputError naming the file and the first
+// identity key (or data statistic) that differs from `expected`.
+TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const SasModel& model,
+                              const RunMetadata& expected);
+
+}  // namespace gplvm

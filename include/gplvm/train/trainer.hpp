@@ -1,0 +1,51 @@
+#pragma once
+// The data-parallel training loop: batches from the schedule, one DistributedSasStep per step,
+// Adam on every rank, the training curve, progress lines from rank 0 and checkpoints.
+#include <functional>
+#include <string>
+
+#include "gplvm/optim/adam.hpp"
+#include "gplvm/train/batch_schedule.hpp"
+#include "gplvm/train/distributed_sas_step.hpp"
+#include "gplvm/train/training_state.hpp"
+
+namespace gplvm {
+
+struct TrainerOptions {
+  std::uint64_t batch_size = 1024;
+  Index active_size = 200;
+  std::uint64_t epochs = 1;
+  std::uint64_t max_steps = 0;          // 0: run all epochs; else stop after this many steps in total
+  AdamOptions adam;
+  std::uint64_t checkpoint_every = 0;   // steps between checkpoints; 0: only at the end
+  double progress_seconds = 5.0;        // rank 0 prints a line this often
+  std::uint64_t seed = 0;
+};
+
+class Trainer {
+ public:
+  // Called collectively with the state after `state.step` steps (every checkpoint_every steps).
+  using CheckpointFn = std::function<void(const TrainingState&)>;
+  // Polled after every step, collectively reduced: true on any rank stops the loop early.
+  using StopFn = std::function<bool()>;
+
+  Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition, DataRef local_data,
+          TrainerOptions options);
+
+  std::uint64_t total_steps() const;
+  TrainingState initial_state() const;
+  // Runs from state.step to total_steps() (or until stop() is true); returns true if finished.
+  bool run(TrainingState& state, const CheckpointFn& checkpoint = {}, const StopFn& stop = {}) const;
+
+ private:
+  void report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t steps_done,
+                       bool final_line) const;
+
+  const SasModel& model_;
+  const Communicator& comm_;
+  DistributedSasStep step_;
+  BatchSchedule schedule_;
+  TrainerOptions options_;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,121 @@
+// gplvm train: distributed SAS / Bayesian SAS training from a TOML config.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+#include "gplvm/apps/command_line.hpp"
+#include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/train_config.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/log.hpp"
+#include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/result_writer.hpp"
+#include "gplvm/train/run_file.hpp"
+
+namespace gplvm {
+namespace {
+
+namespace fs = std::filesystem;
+
+CommandLine train_command_line() {
+  return CommandLine("train",
+                     {{"config", true, "TOML configuration file (keys: see below)"},
+                      {"resume", true, "checkpoint file to continue from"}},
+                     true);
+}
+
+std::string checkpoint_name(const std::string& dir, std::uint64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "checkpoint-%012llu.h5", static_cast<unsigned long long>(step));
+  return (fs::path(dir) / name).string();
+}
+
+// Keeps the newest `keep` checkpoints of the directory (names sort by step).
+void prune_checkpoints(const std::string& dir, std::int64_t keep) {
+  std::vector<fs::path> files;
+  static const std::regex pattern("checkpoint-[0-9]{12}\\.h5");
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (std::regex_match(entry.path().filename().string(), pattern)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i + keep < files.size(); ++i) fs::remove(files[i]);
+}
+
+void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
+  Hdf5ResultWriter::check_writable(s.output_path);
+  if (comm.is_root()) {
+    std::error_code ec;
+    fs::create_directories(s.checkpoint_dir, ec);
+    require(!ec, "cannot create the checkpoint directory: " + ec.message(), {s.checkpoint_dir, "output.checkpoint_dir", ""});
+  }
+  comm.barrier();
+  Hdf5ResultWriter::check_writable(checkpoint_name(s.checkpoint_dir, 0));
+}
+
+void print_summary(bool json, const TrainSettings& s, const TrainingState& state, double seconds,
+                   const Communicator& comm) {
+  if (!comm.is_root()) return;
+  const double objective = state.curve.empty() ? 0.0 : state.curve.back().objective;
+  if (!json) {
+    std::printf("wrote %s: %llu steps, final objective %.6g, %.1f s\n", s.output_path.c_str(),
+                static_cast<unsigned long long>(state.step), objective, seconds);
+    return;
+  }
+  JsonWriter w;
+  w.begin_object();
+  w.key("command").value("train").key("output").value(s.output_path).key("checkpoint_dir").value(s.checkpoint_dir);
+  w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
+  w.key("wall_seconds").value(seconds).end_object();
+  std::printf("%s\n", w.str().c_str());
+}
+
+}  // namespace
+
+int train_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl = train_command_line();
+  cl.parse(args);
+  const ConfigSchema schema = train_config_schema();
+  if (cl.has("help")) {
+    if (comm.is_root()) std::printf("%s\nconfiguration keys:\n%s", cl.help("Train a GPLVM decoder with stochastic active sets.").c_str(), schema.help_text().c_str());
+    return kExitOk;
+  }
+  const Config config = resolve_config(schema, cl.value_or("config", ""), cl.overrides());
+  if (comm.is_root()) std::fprintf(stderr, "# resolved configuration\n%s\n", config.to_toml().c_str());
+
+  const DistributedDataset data = load_distributed_dataset(config.get_string("data.path"), config.get_string("data.dataset"),
+                                                           config.get_string("data.labels"), comm);
+  const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
+  require(s.trainer.batch_size <= data.rows, "batch size exceeds the number of data rows (N < B)",
+          {s.data_file, "sas.batch_size", std::to_string(s.trainer.batch_size) + " > N = " + std::to_string(data.rows)});
+  require(s.trainer.active_size < static_cast<Index>(s.trainer.batch_size), "active set size must be smaller than the batch size (A < B)",
+          {"", "sas.active_size", std::to_string(s.trainer.active_size) + " >= " + std::to_string(s.trainer.batch_size)});
+  prepare_outputs(s, comm);
+
+  const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
+  const SasModel model(s.model, data.rows, begin, count);
+  const Trainer trainer(model, comm, data.partition, data.local, s.trainer);
+  const RunMetadata meta{config.to_toml(), resume_identity(config),
+                         fingerprint_data(comm, data.local, begin, data.rows), s.data_file};
+  TrainingState state = cl.value("resume") ? read_checkpoint(*cl.value("resume"), comm, model, meta) : trainer.initial_state();
+  if (cl.value("resume") && comm.is_root())
+    std::fprintf(stderr, "resuming from %s at step %llu\n", cl.value("resume")->c_str(), static_cast<unsigned long long>(state.step));
+
+  const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
+  auto write = [&](const std::string& path, const TrainingState& st, bool with_state) {
+    write_run_file(path, comm, {model, st, data.local, labels, meta}, with_state);
+  };
+  auto checkpoint = [&](const TrainingState& st) {
+    write(checkpoint_name(s.checkpoint_dir, st.step), st, true);
+    if (comm.is_root()) prune_checkpoints(s.checkpoint_dir, s.keep_checkpoints);
+    comm.barrier();
+  };
+  const double start_seconds = state.wall_seconds;
+  trainer.run(state, checkpoint);
+  checkpoint(state);
+  write(s.output_path, state, false);
+  print_summary(cl.has("json"), s, state, state.wall_seconds - start_seconds, comm);
+  return kExitOk;
+}
+
+}  // namespace gplvm

@@ -1,0 +1,93 @@
+#include "gplvm/apps/train_config.hpp"
+
+#include <filesystem>
+
+namespace gplvm {
+
+ConfigSchema train_config_schema() {
+  using R = ConfigRule;
+  ConfigSchema s;
+  s.add_required("data.path", ConfigType::string, "HDF5 file with the N x D data", {R::non_empty()})
+      .add_string("data.dataset", "/Y", "dataset inside data.path", {R::non_empty()})
+      .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
+      .add_string("model.kind", "sas", "sas or bayesian_sas", {R::one_of({"sas", "bayesian_sas"})})
+      .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
+                  {R::one_of({"amortised", "free"})})
+      .add_int("model.latent_dim", 2, "latent dimension Q", {R::range(1, 64)})
+      .add_int_list("model.encoder_hidden", {512, 256}, "hidden widths of the encoder MLP", {R::at_least(1)})
+      .add_string("model.encoder_activation", "relu", "hidden activation: relu or tanh",
+                  {R::one_of({"relu", "tanh"})})
+      .add_double("model.kernel_variance", 0.5, "initial EQ kernel variance theta", {R::greater_than(0)})
+      .add_double("model.lengthscale", 0.1, "initial EQ lengthscale (all dimensions)", {R::greater_than(0)})
+      .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
+      .add_double("model.free_latent_scale", 1.0, "standard deviation of initial free latents", {R::greater_than(0)})
+      .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
+                  {R::greater_than(0)})
+      .add_int("sas.batch_size", 1024, "batch size B (batches hold B to 2B-1 rows)", {R::at_least(2)})
+      .add_int("sas.active_size", 200, "active set size A < B", {R::at_least(1)})
+      .add_string("sas.scaling", "full_data", "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
+                  {R::one_of({"full_data", "per_batch"})})
+      .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
+      .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
+      .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
+      .add_double("train.learning_rate", 1e-3, "Adam learning rate", {R::greater_than(0)})
+      .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})
+      .add_double("train.beta2", 0.999, "Adam beta2", {R::range(0, 0.999999999)})
+      .add_double("train.epsilon", 1e-8, "Adam epsilon", {R::greater_than(0)})
+      .add_int("train.checkpoint_every", 0, "steps between checkpoints (0: only at the end)", {R::at_least(0)})
+      .add_int("train.keep_checkpoints", 2, "checkpoints kept in output.checkpoint_dir", {R::at_least(1)})
+      .add_double("train.progress_seconds", 5.0, "seconds between progress lines", {R::greater_than(0)})
+      .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
+      .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
+  return s;
+}
+
+TrainSettings train_settings(const Config& c, Index data_dim) {
+  TrainSettings t;
+  t.data_file = c.get_string("data.path");
+  t.data_path = c.get_string("data.dataset");
+  t.labels_path = c.get_string("data.labels");
+  SasModelConfig& m = t.model;
+  m.data_dim = data_dim;
+  m.latent_dim = c.get_int("model.latent_dim");
+  m.bayesian = c.get_string("model.kind") == "bayesian_sas";
+  m.latents = parse_latent_kind(c.get_string("model.latents"));
+  m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(), c.get_int_list("model.encoder_hidden").end());
+  m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
+  m.kernel_variance = c.get_double("model.kernel_variance");
+  m.lengthscale = c.get_double("model.lengthscale");
+  m.noise_variance = c.get_double("model.noise_variance");
+  m.free_latent_scale = c.get_double("model.free_latent_scale");
+  m.free_latent_variance = c.get_double("model.free_latent_variance");
+  m.scaling = parse_remainder_scaling(c.get_string("sas.scaling"));
+  m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
+  TrainerOptions& o = t.trainer;
+  o.batch_size = static_cast<std::uint64_t>(c.get_int("sas.batch_size"));
+  o.active_size = c.get_int("sas.active_size");
+  o.epochs = static_cast<std::uint64_t>(c.get_int("train.epochs"));
+  o.max_steps = static_cast<std::uint64_t>(c.get_int("train.max_steps"));
+  o.adam = {c.get_double("train.learning_rate"), c.get_double("train.beta1"), c.get_double("train.beta2"),
+            c.get_double("train.epsilon")};
+  o.checkpoint_every = static_cast<std::uint64_t>(c.get_int("train.checkpoint_every"));
+  o.progress_seconds = c.get_double("train.progress_seconds");
+  o.seed = m.seed;
+  t.output_path = c.get_string("output.path");
+  t.checkpoint_dir = c.get_string("output.checkpoint_dir");
+  if (t.checkpoint_dir.empty()) t.checkpoint_dir = t.output_path + ".checkpoints";
+  t.keep_checkpoints = c.get_int("train.keep_checkpoints");
+  return t;
+}
+
+std::map<std::string, std::string> resume_identity(const Config& config) {
+  std::map<std::string, std::string> identity;
+  for (const ConfigKey& key : config.schema().keys()) {
+    const bool may_change = key.name == "train.epochs" || key.name == "train.max_steps" ||
+                            key.name.rfind("output.", 0) == 0 || key.name == "train.progress_seconds" ||
+                            key.name == "train.checkpoint_every" || key.name == "train.keep_checkpoints" ||
+                            key.name == "data.path";  // the data are checked by fingerprint instead
+    if (!may_change) identity[key.name] = config_value_to_toml(config.get(key.name));
+  }
+  return identity;
+}
+
+}  // namespace gplvm

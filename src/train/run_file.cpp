@@ -1,0 +1,193 @@
+#include "gplvm/train/run_file.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/io/result_writer.hpp"
+
+namespace gplvm {
+namespace {
+
+std::string format_exact(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+void write_encoder(Hdf5ResultWriter& out, const std::string& group, const Mlp& mlp, const double* params) {
+  for (Index l = 0; l < mlp.num_layers(); ++l) {
+    const Index fan_in = l == 0 ? mlp.input_dim() : mlp.layout().widths[l - 1], fan_out = mlp.layout().widths[l];
+    const std::string base = group + "/layer" + std::to_string(l);
+    out.write_matrix(base + "/weight", Eigen::Map<const Matrix>(params + mlp.weight_offset(l), fan_in, fan_out));
+    out.write_vector(base + "/bias", Eigen::Map<const Vector>(params + mlp.bias_offset(l), fan_out));
+    out.write_attribute(base, "activation", to_string(mlp.layout().activations[l]));
+  }
+}
+
+void write_curve(Hdf5ResultWriter& out, const std::vector<CurvePoint>& curve) {
+  Matrix m(curve.size(), 4);
+  for (size_t i = 0; i < curve.size(); ++i)
+    m.row(i) << static_cast<double>(curve[i].step), static_cast<double>(curve[i].epoch), curve[i].objective,
+        curve[i].wall_seconds;
+  out.write_matrix("/train/curve", m);
+  out.write_attribute("/train/curve", "columns", "step,epoch,objective,wall_seconds");
+}
+
+void write_parameters(Hdf5ResultWriter& out, const SasModel& model, const Vector& p) {
+  const EqArdKernel kernel = model.kernel(p);
+  out.write_scalar("/params/kernel/variance", kernel.variance());
+  out.write_vector("/params/kernel/lengthscales", kernel.lengthscales());
+  out.write_scalar("/params/noise_variance", model.noise_variance(p));
+  // The replicated parameters as one flat vector: what `gplvm encode` and `gplvm exact` load.
+  out.write_vector("/params/shared", p.head(model.num_shared_parameters()));
+  if (const Mlp* mean = model.mean_encoder()) write_encoder(out, "/params/encoder/mean", *mean, p.data() + model.mean_encoder_offset());
+  if (const Mlp* var = model.variance_encoder())
+    write_encoder(out, "/params/encoder/variance", *var, p.data() + model.variance_encoder_offset());
+}
+
+void write_identity(Hdf5ResultWriter& out, const RunMetadata& meta) {
+  for (const auto& [key, value] : meta.identity) out.write_attribute("/state", "identity:" + key, value);
+  out.write_attribute("/state", "data_rows", static_cast<std::int64_t>(meta.data.rows));
+  out.write_attribute("/state", "data_cols", static_cast<std::int64_t>(meta.data.cols));
+  out.write_attribute("/state", "data_sum", meta.data.sum);
+  out.write_attribute("/state", "data_sum_squares", meta.data.sum_squares);
+  out.write_attribute("/state", "data_weighted_sum", meta.data.position_weighted_sum);
+}
+
+void write_state(Hdf5ResultWriter& out, const Communicator& comm, const SasModel& model, const TrainingState& s) {
+  const Index shared = model.num_shared_parameters();
+  out.write_vector("/state/shared", s.params.head(shared));
+  out.write_vector("/state/adam_m_shared", s.adam.first_moment.head(shared));
+  out.write_vector("/state/adam_v_shared", s.adam.second_moment.head(shared));
+  if (model.local_values_per_row() > 0) {
+    const std::uint64_t n = model.num_data(), begin = model.local_begin();
+    out.write_distributed_rows("/state/local", model.local_block_rows(s.params), begin, n);
+    out.write_distributed_rows("/state/adam_m_local", model.local_block_rows(s.adam.first_moment), begin, n);
+    out.write_distributed_rows("/state/adam_v_local", model.local_block_rows(s.adam.second_moment), begin, n);
+  }
+  out.write_attribute("/state", "step", static_cast<std::int64_t>(s.step));
+  out.write_attribute("/state", "adam_steps", static_cast<std::int64_t>(s.adam.steps));
+  out.write_attribute("/state", "wall_seconds", s.wall_seconds);
+}
+
+// Values must match bit for bit: they are written and read as float64.
+void require_same(bool same, const std::string& path, const std::string& what, const std::string& stored,
+                  const std::string& expected) {
+  require(same, "checkpoint was written for a different " + what + " (checkpoint: " + stored + ", this run: " +
+                    expected + ")",
+          {path, what, stored});
+}
+
+void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
+  const std::string& path = in.path();
+  for (const auto& [key, value] : expected.identity) {
+    const std::string name = "identity:" + key;
+    const std::string stored = in.has_attribute("/state", name) ? in.read_attribute_string("/state", name) : "<absent>";
+    require_same(stored == value, path, key, stored, value);
+  }
+  const auto rows = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "data_rows"));
+  const auto cols = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "data_cols"));
+  require_same(rows == expected.data.rows, path, "data rows", std::to_string(rows), std::to_string(expected.data.rows));
+  require_same(cols == expected.data.cols, path, "data columns", std::to_string(cols), std::to_string(expected.data.cols));
+  // The sums depend on the reduction order (rank count), so they match to rounding, not bitwise.
+  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1.0}); };
+  for (const auto& [name, value] : {std::pair{"data_sum", expected.data.sum},
+                                    std::pair{"data_sum_squares", expected.data.sum_squares},
+                                    std::pair{"data_weighted_sum", expected.data.position_weighted_sum}}) {
+    const double stored = in.read_attribute_double("/state", name);
+    require_same(close(stored, value), path, std::string("data (") + name + ")", format_exact(stored),
+                 format_exact(value));
+  }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> allgather_labels(const Communicator& comm, const std::vector<std::int64_t>& local) {
+  // Through doubles: exact for labels below 2^53, and N doubles is small next to the data.
+  RowMatrix mine(static_cast<Index>(local.size()), 1);
+  for (Index i = 0; i < mine.rows(); ++i) mine(i, 0) = static_cast<double>(local[i]);
+  const RowMatrix all = comm.allgather_rows(DataRef(mine));
+  std::vector<std::int64_t> out(all.rows());
+  for (Index i = 0; i < all.rows(); ++i) out[i] = static_cast<std::int64_t>(all(i, 0));
+  return out;
+}
+
+DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_rows, std::uint64_t row_begin,
+                                 std::uint64_t total_rows) {
+  double sums[3] = {0, 0, 0};
+  for (Index i = 0; i < local_rows.rows(); ++i) {
+    const double row_sum = local_rows.row(i).sum();
+    sums[0] += row_sum;
+    sums[1] += local_rows.row(i).squaredNorm();
+    // Weights that depend on the position catch permuted rows and columns.
+    sums[2] += static_cast<double>((row_begin + i) % 1009 + 1) * row_sum +
+               local_rows.row(i).dot(Vector::LinSpaced(local_rows.cols(), 1.0, 2.0));
+  }
+  comm.allreduce_sum(sums, 3);
+  return {total_rows, static_cast<std::uint64_t>(local_rows.cols()), sums[0], sums[1], sums[2]};
+}
+
+void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state) {
+  const SasModel& model = run.model;
+  const std::uint64_t n = model.num_data(), begin = model.local_begin();
+  Hdf5ResultWriter out(path, comm.raw());
+  RowMatrix mean, variance;
+  model.encode(run.state.params, run.local_data, begin, mean, &variance);
+  out.write_distributed_rows("/latent/mean", mean, begin, n);
+  if (model.config().bayesian) out.write_distributed_rows("/latent/var", variance, begin, n);
+  if (run.local_labels) out.write_int64_vector("/labels", allgather_labels(comm, *run.local_labels));
+  write_parameters(out, model, run.state.params);
+  write_curve(out, run.state.curve);
+  out.write_string("/config", run.metadata.config_toml);
+  out.write_attribute("/", "version", GPLVM_VERSION);
+  out.write_attribute("/", "ranks", comm.size());
+  out.write_attribute("/", "seed", static_cast<std::int64_t>(model.config().seed));
+  out.write_attribute("/", "num_data", static_cast<std::int64_t>(n));
+  out.write_attribute("/", "data_dim", static_cast<std::int64_t>(model.config().data_dim));
+  out.write_attribute("/", "latent_dim", static_cast<std::int64_t>(model.config().latent_dim));
+  out.write_attribute("/", "model", model.config().bayesian ? "bayesian_sas" : "sas");
+  out.write_attribute("/", "latents", to_string(model.config().latents));
+  out.write_attribute("/", "steps", static_cast<std::int64_t>(run.state.step));
+  out.write_attribute("/", "data_file", run.metadata.data_file);
+  if (with_state) {
+    write_state(out, comm, model, run.state);
+    write_identity(out, run.metadata);
+  }
+  out.commit();
+}
+
+TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const SasModel& model,
+                              const RunMetadata& expected) {
+  const Hdf5ResultReader in(path, comm.raw());
+  require(in.exists("/state"), "file is a run file without training state, not a checkpoint", {path, "/state", ""});
+  check_identity(in, expected);
+  const Index shared = model.num_shared_parameters();
+  TrainingState s;
+  s.params = Vector::Zero(model.num_parameters());
+  s.adam.first_moment = Vector::Zero(model.num_parameters());
+  s.adam.second_moment = Vector::Zero(model.num_parameters());
+  const Vector stored_shared = in.read_vector("/state/shared");
+  require(stored_shared.size() == shared, "checkpoint has a different number of model parameters",
+          {path, "/state/shared", std::to_string(stored_shared.size())});
+  s.params.head(shared) = stored_shared;
+  s.adam.first_moment.head(shared) = in.read_vector("/state/adam_m_shared");
+  s.adam.second_moment.head(shared) = in.read_vector("/state/adam_v_shared");
+  if (model.local_values_per_row() > 0) {
+    const std::uint64_t begin = model.local_begin(), count = model.local_rows();
+    model.set_local_block_rows(s.params, in.read_distributed_rows("/state/local", begin, count));
+    model.set_local_block_rows(s.adam.first_moment, in.read_distributed_rows("/state/adam_m_local", begin, count));
+    model.set_local_block_rows(s.adam.second_moment, in.read_distributed_rows("/state/adam_v_local", begin, count));
+  }
+  s.step = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "step"));
+  s.adam.steps = in.read_attribute_int64("/state", "adam_steps");
+  s.wall_seconds = in.read_attribute_double("/state", "wall_seconds");
+  const Matrix curve = in.read_matrix("/train/curve");
+  for (Index i = 0; i < curve.rows(); ++i)
+    s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)), curve(i, 2),
+                       curve(i, 3)});
+  return s;
+}
+
+}  // namespace gplvm

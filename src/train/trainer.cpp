@@ -1,0 +1,105 @@
+#include "gplvm/train/trainer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string format_duration(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else if (s >= 60) std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  else std::snprintf(text, sizeof text, "%lds", s);
+  return text;
+}
+
+}  // namespace
+
+Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition, DataRef local_data,
+                 TrainerOptions options)
+    : model_(model),
+      comm_(comm),
+      step_(model, comm, partition, local_data),
+      schedule_(model.num_data(), options.batch_size, options.seed),
+      options_(options) {
+  require(options.epochs >= 1 || options.max_steps >= 1, "training needs at least one epoch or step",
+          {"", "train.epochs", std::to_string(options.epochs)});
+  // Rejects A >= B, A < 1 and B > N before any work.
+  model.remainder_weight(static_cast<Index>(schedule_.batch_length(0)), options.active_size);
+  require(options.active_size < static_cast<Index>(options.batch_size), "active set must be smaller than the batch",
+          {"", "sas.active_size", std::to_string(options.active_size)});
+}
+
+std::uint64_t Trainer::total_steps() const {
+  const std::uint64_t all = options_.epochs * schedule_.batches_per_epoch();
+  return options_.max_steps > 0 ? std::min(all == 0 ? options_.max_steps : all, options_.max_steps) : all;
+}
+
+TrainingState Trainer::initial_state() const {
+  TrainingState s;
+  s.params = model_.initial_parameters();
+  s.adam.first_moment = Vector::Zero(s.params.size());
+  s.adam.second_moment = Vector::Zero(s.params.size());
+  return s;
+}
+
+bool Trainer::run(TrainingState& state, const CheckpointFn& checkpoint, const StopFn& stop) const {
+  Adam adam(state.params.size(), options_.adam);
+  adam.set_state(state.adam);
+  const auto start = Clock::now();
+  auto last_report = start;
+  const double base_seconds = state.wall_seconds;
+  const std::uint64_t first_step = state.step, per_epoch = schedule_.batches_per_epoch();
+  Vector gradient;
+  while (state.step < total_steps()) {
+    const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
+    const auto rows = schedule_.batch_rows(epoch, batch);
+    const BatchTerms terms = step_.evaluate(state.params, rows, options_.active_size, {epoch, batch}, gradient);
+    adam.ascend(state.params, gradient);
+    ++state.step;
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    state.wall_seconds = base_seconds + seconds;
+    state.curve.push_back({state.step, epoch, terms.objective, state.wall_seconds});
+    state.adam = adam.state();
+    const bool done = state.step == total_steps();
+    if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds || done) {
+      report_progress(state, terms.objective, seconds, state.step - first_step, done);
+      last_report = Clock::now();
+    }
+    if (checkpoint && options_.checkpoint_every > 0 && state.step % options_.checkpoint_every == 0 && !done)
+      checkpoint(state);
+    const bool local_stop = stop && stop();
+    if (comm_.allreduce_max(local_stop ? 1.0 : 0.0) > 0.0) return false;
+  }
+  return true;
+}
+
+void Trainer::report_progress(const TrainingState& state, double objective, double seconds,
+                              std::uint64_t steps_done, bool final_line) const {
+  if (!comm_.is_root()) return;
+  const double points_per_second = steps_done * static_cast<double>(options_.batch_size) / std::max(seconds, 1e-9);
+  const double eta = (total_steps() - state.step) * seconds / std::max<double>(steps_done, 1);
+  const std::uint64_t per_epoch = schedule_.batches_per_epoch();
+  char line[256];
+  std::snprintf(line, sizeof line, "epoch %llu step %llu/%llu objective %.6g points/s %.0f elapsed %s ETA %s",
+                static_cast<unsigned long long>((state.step - 1) / per_epoch),
+                static_cast<unsigned long long>(state.step), static_cast<unsigned long long>(total_steps()), objective,
+                points_per_second, format_duration(state.wall_seconds).c_str(), format_duration(eta).c_str());
+  // A live bar only on a terminal; plain lines keep SLURM logs readable. stderr, so that stdout
+  // carries nothing but a command's --json summary.
+  if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\r%s%s", line, final_line ? "\n" : "");
+  else std::fprintf(stderr, "%s\n", line);
+  std::fflush(stderr);
+}
+
+}  // namespace gplvm

@@ -1,0 +1,241 @@
+// The gplvm executable end to end: training, resuming, rank-count invariance through the HDF5
+// path, encoding, and the bad-input contract (clear error, non-zero exit, no output left behind).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "support/cli_runner.hpp"
+#include "support/hdf5_fixture.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+using testing::read_fixture_matrix;
+using testing::run_gplvm;
+using testing::ScratchDir;
+using testing::write_text;
+
+constexpr Index kRows = 64, kDim = 5;
+
+const char* kConfig = R"([data]
+path = "data.h5"
+[model]
+encoder_hidden = [8, 4]
+lengthscale = 1.0
+[sas]
+batch_size = 16
+active_size = 5
+[train]
+epochs = 100
+max_steps = 40
+learning_rate = 0.01
+checkpoint_every = 10
+progress_seconds = 1000
+[output]
+path = "out/run.h5"
+)";
+
+void make_data(const ScratchDir& dir, Index rows = kRows) {
+  const RowMatrix Y = testing::random_normal(rows, kDim, 3);
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", Y, true);
+  std::vector<std::int64_t> labels(rows);
+  for (Index i = 0; i < rows; ++i) labels[i] = i % 3;
+  testing::write_fixture_labels(dir / "data.h5", "/labels", labels);
+}
+
+struct Sandbox {
+  ScratchDir dir;
+  Sandbox() {
+    make_data(dir);
+    write_text(dir / "config.toml", kConfig);
+    fs::create_directories(dir.path() / "out");
+  }
+};
+
+double relative_difference(const RowMatrix& a, const RowMatrix& b) {
+  return (a - b).norm() / std::max(b.norm(), 1e-300);
+}
+
+// No result and no temporary file may be left in out/ after a failure.
+void expect_no_output(const Sandbox& r) {
+  for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
+    ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+void expect_error(const CliResult& result, const std::string& needle) {
+  EXPECT_NE(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find(needle), std::string::npos) << "stderr: " << result.err;
+}
+
+TEST(TrainCli, WritesRunFileAndJsonSummary) {
+  Sandbox r;
+  const CliResult res = run_gplvm("train --config config.toml --json", 2, r.dir);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_EQ(res.out.find('{'), 0u) << res.out;  // stdout is only the JSON object
+  EXPECT_NE(res.out.find("\"steps\": 40"), std::string::npos) << res.out;
+  EXPECT_NE(res.err.find("[sas]"), std::string::npos) << "resolved config printed at start";
+  const RowMatrix latents = read_fixture_matrix(r.dir / "out/run.h5", "/latent/mean");
+  EXPECT_EQ(latents.rows(), kRows);
+  EXPECT_EQ(latents.cols(), 2);
+  EXPECT_EQ(read_fixture_matrix(r.dir / "out/run.h5", "/train/curve").rows(), 40);
+  EXPECT_EQ(read_fixture_matrix(r.dir / "out/run.h5", "/labels").rows(), kRows);
+}
+
+class ResumeCli : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ResumeCli, StopAt30Of60AndResumeEqualsUninterrupted) {
+  Sandbox r;
+  const std::string model = GetParam();
+  const CliResult full = run_gplvm("train --config config.toml " + model + " --train.max_steps=60 --output.path=out/full.h5", 2, r.dir);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  const CliResult half = run_gplvm("train --config config.toml " + model +
+                                       " --train.max_steps=30 --output.path=out/half.h5 --output.checkpoint_dir=ck",
+                                   2, r.dir);
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  const CliResult resumed = run_gplvm("train --config config.toml " + model +
+                                          " --train.max_steps=60 --output.path=out/resumed.h5 --output.checkpoint_dir=ck"
+                                          " --resume ck/checkpoint-000000000030.h5",
+                                      2, r.dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  for (const char* path : {"/params/shared", "/latent/mean"}) {
+    const RowMatrix a = read_fixture_matrix(r.dir / "out/full.h5", path);
+    const RowMatrix b = read_fixture_matrix(r.dir / "out/resumed.h5", path);
+    EXPECT_LE(relative_difference(b, a), 1e-12) << path;
+  }
+  EXPECT_EQ(read_fixture_matrix(r.dir / "out/resumed.h5", "/train/curve").rows(), 60);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ResumeCli,
+                         ::testing::Values("", "--model.kind=bayesian_sas --model.latents=free"),
+                         [](const auto& info) { return info.param.empty() ? std::string("sas_amortised") : std::string("bayesian_free"); });
+
+TEST(TrainCli, SameParametersAtOneAndThreeRanks) {
+  Sandbox r;
+  const std::string common = "train --config config.toml --train.max_steps=20 --model.kind=bayesian_sas";
+  ASSERT_EQ(run_gplvm(common + " --output.path=out/p1.h5", 1, r.dir).exit_code, 0);
+  ASSERT_EQ(run_gplvm(common + " --output.path=out/p3.h5", 3, r.dir).exit_code, 0);
+  for (const char* path : {"/params/shared", "/latent/mean", "/latent/var"})
+    EXPECT_LT(relative_difference(read_fixture_matrix(r.dir / "out/p3.h5", path),
+                                  read_fixture_matrix(r.dir / "out/p1.h5", path)),
+              1e-9)
+        << path;
+}
+
+TEST(EncodeCli, EncodingTheTrainingDataReproducesTheRunLatents) {
+  Sandbox r;
+  ASSERT_EQ(run_gplvm("train --config config.toml", 2, r.dir).exit_code, 0);
+  const CliResult res = run_gplvm("encode --run out/run.h5 --data data.h5 --output out/encoded.h5", 3, r.dir);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  EXPECT_LT(relative_difference(read_fixture_matrix(r.dir / "out/encoded.h5", "/latent/mean"),
+                                read_fixture_matrix(r.dir / "out/run.h5", "/latent/mean")),
+            1e-14);
+}
+
+TEST(TrainCliErrors, MissingDataFile) {
+  Sandbox r;
+  expect_error(run_gplvm("train --config config.toml --data.path=nothere.h5", 2, r.dir), "nothere.h5");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, MissingDataset) {
+  Sandbox r;
+  expect_error(run_gplvm("train --config config.toml --data.dataset=/X", 2, r.dir), "/X");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, DatasetNotTwoDimensional) {
+  Sandbox r;
+  testing::write_fixture_vector(r.dir / "data.h5", "/flat", std::vector<double>(10, 1.0));
+  expect_error(run_gplvm("train --config config.toml --data.dataset=/flat", 2, r.dir), "/flat");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, NonFiniteValueNamesTheRow) {
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    Sandbox r;
+    RowMatrix Y = testing::random_normal(kRows, kDim, 3);
+    Y(41, 2) = bad;
+    testing::write_fixture_matrix(r.dir / "data.h5", "/Y", Y);
+    expect_error(run_gplvm("train --config config.toml", 2, r.dir), "41");
+    expect_no_output(r);
+  }
+}
+
+TEST(TrainCliErrors, BatchLargerThanData) {
+  Sandbox r;
+  expect_error(run_gplvm("train --config config.toml --sas.batch_size=100", 2, r.dir), "batch");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, ActiveSetNotSmallerThanBatch) {
+  Sandbox r;
+  expect_error(run_gplvm("train --config config.toml --sas.active_size=16", 2, r.dir), "active");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, MoreRanksThanRows) {
+  Sandbox r;
+  make_data(r.dir, 3);
+  expect_error(run_gplvm("train --config config.toml --sas.batch_size=2 --sas.active_size=1", 4, r.dir), "ranks");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, LabelsOfTheWrongLength) {
+  Sandbox r;
+  testing::write_fixture_matrix(r.dir / "data.h5", "/Y", testing::random_normal(kRows, kDim, 3), false, true);
+  testing::write_fixture_labels(r.dir / "data.h5", "/labels", std::vector<std::int64_t>(kRows - 1, 0));
+  expect_error(run_gplvm("train --config config.toml", 2, r.dir), "labels");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, UnwritableOutputDirectory) {
+  Sandbox r;
+  write_text(r.dir / "a_file", "not a directory");
+  expect_error(run_gplvm("train --config config.toml --output.path=a_file/run.h5", 2, r.dir), "a_file");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, UnknownConfigKeyAndMalformedToml) {
+  Sandbox r;
+  write_text(r.dir / "typo.toml", std::string(kConfig) + "[train]\nlearning_rat = 0.1\n");
+  // (a duplicate [train] table is itself invalid TOML, so the typo goes into a fresh file)
+  write_text(r.dir / "typo.toml", "[data]\npath = \"data.h5\"\n[train]\nlearning_rat = 0.1\n");
+  expect_error(run_gplvm("train --config typo.toml", 2, r.dir), "train.learning_rat");
+  expect_error(run_gplvm("train --config config.toml --train.learning_rat=0.1", 2, r.dir), "train.learning_rat");
+  write_text(r.dir / "broken.toml", "[data\npath = \"data.h5\"\n");
+  expect_error(run_gplvm("train --config broken.toml", 2, r.dir), "broken.toml");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, CheckpointFromADifferentConfigOrData) {
+  Sandbox r;
+  ASSERT_EQ(run_gplvm("train --config config.toml --output.checkpoint_dir=ck", 2, r.dir).exit_code, 0);
+  fs::remove(r.dir.path() / "out/run.h5");
+  const std::string resume = " --output.checkpoint_dir=ck2 --resume ck/checkpoint-000000000040.h5";
+  expect_error(run_gplvm("train --config config.toml --train.learning_rate=0.5" + resume, 2, r.dir),
+               "train.learning_rate");
+  make_data(r.dir);  // same shape, different values
+  RowMatrix other = testing::random_normal(kRows, kDim, 99);
+  testing::write_fixture_matrix(r.dir / "data.h5", "/Y", other, true, true);
+  expect_error(run_gplvm("train --config config.toml" + resume, 2, r.dir), "data");
+  expect_no_output(r);
+}
+
+TEST(Cli, EveryCommandHasHelpAndUnknownOptionsAreErrors) {
+  ScratchDir dir;
+  for (const char* command : {"train", "encode", "import", "generate", "info"}) {
+    const CliResult res = run_gplvm(std::string(command) + " --help", 0, dir);
+    EXPECT_EQ(res.exit_code, 0) << command << ": " << res.err;
+    EXPECT_NE(res.out.find("usage: gplvm"), std::string::npos) << command;
+    expect_error(run_gplvm(std::string(command) + " --no-such-option", 0, dir), "--no-such-option");
+  }
+  expect_error(run_gplvm("frobnicate", 0, dir), "frobnicate");
+}
+
+}  // namespace
+}  // namespace gplvm

@@ -1,0 +1,74 @@
+#include "support/hdf5_fixture.hpp"
+
+#include <hdf5.h>
+
+#include <stdexcept>
+
+namespace gplvm::testing {
+namespace {
+
+hid_t open_file(const std::string& file, bool create) {
+  const hid_t f = create ? H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                         : H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("fixture: cannot open " + file);
+  return f;
+}
+
+void write(const std::string& file, const std::string& path, bool create, int rank, const hsize_t* dims,
+           hid_t file_type, hid_t mem_type, const void* data) {
+  const hid_t f = open_file(file, create);
+  const hid_t space = H5Screate_simple(rank, dims, nullptr);
+  const hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  const hid_t d = H5Dcreate2(f, path.c_str(), file_type, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  if (d < 0) throw std::runtime_error("fixture: cannot create " + path);
+  H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  H5Dclose(d);
+  H5Pclose(lcpl);
+  H5Sclose(space);
+  H5Fclose(f);
+}
+
+}  // namespace
+
+void write_fixture_matrix(const std::string& file, const std::string& path, const RowMatrix& m, bool float32,
+                          bool create) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(m.rows()), static_cast<hsize_t>(m.cols())};
+  write(file, path, create, 2, dims, float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m.data());
+}
+
+void write_fixture_vector(const std::string& file, const std::string& path, const std::vector<double>& v,
+                          bool create) {
+  const hsize_t dims[1] = {v.size()};
+  write(file, path, create, 1, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data());
+}
+
+void write_fixture_labels(const std::string& file, const std::string& path, const std::vector<std::int64_t>& v,
+                          bool create) {
+  const hsize_t dims[1] = {v.size()};
+  write(file, path, create, 1, dims, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data());
+}
+
+RowMatrix read_fixture_matrix(const std::string& file, const std::string& path) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("fixture: cannot open " + file);
+  const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  if (d < 0) throw std::runtime_error("fixture: no dataset " + path + " in " + file);
+  const hid_t space = H5Dget_space(d);
+  hsize_t dims[2] = {0, 1};
+  const int rank = H5Sget_simple_extent_ndims(space);
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  RowMatrix m(dims[0], rank == 2 ? dims[1] : 1);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.data());
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  return m;
+}
+
+std::vector<double> read_fixture_vector(const std::string& file, const std::string& path) {
+  const RowMatrix m = read_fixture_matrix(file, path);
+  return std::vector<double>(m.data(), m.data() + m.size());
+}
+
+}  // namespace gplvm::testing
