@@ -45,28 +45,28 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
   const auto seed = static_cast<std::uint64_t>(parse_int(cl, "seed", 0));
   const double noise = parse_double(cl, "noise", kind == "gp" || kind == "gp_rff" ? 0.01 : 0.05);
   const double lengthscale = parse_double(cl, "lengthscale", 1.0);
+  require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree",
+          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
   if (kind == "gp_rff") {
-    require(n >= comm.size(), "more ranks than rows", {"", "--n", std::to_string(n)});
     const GpRandomFeatures generator(n, d, q, seed, 1.0, lengthscale, noise);
     const RowPartition part(static_cast<std::uint64_t>(n), comm.size());
     begin = part.begin(comm.rank());
     total = static_cast<std::uint64_t>(n);
     return generator.generate_rows(static_cast<Index>(begin), static_cast<Index>(part.count(comm.rank())));
   }
-  SyntheticData all;
-  if (kind == "gp") all = gp_samples(n, d, q, seed, 1.0, lengthscale, noise);
-  else if (kind == "swiss_roll") all = swiss_roll(n, d, seed, noise);
-  else if (kind == "cycle") all = rotating_pattern_cycle(n, d, seed, noise);
-  else if (kind == "tree") all = binary_tree(parse_int(cl, "depth", 4), parse_int(cl, "per-leaf", 50), d, seed, noise);
-  else throw InputError("unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
-  total = static_cast<std::uint64_t>(all.Y.rows());
+  total = kind == "tree" ? static_cast<std::uint64_t>((1ll << parse_int(cl, "depth", 4)) * parse_int(cl, "per-leaf", 50))
+                         : static_cast<std::uint64_t>(n);
   begin = comm.is_root() ? 0 : total;
-  if (comm.is_root()) return all;
-  SyntheticData none;
-  none.Y.resize(0, all.Y.cols());
-  none.latent_true.resize(0, all.latent_true.cols());
-  none.description = all.description;
-  return none;
+  if (!comm.is_root()) {  // the exact generators are serial: rank 0 writes every row
+    SyntheticData none;
+    none.Y.resize(0, d);
+    none.latent_true.resize(0, kind == "gp" ? q : 2);
+    return none;
+  }
+  if (kind == "gp") return gp_samples(n, d, q, seed, 1.0, lengthscale, noise);
+  if (kind == "swiss_roll") return swiss_roll(n, d, seed, noise);
+  if (kind == "cycle") return rotating_pattern_cycle(n, d, seed, noise);
+  return binary_tree(parse_int(cl, "depth", 4), parse_int(cl, "per-leaf", 50), d, seed, noise);
 }
 
 }  // namespace
@@ -76,10 +76,10 @@ int generate_command(const Arguments& args, const Communicator& comm) {
                  {{"kind", true, "gp | gp_rff | swiss_roll | cycle | tree"},
                   {"output", true, "HDF5 file to write"},
                   {"n", true, "number of points (default 1000)"},
-                  {"d", true, "data dimension (default 50; cycle: a square number)"},
+                  {"d", true, "data dimension (default 50; cycle: a square number, e.g. 256)"},
                   {"q", true, "latent dimension for gp and gp_rff (default 2)"},
                   {"seed", true, "seed (default 0)"},
-                  {"noise", true, "noise (variance for gp/gp_rff, std otherwise)"},
+                  {"noise", true, "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
                   {"lengthscale", true, "kernel lengthscale for gp/gp_rff (default 1)"},
                   {"depth", true, "tree depth (default 4)"},
                   {"per-leaf", true, "tree points per leaf (default 50)"},
@@ -94,21 +94,22 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   Hdf5ResultWriter::check_writable(output);
   std::uint64_t begin = 0, total = 0;
   const SyntheticData data = generate_local(cl, kind, comm, begin, total);
+  const std::string description = comm.broadcast(data.description);  // attributes are written collectively
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/Y", data.Y, begin, total, cl.has("float32") ? StorageType::float32 : StorageType::float64);
   out.write_distributed_rows("/latent_true", RowMatrix(data.latent_true), begin, total);
   out.write_int64_vector("/labels", allgather_labels(comm, data.labels));
-  out.write_attribute("/", "generator", data.description);
+  out.write_attribute("/", "generator", description);
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {
       JsonWriter w;
       w.begin_object().key("command").value("generate").key("output").value(output).key("kind").value(kind);
       w.key("rows").value(total).key("cols").value(static_cast<std::int64_t>(data.Y.cols()));
-      w.key("description").value(data.description).end_object();
+      w.key("description").value(description).end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
-      std::printf("wrote %s: %s\n", output.c_str(), data.description.c_str());
+      std::printf("wrote %s: %s\n", output.c_str(), description.c_str());
     }
   }
   return kExitOk;

@@ -68,6 +68,15 @@ void Communicator::broadcast(double* data, Index count, int root) const {
   if (rank_ == root) bytes_sent_ += static_cast<std::uint64_t>(count) * sizeof(double);
 }
 
+std::string Communicator::broadcast(const std::string& text, int root) const {
+  std::uint64_t length = text.size();
+  check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "broadcast");
+  std::string out = rank_ == root ? text : std::string(length, '\0');
+  check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, root, comm_), "broadcast");
+  if (rank_ == root) bytes_sent_ += sizeof(length) + length;
+  return out;
+}
+
 std::vector<int> Communicator::gather_counts(int local_count) const {
   std::vector<int> counts(size_);
   check(MPI_Allgather(&local_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "allgather");

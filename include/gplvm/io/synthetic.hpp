@@ -100,10 +100,10 @@ SyntheticData rotating_pattern_cycle(Index N, Index D, std::uint64_t seed, doubl
 // branch_scale * 2^{-(l-1)/2} (variance halves per level, so subtrees stay apart from their siblings'
 // subtrees). Each leaf gets points_per_leaf points: leaf centre + N(0, point_noise^2 I_D). Rows are grouped
 // by leaf, leaves in left-to-right order; N = 2^depth * points_per_leaf. labels = leaf index 0 .. 2^depth - 1
-// (its binary digits, most significant first, are the left/right turns). latent_true = the leaf's position in
-// an "H-tree" layout of the tree in the plane: level l moves
-// +-2^{-ceil(l/2)} along x for odd l and along y for even l, so sibling leaves are nearest neighbours and
-// every subtree occupies its own rectangle. All points of a leaf share its position.
+// (its binary digits, most significant first, are the left/right turns).
+// latent_true = the leaf's position in a 2-D "H-tree" layout of the tree: turn l (1-based from the root)
+// moves -2^-l (left) or +2^-l (right) along x for odd l and along y for even l. Every subtree occupies its
+// own rectangle and a leaf's nearest leaf is its sibling; all points of a leaf share its position.
 SyntheticData binary_tree(Index depth, Index points_per_leaf, Index D, std::uint64_t seed,
                           double point_noise = 0.1, double branch_scale = 1.0);
 

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "gplvm/core/types.hpp"
@@ -40,6 +41,7 @@ class Communicator {
   double allreduce_max(double value) const;
   std::int64_t allreduce_sum(std::int64_t value) const;
   void broadcast(double* data, Index count, int root = 0) const;
+  std::string broadcast(const std::string& text, int root = 0) const;
   // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
   Matrix allgather_rows(const ConstMatrixRef& local) const;
   RowMatrix allgather_rows(const DataRef& local) const;

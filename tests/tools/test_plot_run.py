@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""Test tools/plot_run.py end to end: fake run files in a temporary directory, the script run as a subprocess.
+
+Plain asserts, no pytest: run with /usr/bin/python3 tests/tools/test_plot_run.py; exits non-zero on failure.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(REPO, "tools", "plot_run.py")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def write_run(path, n=500, q=3, steps=300, labels=True, curve=True, var=True):
+    rng = np.random.default_rng(1)
+    with h5py.File(path, "w") as f:
+        f["/latent/mean"] = rng.standard_normal((n, q))
+        if var:
+            f["/latent/var"] = np.full((n, q), 0.1)
+        if curve:
+            step = np.arange(steps, dtype=float)
+            f["/train/curve"] = np.column_stack(
+                [step, step // 50, 100 * np.exp(-step / 80) + rng.standard_normal(steps), 0.01 * step]
+            )
+        if labels:
+            f["/labels"] = rng.integers(0, 4, size=n)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=300)
+
+
+def assert_png(path, min_bytes=5000):
+    assert os.path.isfile(path), f"missing {path}"
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == PNG_SIGNATURE, f"{path} is not a PNG"
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    assert width >= 200 and height >= 200, f"{path} is only {width} x {height}"
+    assert os.path.getsize(path) >= min_bytes, f"{path} is only {os.path.getsize(path)} bytes"
+
+
+def test_writes_both_plots(tmp):
+    path = os.path.join(tmp, "run.h5")
+    write_run(path)
+    out = os.path.join(tmp, "plots")
+    result = run(path, "--out-dir", out)
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(out, "latents.png"))
+    assert_png(os.path.join(out, "curve.png"))
+
+
+def test_default_out_dir_and_many_labels(tmp):
+    path = os.path.join(tmp, "big.h5")
+    write_run(path, n=20000, labels=False, var=False)
+    with h5py.File(path, "a") as f:
+        f["/labels"] = np.arange(20000) % 50  # more classes than a legend can show: colourbar
+    result = run(path)
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(tmp, "big_plots", "latents.png"))
+    assert_png(os.path.join(tmp, "big_plots", "curve.png"))
+
+
+def test_labels_from_data_file_and_one_latent_dim(tmp):
+    path, data = os.path.join(tmp, "q1.h5"), os.path.join(tmp, "data.h5")
+    write_run(path, q=1, labels=False)
+    with h5py.File(data, "w") as f:
+        f["/Y"] = np.zeros((500, 2))
+        f["/classes"] = np.arange(500) % 3
+    out = os.path.join(tmp, "q1_plots")
+    result = run(path, "--data", data, "--labels-path", "/classes", "--out-dir", out)
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(out, "latents.png"))
+
+
+def test_empty_curve_still_plots(tmp):
+    path = os.path.join(tmp, "empty_curve.h5")
+    write_run(path, steps=0)
+    result = run(path, "--out-dir", os.path.join(tmp, "empty"))
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(tmp, "empty", "curve.png"), min_bytes=1000)
+
+
+def expect_exit_2(args, *fragments):
+    result = run(*args)
+    assert result.returncode == 2, f"{args}: exit {result.returncode}, stderr: {result.stderr}"
+    for fragment in fragments:
+        assert fragment in result.stderr, f"{args}: '{fragment}' not in stderr: {result.stderr}"
+
+
+def test_input_errors_exit_2(tmp):
+    no_curve = os.path.join(tmp, "no_curve.h5")
+    write_run(no_curve, curve=False)
+    expect_exit_2([no_curve, "--out-dir", os.path.join(tmp, "x")], "/train/curve", "not found")
+    assert not os.path.exists(os.path.join(tmp, "x", "latents.png")), "wrote a plot before failing"
+
+    no_latents = os.path.join(tmp, "no_latents.h5")
+    with h5py.File(no_latents, "w") as f:
+        f["/train/curve"] = np.zeros((3, 4))
+    expect_exit_2([no_latents, "--out-dir", os.path.join(tmp, "x")], "/latent/mean")
+
+    expect_exit_2([os.path.join(tmp, "absent.h5")], "not found")
+    not_hdf5 = os.path.join(tmp, "text.h5")
+    with open(not_hdf5, "w") as f:
+        f.write("not hdf5")
+    expect_exit_2([not_hdf5], "HDF5")
+
+    good = os.path.join(tmp, "good.h5")
+    write_run(good, labels=False)
+    out = ["--out-dir", os.path.join(tmp, "y")]
+    expect_exit_2([good, "--labels-path", "/nope", *out], "/nope")
+    expect_exit_2([good, "--data", os.path.join(tmp, "absent_data.h5"), *out], "data file not found")
+    expect_exit_2([good, "--data", no_curve, "--labels-path", "/missing", *out], "/missing")
+    expect_exit_2([good, "--dims", "0", "5", *out], "--dims")
+    short = os.path.join(tmp, "short_labels.h5")
+    with h5py.File(short, "w") as f:
+        f["/labels"] = np.arange(10)
+    expect_exit_2([good, "--data", short, *out], "10 entries")
+    bad_curve = os.path.join(tmp, "bad_curve.h5")
+    write_run(bad_curve, curve=False)
+    with h5py.File(bad_curve, "a") as f:
+        f["/train/curve"] = np.zeros((5, 2))
+    expect_exit_2([bad_curve, *out], "M x 4")
+
+
+def test_help(tmp):
+    result = run("--help")
+    assert result.returncode == 0 and "--labels-path" in result.stdout and "--out-dir" in result.stdout
+
+
+def main():
+    tests = [
+        test_writes_both_plots,
+        test_default_out_dir_and_many_labels,
+        test_labels_from_data_file_and_one_latent_dim,
+        test_empty_curve_still_plots,
+        test_input_errors_exit_2,
+        test_help,
+    ]
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, test in enumerate(tests):
+            sub = os.path.join(tmp, str(i))  # each test gets its own directory
+            os.makedirs(sub)
+            try:
+                test(sub)
+                print(f"ok    {test.__name__}")
+            except AssertionError as exc:
+                failures += 1
+                print(f"FAIL  {test.__name__}: {exc}")
+    print(f"{failures} failure(s)" if failures else "all plot_run.py tests passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

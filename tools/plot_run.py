@@ -1,0 +1,285 @@
+#!/usr/bin/python3
+"""Plot the latents and the training curve of one gplvm run file.
+
+Reads the run file layout of docs (DESIGN.md, "Files and formats"):
+  /latent/mean   N x Q latent means, in data-row order (required)
+  /latent/var    N x Q latent variances (optional; Bayesian runs)
+  /train/curve   M x 4: step, epoch, objective, wall time in seconds (required)
+  /labels        N integer labels (optional; in the run file, or in the data file given by --data)
+
+Writes OUT/latents.png (first two latent dimensions, or the ones given by --dims, coloured by label) and
+OUT/curve.png (objective against step and against wall time, raw and smoothed).
+
+Uses only Debian's python3-numpy, python3-h5py and python3-matplotlib, headless (Agg).
+Exit status: 0 on success, 2 for a missing or malformed input file or dataset (with a one-line message).
+"""
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+try:
+    import h5py
+    import matplotlib
+
+    matplotlib.use("Agg")  # headless: no display on compute nodes
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+except ImportError as exc:  # pragma: no cover - depends on the host
+    sys.stderr.write(
+        f"plot_run.py: error: {exc}; install the Debian packages python3-h5py python3-matplotlib "
+        "and run with /usr/bin/python3\n"
+    )
+    sys.exit(2)
+
+EXIT_INPUT = 2
+MAX_LEGEND_CLASSES = 20  # more distinct labels than this get a colourbar instead of a legend
+CURVE_COLUMNS = ("step", "epoch", "objective", "wall_time")
+
+
+class InputProblem(Exception):
+    """A missing or malformed input: reported in one line, exit status 2."""
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Reading
+
+
+def open_h5(path, what):
+    if not os.path.isfile(path):
+        raise InputProblem(f"{what} file not found: {path}")
+    try:
+        return h5py.File(path, "r")
+    except OSError as exc:
+        raise InputProblem(f"cannot open {what} file {path} as HDF5: {exc}") from exc
+
+
+def read_dataset(h5, path, required=True):
+    """The dataset at `path` as a numpy array, or None when it is absent and not required."""
+    obj = h5.get(path)
+    if obj is None:
+        if required:
+            raise InputProblem(f"{h5.filename}: dataset '{path}' not found")
+        return None
+    if not isinstance(obj, h5py.Dataset):
+        raise InputProblem(f"{h5.filename}: '{path}' is a group, not a dataset")
+    return obj[()]
+
+
+def read_latents(run):
+    mean = np.asarray(read_dataset(run, "/latent/mean"), dtype=float)
+    if mean.ndim == 1:
+        mean = mean[:, None]
+    if mean.ndim != 2 or mean.shape[0] == 0 or mean.shape[1] == 0:
+        raise InputProblem(f"{run.filename}: '/latent/mean' must be a non-empty N x Q matrix, got shape {mean.shape}")
+    var = read_dataset(run, "/latent/var", required=False)
+    if var is not None:
+        var = np.asarray(var, dtype=float).reshape(mean.shape[0], -1)
+    return mean, var
+
+
+def read_curve(run):
+    """Columns step, epoch, objective, wall_time as a dict of 1-D arrays (possibly empty)."""
+    raw = read_dataset(run, "/train/curve")
+    if raw.dtype.names:  # a compound dataset: take the columns by name
+        missing = [c for c in CURVE_COLUMNS if c not in raw.dtype.names]
+        if missing:
+            raise InputProblem(f"{run.filename}: '/train/curve' has no field(s) {', '.join(missing)}")
+        return {c: np.asarray(raw[c], dtype=float).ravel() for c in CURVE_COLUMNS}
+    curve = np.asarray(raw, dtype=float)
+    if curve.size == 0:
+        curve = curve.reshape(0, len(CURVE_COLUMNS))
+    if curve.ndim != 2 or curve.shape[1] < len(CURVE_COLUMNS):
+        raise InputProblem(
+            f"{run.filename}: '/train/curve' must be M x 4 (step, epoch, objective, wall time), got shape {curve.shape}"
+        )
+    return {c: curve[:, i] for i, c in enumerate(CURVE_COLUMNS)}
+
+
+def read_labels(run, args, n_rows):
+    """Labels from --data (required there), else from the run file; None when there are none."""
+    path = args.labels_path or "/labels"
+    if args.data:
+        with open_h5(args.data, "data") as data:
+            labels = read_dataset(data, path)
+            source = args.data
+    else:
+        labels = read_dataset(run, path, required=args.labels_path is not None)
+        source = run.filename
+    if labels is None:
+        return None
+    labels = np.asarray(labels).ravel()
+    if labels.shape[0] != n_rows:
+        raise InputProblem(f"{source}: labels '{path}' have {labels.shape[0]} entries but /latent/mean has {n_rows} rows")
+    return labels
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Latent scatter
+
+
+def marker_style(n):
+    """Small markers and more transparency as N grows, so dense regions stay readable."""
+    size = float(np.clip(3e4 / n, 0.3, 25.0))
+    alpha = float(np.clip(3e3 / n, 0.15, 0.9))
+    return size, alpha
+
+
+def check_dims(mean, dims):
+    if mean.shape[1] > 1 and any(d < 0 or d >= mean.shape[1] for d in dims):
+        raise InputProblem(f"--dims {dims[0]} {dims[1]}: the latents have only {mean.shape[1]} dimensions")
+
+
+def scatter_coordinates(mean, dims):
+    if mean.shape[1] == 1:  # one latent dimension: plot it against the data-row index
+        return np.arange(mean.shape[0], dtype=float), mean[:, 0], "data row", "latent 0"
+    a, b = dims
+    return mean[:, a], mean[:, b], f"latent {a}", f"latent {b}"
+
+
+def plot_latents(mean, var, labels, dims, title, path):
+    x, y, xlabel, ylabel = scatter_coordinates(mean, dims)
+    n = x.shape[0]
+    size, alpha = marker_style(n)
+    # Draw in a fixed random order so that no class is painted over another just by its row order.
+    order = np.random.default_rng(0).permutation(n)
+    fig, ax = plt.subplots(figsize=(7, 6), dpi=130)
+    if labels is None:
+        ax.scatter(x[order], y[order], s=size, alpha=alpha, linewidths=0, rasterized=True)
+    else:
+        draw_labelled(fig, ax, x[order], y[order], labels[order], size, alpha)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    subtitle = f"N = {n}, Q = {mean.shape[1]}"
+    if var is not None:
+        subtitle += f", mean posterior sd = {np.sqrt(np.mean(var)):.3g}"
+    ax.set_title(f"{title}\n{subtitle}", fontsize=10)
+    if mean.shape[1] > 1:
+        ax.set_aspect("equal", adjustable="datalim")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def draw_labelled(fig, ax, x, y, labels, size, alpha):
+    classes, codes = np.unique(labels, return_inverse=True)
+    if len(classes) <= MAX_LEGEND_CLASSES:
+        cmap = plt.get_cmap("tab10" if len(classes) <= 10 else "tab20")
+        ax.scatter(x, y, c=cmap(codes % cmap.N), s=size, alpha=alpha, linewidths=0, rasterized=True)
+        handles = [
+            Line2D([], [], marker="o", linestyle="", color=cmap(i % cmap.N), label=str(c)) for i, c in enumerate(classes)
+        ]
+        ax.legend(handles=handles, title="label", fontsize=8, loc="best", markerscale=1.0, framealpha=0.8)
+    else:  # many classes (or continuous values): a colour scale reads better than a legend
+        values = labels.astype(float) if np.issubdtype(labels.dtype, np.number) else codes.astype(float)
+        points = ax.scatter(x, y, c=values, cmap="viridis", s=size, alpha=alpha, linewidths=0, rasterized=True)
+        fig.colorbar(points, ax=ax, label="label")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Training curve
+
+
+def smooth(values, window):
+    """Centred running mean with the window shrinking at the ends (no lag, no edge droop)."""
+    n = values.shape[0]
+    if n == 0 or window <= 1:
+        return values.copy()
+    half = window // 2
+    csum = np.concatenate(([0.0], np.cumsum(values)))
+    idx = np.arange(n)
+    lo, hi = np.maximum(idx - half, 0), np.minimum(idx + half + 1, n)
+    return (csum[hi] - csum[lo]) / (hi - lo)
+
+
+def plot_curve(curve, window, log_y, title, path):
+    keep = np.isfinite(curve["objective"]) & np.isfinite(curve["step"]) & np.isfinite(curve["wall_time"])
+    step, wall, objective = curve["step"][keep], curve["wall_time"][keep], curve["objective"][keep]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), dpi=130)
+    if step.size == 0:
+        for ax in axes:
+            ax.text(0.5, 0.5, "no training steps recorded", ha="center", va="center", transform=ax.transAxes)
+    else:
+        w = window if window else max(1, step.size // 50)
+        smoothed = smooth(objective, w)
+        for ax, xs, xlabel in ((axes[0], step, "step"), (axes[1], wall, "wall time (s)")):
+            ax.plot(xs, objective, color="0.6", linewidth=0.6, alpha=0.6, label="per step", rasterized=True)
+            ax.plot(xs, smoothed, color="C0", linewidth=1.6, label=f"running mean ({w} steps)")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("objective")
+            if log_y:
+                ax.set_yscale("symlog" if np.any(objective <= 0) else "log")
+            ax.grid(alpha=0.3)
+        mark_epochs(axes[0], step, curve["epoch"][keep])
+        axes[0].legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def mark_epochs(ax, step, epoch):
+    """Faint vertical lines where a new epoch starts, when there are few enough to see."""
+    starts = step[1:][np.diff(epoch) != 0]
+    if 0 < starts.size <= 30:
+        for i, s in enumerate(starts):
+            ax.axvline(s, color="0.8", linewidth=0.8, linestyle=":", zorder=0, label="new epoch" if i == 0 else None)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="plot_run.py",
+        description="Plot the latents (latents.png) and training curve (curve.png) of a gplvm run file.",
+        epilog="Exit status: 0 on success, 2 for a missing or malformed file or dataset.",
+    )
+    parser.add_argument("run", metavar="RUN.h5", help="run output file (/latent/mean, /train/curve, ...)")
+    parser.add_argument("--data", metavar="DATA.h5", help="data file to take the labels from")
+    parser.add_argument(
+        "--labels-path",
+        metavar="PATH",
+        help="labels dataset (default /labels; optional in the run file, required when given or with --data)",
+    )
+    parser.add_argument(
+        "--out-dir", metavar="DIR", help="output directory (default: RUN_plots next to the run file, RUN = its stem)"
+    )
+    parser.add_argument("--dims", type=int, nargs=2, default=(0, 1), metavar=("A", "B"), help="latent dims to plot")
+    parser.add_argument("--smooth", type=int, default=0, metavar="W", help="running-mean window (default M/50)")
+    parser.add_argument("--log-y", action="store_true", help="logarithmic objective axis (symlog if any <= 0)")
+    return parser.parse_args(argv)
+
+
+def default_out_dir(run_path):
+    stem = os.path.splitext(os.path.basename(run_path))[0]
+    return os.path.join(os.path.dirname(os.path.abspath(run_path)), f"{stem}_plots")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    out_dir = args.out_dir or default_out_dir(args.run)
+    try:
+        with open_h5(args.run, "run") as run:  # read and check everything before writing anything
+            mean, var = read_latents(run)
+            curve = read_curve(run)
+            labels = read_labels(run, args, mean.shape[0])
+        check_dims(mean, args.dims)
+        os.makedirs(out_dir, exist_ok=True)
+    except InputProblem as exc:
+        sys.stderr.write(f"plot_run.py: error: {exc}\n")
+        return EXIT_INPUT
+    except OSError as exc:
+        sys.stderr.write(f"plot_run.py: error: cannot create output directory {out_dir}: {exc}\n")
+        return EXIT_INPUT
+    title = os.path.basename(args.run)
+    plot_latents(mean, var, labels, args.dims, title, os.path.join(out_dir, "latents.png"))
+    plot_curve(curve, args.smooth, args.log_y, title, os.path.join(out_dir, "curve.png"))
+    print(f"wrote {os.path.join(out_dir, 'latents.png')} and {os.path.join(out_dir, 'curve.png')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
