@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gplvm-hpc needs, only those that are missing.
 # Idempotent: a second run on a provisioned machine installs nothing and makes no network call.
-# Usage: scripts/install-deps.sh [--with-demo] [--with-slurm] [--with-python]
+# Usage: scripts/install-deps.sh [--with-demo] [--with-slurm] [--with-torch]
 set -euo pipefail
 
 packages=(
@@ -9,13 +9,14 @@ packages=(
   libopenmpi-dev openmpi-bin
   libscalapack-openmpi-dev libhdf5-openmpi-dev
   libeigen3-dev petsc-dev libopenblas-dev liblapack-dev
-  libgtest-dev libtomlplusplus-dev
+  libgtest-dev libtomlplusplus-dev zlib1g-dev
+  python3-numpy python3-h5py python3-matplotlib
 )
 for arg in "$@"; do
   case "$arg" in
-    --with-demo) packages+=(dataset-fashion-mnist python3-numpy python3-h5py python3-matplotlib) ;;
+    --with-demo) packages+=(dataset-fashion-mnist) ;;
     --with-slurm) packages+=(slurm-wlm) ;;
-    --with-python) packages+=(python3-numpy python3-h5py python3-matplotlib python3-torch) ;;
+    --with-torch) packages+=(python3-torch) ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done

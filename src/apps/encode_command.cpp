@@ -53,7 +53,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {
-      JsonWriter w;
+      JsonWriter w(0);
       w.begin_object().key("command").value("encode").key("output").value(output).key("rows").value(data.rows);
       w.key("latent_dim").value(s.model.latent_dim).end_object();
       std::printf("%s\n", w.str().c_str());

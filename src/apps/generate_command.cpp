@@ -103,7 +103,7 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {
-      JsonWriter w;
+      JsonWriter w(0);
       w.begin_object().key("command").value("generate").key("output").value(output).key("kind").value(kind);
       w.key("rows").value(total).key("cols").value(static_cast<std::int64_t>(data.Y.cols()));
       w.key("description").value(description).end_object();

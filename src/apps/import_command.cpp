@@ -1,9 +1,85 @@
-// gplvm import: placeholder until the importers land (see io/importers.hpp).
+// gplvm import: IDX (.gz too), NPY and CSV to the HDF5 layout the other commands read.
+// Serial: rank 0 converts, the other ranks (if any) only wait.
+#include <cstdio>
+
+#include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/io/importers.hpp"
 
 namespace gplvm {
-int import_command(const Arguments& args, const Communicator& comm) {
-  throw InputError("gplvm import is not available in this build");
+namespace {
+
+// "1/255" or "0.00392": the scale applied to every value.
+double parse_scale(const std::string& text) {
+  const auto slash = text.find('/');
+  try {
+    if (slash == std::string::npos) return std::stod(text);
+    return std::stod(text.substr(0, slash)) / std::stod(text.substr(slash + 1));
+  } catch (const std::exception&) {
+    throw InputError("expected a number or a fraction such as 1/255", {"", "--scale", text});
+  }
 }
+
+CsvHeader parse_header(const std::string& text) {
+  if (text == "auto") return CsvHeader::automatic;
+  if (text == "yes") return CsvHeader::present;
+  if (text == "no") return CsvHeader::absent;
+  throw InputError("expected auto, yes or no", {"", "--csv-header", text});
+}
+
+}  // namespace
+
+int import_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl("import",
+                 {{"input", true, "data file: IDX (also .gz), .npy or .csv"},
+                  {"labels", true, "optional labels file (IDX, .npy or .csv)"},
+                  {"output", true, "HDF5 file to write (/Y and /labels)"},
+                  {"format", true, "auto | idx | npy | csv (default auto: from the file name)"},
+                  {"scale", true, "multiply every value, e.g. 1/255 for 8-bit images (default 1)"},
+                  {"float32", false, "store /Y as float32 (default float64)"},
+                  {"dataset", true, "dataset path in the output (default /Y)"},
+                  {"csv-header", true, "auto | yes | no"},
+                  {"csv-label-column", true, "CSV column (name or 0-based index) holding labels"}},
+                 false);
+  cl.parse(args);
+  if (cl.has("help")) {
+    if (comm.is_root()) std::printf("%s", cl.help("Convert IDX, NPY or CSV data to HDF5.").c_str());
+    return kExitOk;
+  }
+  ImportOptions options;
+  options.format = parse_import_format(cl.value_or("format", "auto"));
+  options.scale = parse_scale(cl.value_or("scale", "1"));
+  options.as_float32 = cl.has("float32");
+  options.dataset_path = cl.value_or("dataset", "/Y");
+  options.csv.header = parse_header(cl.value_or("csv-header", "auto"));
+  options.csv.label_column = cl.value_or("csv-label-column", "");
+  const std::string input = cl.required("input"), output = cl.required("output");
+  // Rank 0 converts; its error (if any) is shared so that every rank fails the same way.
+  ImportSummary summary;
+  std::string failure;
+  if (comm.is_root()) {
+    try {
+      summary = import_to_hdf5(input, cl.value_or("labels", ""), output, options);
+    } catch (const InputError& e) {
+      failure = e.what();
+    }
+  }
+  failure = comm.broadcast(failure);
+  if (!failure.empty()) throw InputError(failure);
+  if (!comm.is_root()) return kExitOk;
+  if (cl.has("json")) {
+    JsonWriter w(0);
+    w.begin_object().key("command").value("import").key("output").value(output).key("format").value(to_string(summary.format));
+    w.key("rows").value(summary.rows).key("cols").value(summary.cols).key("labels").value(summary.has_labels).end_object();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("wrote %s: %llu x %llu (%s)%s\n", output.c_str(), static_cast<unsigned long long>(summary.rows),
+                static_cast<unsigned long long>(summary.cols), to_string(summary.format).c_str(),
+                summary.has_labels ? " with labels" : "");
+  }
+  return kExitOk;
+}
+
 }  // namespace gplvm

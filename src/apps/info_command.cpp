@@ -20,7 +20,7 @@ int info_command(const Arguments& args, const Communicator& comm) {
   require(cl.positional().size() == 1, "gplvm info takes exactly one file", {"", "file", std::to_string(cl.positional().size()) + " given"});
   const std::string path = cl.positional().front();
   const Hdf5ResultReader file(path, comm.raw());
-  JsonWriter w;
+  JsonWriter w(0);
   w.begin_object().key("file").value(path);
   std::string text;
   if (file.exists("/params/shared")) {

@@ -53,20 +53,26 @@ void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
   Hdf5ResultWriter::check_writable(checkpoint_name(s.checkpoint_dir, 0));
 }
 
-void print_summary(bool json, const TrainSettings& s, const TrainingState& state, double seconds,
+void print_summary(bool json, const TrainSettings& s, const TrainingState& state, const TrainRunStats& stats,
                    const Communicator& comm) {
+  // Bytes per step: the mean over ranks of what each rank contributed to collectives.
+  const double bytes_per_step =
+      comm.allreduce_sum(static_cast<double>(stats.bytes_sent)) / comm.size() / std::max<std::uint64_t>(stats.steps, 1);
   if (!comm.is_root()) return;
+  const double seconds = stats.seconds;
+  const double points_per_second = stats.points / std::max(seconds, 1e-12);
   const double objective = state.curve.empty() ? 0.0 : state.curve.back().objective;
   if (!json) {
     std::printf("wrote %s: %llu steps, final objective %.6g, %.1f s\n", s.output_path.c_str(),
                 static_cast<unsigned long long>(state.step), objective, seconds);
     return;
   }
-  JsonWriter w;
+  JsonWriter w(0);
   w.begin_object();
   w.key("command").value("train").key("output").value(s.output_path).key("checkpoint_dir").value(s.checkpoint_dir);
   w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
-  w.key("wall_seconds").value(seconds).end_object();
+  w.key("wall_seconds").value(seconds).key("points_per_second").value(points_per_second);
+  w.key("bytes_per_step_per_rank").value(bytes_per_step).end_object();
   std::printf("%s\n", w.str().c_str());
 }
 
@@ -110,11 +116,10 @@ int train_command(const Arguments& args, const Communicator& comm) {
     if (comm.is_root()) prune_checkpoints(s.checkpoint_dir, s.keep_checkpoints);
     comm.barrier();
   };
-  const double start_seconds = state.wall_seconds;
-  trainer.run(state, checkpoint);
+  const TrainRunStats stats = trainer.run(state, checkpoint);
   checkpoint(state);
   write(s.output_path, state, false);
-  print_summary(cl.has("json"), s, state, state.wall_seconds - start_seconds, comm);
+  print_summary(cl.has("json"), s, state, stats, comm);
   return kExitOk;
 }
 

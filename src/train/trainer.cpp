@@ -53,7 +53,7 @@ TrainingState Trainer::initial_state() const {
   return s;
 }
 
-bool Trainer::run(TrainingState& state, const CheckpointFn& checkpoint, const StopFn& stop) const {
+TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint, const StopFn& stop) const {
   Adam adam(state.params.size(), options_.adam);
   adam.set_state(state.adam);
   const auto start = Clock::now();
@@ -61,34 +61,55 @@ bool Trainer::run(TrainingState& state, const CheckpointFn& checkpoint, const St
   const double base_seconds = state.wall_seconds;
   const std::uint64_t first_step = state.step, per_epoch = schedule_.batches_per_epoch();
   Vector gradient;
+  TrainRunStats stats;
+  double checkpoint_seconds = 0;
+  std::uint64_t checkpoint_bytes = 0;
+  const std::uint64_t bytes_before = comm_.bytes_sent();
+  auto finish = [&](bool finished) {
+    stats.finished = finished;
+    stats.steps = state.step - first_step;
+    stats.seconds = std::chrono::duration<double>(Clock::now() - start).count() - checkpoint_seconds;
+    stats.bytes_sent = comm_.bytes_sent() - bytes_before - checkpoint_bytes;
+    return stats;
+  };
   while (state.step < total_steps()) {
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
     const auto rows = schedule_.batch_rows(epoch, batch);
     const BatchTerms terms = step_.evaluate(state.params, rows, options_.active_size, {epoch, batch}, gradient);
     adam.ascend(state.params, gradient);
     ++state.step;
+    stats.points += rows.size();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     state.wall_seconds = base_seconds + seconds;
     state.curve.push_back({state.step, epoch, terms.objective, state.wall_seconds});
     state.adam = adam.state();
     const bool done = state.step == total_steps();
     if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds || done) {
-      report_progress(state, terms.objective, seconds, state.step - first_step, done);
+      report_progress(state, terms.objective, seconds, stats.points, done);
       last_report = Clock::now();
     }
-    if (checkpoint && options_.checkpoint_every > 0 && state.step % options_.checkpoint_every == 0 && !done)
+    if (checkpoint && options_.checkpoint_every > 0 && state.step % options_.checkpoint_every == 0 && !done) {
+      const auto t0 = Clock::now();
+      const std::uint64_t b0 = comm_.bytes_sent();
       checkpoint(state);
-    const bool local_stop = stop && stop();
-    if (comm_.allreduce_max(local_stop ? 1.0 : 0.0) > 0.0) return false;
+      checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+      checkpoint_bytes += comm_.bytes_sent() - b0;
+    }
+    if (stop) {  // collective: a stop request on any rank stops all of them after the same step
+      const bool local_stop = stop();
+      if (comm_.allreduce_max(local_stop ? 1.0 : 0.0) > 0.0) return finish(false);
+    }
   }
-  return true;
+  return finish(true);
 }
 
-void Trainer::report_progress(const TrainingState& state, double objective, double seconds,
-                              std::uint64_t steps_done, bool final_line) const {
+void Trainer::report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t points,
+                              bool final_line) const {
   if (!comm_.is_root()) return;
-  const double points_per_second = steps_done * static_cast<double>(options_.batch_size) / std::max(seconds, 1e-9);
-  const double eta = (total_steps() - state.step) * seconds / std::max<double>(steps_done, 1);
+  const double points_per_second = points / std::max(seconds, 1e-9);
+  const double points_left = (total_steps() - state.step) * static_cast<double>(model_.num_data()) /
+                             static_cast<double>(schedule_.batches_per_epoch());
+  const double eta = points_left / std::max(points_per_second, 1e-9);
   const std::uint64_t per_epoch = schedule_.batches_per_epoch();
   char line[256];
   std::snprintf(line, sizeof line, "epoch %llu step %llu/%llu objective %.6g points/s %.0f elapsed %s ETA %s",

@@ -77,7 +77,7 @@ TEST(TrainCli, WritesRunFileAndJsonSummary) {
   const CliResult res = run_gplvm("train --config config.toml --json", 2, r.dir);
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_EQ(res.out.find('{'), 0u) << res.out;  // stdout is only the JSON object
-  EXPECT_NE(res.out.find("\"steps\": 40"), std::string::npos) << res.out;
+  EXPECT_NE(res.out.find("\"steps\":40"), std::string::npos) << res.out;
   EXPECT_NE(res.err.find("[sas]"), std::string::npos) << "resolved config printed at start";
   const RowMatrix latents = read_fixture_matrix(r.dir / "out/run.h5", "/latent/mean");
   EXPECT_EQ(latents.rows(), kRows);

@@ -22,6 +22,15 @@ struct TrainerOptions {
   std::uint64_t seed = 0;
 };
 
+// What one call of Trainer::run did, for summaries and benchmarks.
+struct TrainRunStats {
+  bool finished = false;          // reached total_steps (false: stopped early)
+  std::uint64_t steps = 0;        // steps taken in this call
+  std::uint64_t points = 0;       // data rows processed (batches hold B to 2B-1 rows)
+  double seconds = 0.0;           // wall time of those steps
+  std::uint64_t bytes_sent = 0;   // bytes this rank contributed to collectives in those steps
+};
+
 class Trainer {
  public:
   // Called collectively with the state after `state.step` steps (every checkpoint_every steps).
@@ -34,11 +43,12 @@ class Trainer {
 
   std::uint64_t total_steps() const;
   TrainingState initial_state() const;
-  // Runs from state.step to total_steps() (or until stop() is true); returns true if finished.
-  bool run(TrainingState& state, const CheckpointFn& checkpoint = {}, const StopFn& stop = {}) const;
+  // Runs from state.step to total_steps() (or until stop() is true). Checkpoint time is excluded
+  // from the statistics' seconds and bytes.
+  TrainRunStats run(TrainingState& state, const CheckpointFn& checkpoint = {}, const StopFn& stop = {}) const;
 
  private:
-  void report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t steps_done,
+  void report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t points,
                        bool final_line) const;
 
   const SasModel& model_;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make demo`: Fashion-MNIST through the whole pipeline on 2 MPI ranks.
+#   import (IDX.gz -> HDF5) -> gplvm train (SAS, configs/demo_fashion_mnist.toml) -> gplvm encode the
+#   test set -> latent and curve PNGs -> 1-NN accuracy of the encoded test set in latent space.
+# Writes results/demo/. Usage: scripts/demo.sh [BUILD_DIR] (the Makefile has built it already).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+shift || true
+gplvm="$build/gplvm"
+out=results/demo
+fmnist=/usr/share/datasets/fashion-mnist
+
+bash scripts/install-deps.sh --with-demo
+mpi_flags=()
+if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi
+export OPENBLAS_NUM_THREADS=1   # one BLAS thread per rank: the ranks share the cores
+mkdir -p "$out"
+
+for split in train t10k; do
+  name=$([ "$split" = train ] && echo train || echo test)
+  if [ ! -f "$out/fashion_mnist_$name.h5" ]; then
+    "$gplvm" import --input "$fmnist/$split-images-idx3-ubyte.gz" --labels "$fmnist/$split-labels-idx1-ubyte.gz" \
+      --scale 1/255 --float32 --output "$out/fashion_mnist_$name.h5"
+  fi
+done
+
+rm -rf "$out/run.h5.checkpoints"
+mpirun -n 2 "${mpi_flags[@]}" "$gplvm" train --config configs/demo_fashion_mnist.toml "$@"
+mpirun -n 2 "${mpi_flags[@]}" "$gplvm" encode --run "$out/run.h5" --data "$out/fashion_mnist_test.h5" \
+  --output "$out/test_latents.h5"
+/usr/bin/python3 tools/plot_run.py "$out/run.h5" --out-dir "$out"
+/usr/bin/python3 tools/knn_accuracy.py "$out/run.h5" "$out/test_latents.h5"
+echo "results in $out/: run.h5, test_latents.h5, latents.png, curve.png"
