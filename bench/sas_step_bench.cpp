@@ -53,16 +53,26 @@ Options parse(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--batch") o.batch = std::stol(next());
-    else if (a == "--active") o.active = std::stol(next());
-    else if (a == "--dim") o.dim = std::stol(next());
-    else if (a == "--latent") o.latent = std::stol(next());
-    else if (a == "--hidden") o.hidden = parse_list(next());
-    else if (a == "--rounds") o.rounds = std::stoi(next());
-    else if (a == "--steps-per-round") o.steps_per_round = std::stoi(next());
-    else if (a == "--threads") o.threads = std::stoi(next());
-    else if (a == "--bayesian") o.bayesian = true;
-    else if (a == "--free") o.free_latents = true;
+    if (a == "--batch")
+      o.batch = std::stol(next());
+    else if (a == "--active")
+      o.active = std::stol(next());
+    else if (a == "--dim")
+      o.dim = std::stol(next());
+    else if (a == "--latent")
+      o.latent = std::stol(next());
+    else if (a == "--hidden")
+      o.hidden = parse_list(next());
+    else if (a == "--rounds")
+      o.rounds = std::stoi(next());
+    else if (a == "--steps-per-round")
+      o.steps_per_round = std::stoi(next());
+    else if (a == "--threads")
+      o.threads = std::stoi(next());
+    else if (a == "--bayesian")
+      o.bayesian = true;
+    else if (a == "--free")
+      o.free_latents = true;
     else {
       std::fprintf(stderr, "bench_sas_step: unknown option %s\n", a.c_str());
       std::exit(2);
@@ -155,14 +165,15 @@ int main(int argc, char** argv) {
   }
   const double t_step = median(step_seconds), t_gemm = median(gemm_seconds);
   const double gemm_rate = gemm_flops / t_gemm, step_rate = step_flops(o) / t_step;
-  std::printf("config: B=%ld A=%ld D=%ld Q=%ld hidden=", (long)o.batch, (long)o.active, (long)o.dim, (long)o.latent);
+  std::printf("config: B=%ld A=%ld D=%ld Q=%ld hidden=", (long)o.batch, (long)o.active, (long)o.dim,
+              (long)o.latent);
   for (Index h : o.hidden) std::printf("%ld,", (long)h);
-  std::printf(" %s %s threads=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas", o.free_latents ? "free" : "amortised",
-              o.threads, step_seconds.size());
-  std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step, step_flops(o) / 1e9,
-              step_rate / 1e9);
-  std::printf("dgemm %ldx%ldx%ld: %.2f GFLOP/s (median)\n", (long)o.batch, (long)o.dim, (long)o.hidden.front(),
-              gemm_rate / 1e9);
+  std::printf(" %s %s threads=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
+              o.free_latents ? "free" : "amortised", o.threads, step_seconds.size());
+  std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step,
+              step_flops(o) / 1e9, step_rate / 1e9);
+  std::printf("dgemm %ldx%ldx%ld: %.2f GFLOP/s (median)\n", (long)o.batch, (long)o.dim,
+              (long)o.hidden.front(), gemm_rate / 1e9);
   std::printf("step FLOP rate / DGEMM rate: %.3f\n", step_rate / gemm_rate);
   return 0;
 }

@@ -49,7 +49,9 @@ void CommandLine::parse(const std::vector<std::string>& args) {
   }
 }
 
-bool CommandLine::has(const std::string& name) const { return flags_.count(name) || values_.count(name); }
+bool CommandLine::has(const std::string& name) const {
+  return flags_.count(name) || values_.count(name);
+}
 
 std::optional<std::string> CommandLine::value(const std::string& name) const {
   const auto it = values_.find(name);
@@ -70,7 +72,8 @@ std::string CommandLine::required(const std::string& name) const {
 std::string CommandLine::help(const std::string& summary) const {
   std::ostringstream s;
   s << "usage: gplvm " << command_ << " [options]" << (accepts_overrides_ ? " [--section.key=value ...]" : "")
-    << "\n\n" << summary << "\n\noptions:\n";
+    << "\n\n"
+    << summary << "\n\noptions:\n";
   for (const auto& spec : specs_) {
     std::string left = "  --" + spec.name + (spec.takes_value ? " VALUE" : "");
     if (left.size() < 28) left.resize(28, ' ');

@@ -27,14 +27,19 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const std::string run_path = cl.required("run"), output = cl.required("output");
   Hdf5ResultWriter::check_writable(output);
   const Hdf5ResultReader run(run_path, comm.raw());
-  require(run.exists("/config") && run.exists("/params/shared"), "not a gplvm run file", {run_path, "/params/shared", ""});
-  const Config config = resolve_config_text(train_config_schema(), run.read_string("/config"), run_path + ":/config", {});
-  const DistributedDataset data = load_distributed_dataset(cl.required("data"), cl.value_or("dataset", "/Y"), "/labels", comm);
+  require(run.exists("/config") && run.exists("/params/shared"), "not a gplvm run file",
+          {run_path, "/params/shared", ""});
+  const Config config =
+      resolve_config_text(train_config_schema(), run.read_string("/config"), run_path + ":/config", {});
+  const DistributedDataset data =
+      load_distributed_dataset(cl.required("data"), cl.value_or("dataset", "/Y"), "/labels", comm);
   const auto trained_dim = static_cast<std::uint64_t>(run.read_attribute_int64("/", "data_dim"));
   require(data.cols == trained_dim, "data have a different dimension from the training data",
-          {data.file, data.path, std::to_string(data.cols) + " columns, model trained on " + std::to_string(trained_dim)});
+          {data.file, data.path,
+           std::to_string(data.cols) + " columns, model trained on " + std::to_string(trained_dim)});
   const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
-  require(s.model.latents == LatentKind::amortised, "only amortised models can encode new data (this run has free latents)",
+  require(s.model.latents == LatentKind::amortised,
+          "only amortised models can encode new data (this run has free latents)",
           {run_path, "model.latents", "free"});
 
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
@@ -54,12 +59,13 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   if (comm.is_root()) {
     if (cl.has("json")) {
       JsonWriter w(0);
-      w.begin_object().key("command").value("encode").key("output").value(output).key("rows").value(data.rows);
+      w.begin_object().key("command").value("encode").key("output").value(output).key("rows").value(
+          data.rows);
       w.key("latent_dim").value(s.model.latent_dim).end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
-      std::printf("wrote %s: %llu latents of dimension %ld\n", output.c_str(), static_cast<unsigned long long>(data.rows),
-                  static_cast<long>(s.model.latent_dim));
+      std::printf("wrote %s: %llu latents of dimension %ld\n", output.c_str(),
+                  static_cast<unsigned long long>(data.rows), static_cast<long>(s.model.latent_dim));
     }
   }
   return kExitOk;

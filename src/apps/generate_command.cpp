@@ -54,8 +54,9 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
     total = static_cast<std::uint64_t>(n);
     return generator.generate_rows(static_cast<Index>(begin), static_cast<Index>(part.count(comm.rank())));
   }
-  total = kind == "tree" ? static_cast<std::uint64_t>((1ll << parse_int(cl, "depth", 4)) * parse_int(cl, "per-leaf", 50))
-                         : static_cast<std::uint64_t>(n);
+  total = kind == "tree"
+              ? static_cast<std::uint64_t>((1ll << parse_int(cl, "depth", 4)) * parse_int(cl, "per-leaf", 50))
+              : static_cast<std::uint64_t>(n);
   begin = comm.is_root() ? 0 : total;
   if (!comm.is_root()) {  // the exact generators are serial: rank 0 writes every row
     SyntheticData none;
@@ -79,7 +80,8 @@ int generate_command(const Arguments& args, const Communicator& comm) {
                   {"d", true, "data dimension (default 50; cycle: a square number, e.g. 256)"},
                   {"q", true, "latent dimension for gp and gp_rff (default 2)"},
                   {"seed", true, "seed (default 0)"},
-                  {"noise", true, "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
+                  {"noise", true,
+                   "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
                   {"lengthscale", true, "kernel lengthscale for gp/gp_rff (default 1)"},
                   {"depth", true, "tree depth (default 4)"},
                   {"per-leaf", true, "tree points per leaf (default 50)"},
@@ -87,7 +89,8 @@ int generate_command(const Arguments& args, const Communicator& comm) {
                  false);
   cl.parse(args);
   if (cl.has("help")) {
-    if (comm.is_root()) std::printf("%s", cl.help("Write a synthetic data set with /Y, /latent_true and /labels.").c_str());
+    if (comm.is_root())
+      std::printf("%s", cl.help("Write a synthetic data set with /Y, /latent_true and /labels.").c_str());
     return kExitOk;
   }
   const std::string kind = cl.required("kind"), output = cl.required("output");
@@ -96,7 +99,8 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   const SyntheticData data = generate_local(cl, kind, comm, begin, total);
   const std::string description = comm.broadcast(data.description);  // attributes are written collectively
   Hdf5ResultWriter out(output, comm.raw());
-  out.write_distributed_rows("/Y", data.Y, begin, total, cl.has("float32") ? StorageType::float32 : StorageType::float64);
+  out.write_distributed_rows("/Y", data.Y, begin, total,
+                             cl.has("float32") ? StorageType::float32 : StorageType::float64);
   out.write_distributed_rows("/latent_true", RowMatrix(data.latent_true), begin, total);
   out.write_int64_vector("/labels", allgather_labels(comm, data.labels));
   out.write_attribute("/", "generator", description);

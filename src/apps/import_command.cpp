@@ -71,13 +71,20 @@ int import_command(const Arguments& args, const Communicator& comm) {
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
     JsonWriter w(0);
-    w.begin_object().key("command").value("import").key("output").value(output).key("format").value(to_string(summary.format));
-    w.key("rows").value(summary.rows).key("cols").value(summary.cols).key("labels").value(summary.has_labels).end_object();
+    w.begin_object().key("command").value("import").key("output").value(output).key("format").value(
+        to_string(summary.format));
+    w.key("rows")
+        .value(summary.rows)
+        .key("cols")
+        .value(summary.cols)
+        .key("labels")
+        .value(summary.has_labels)
+        .end_object();
     std::printf("%s\n", w.str().c_str());
   } else {
-    std::printf("wrote %s: %llu x %llu (%s)%s\n", output.c_str(), static_cast<unsigned long long>(summary.rows),
-                static_cast<unsigned long long>(summary.cols), to_string(summary.format).c_str(),
-                summary.has_labels ? " with labels" : "");
+    std::printf("wrote %s: %llu x %llu (%s)%s\n", output.c_str(),
+                static_cast<unsigned long long>(summary.rows), static_cast<unsigned long long>(summary.cols),
+                to_string(summary.format).c_str(), summary.has_labels ? " with labels" : "");
   }
   return kExitOk;
 }

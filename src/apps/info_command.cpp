@@ -14,10 +14,12 @@ int info_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl("info", {{"dataset", true, "data set path for data files (default /Y)"}}, false);
   cl.parse(args);
   if (cl.has("help")) {
-    if (comm.is_root()) std::printf("%s", cl.help("usage: gplvm info FILE.h5 — describe a data or run file.").c_str());
+    if (comm.is_root())
+      std::printf("%s", cl.help("usage: gplvm info FILE.h5 — describe a data or run file.").c_str());
     return kExitOk;
   }
-  require(cl.positional().size() == 1, "gplvm info takes exactly one file", {"", "file", std::to_string(cl.positional().size()) + " given"});
+  require(cl.positional().size() == 1, "gplvm info takes exactly one file",
+          {"", "file", std::to_string(cl.positional().size()) + " given"});
   const std::string path = cl.positional().front();
   const Hdf5ResultReader file(path, comm.raw());
   JsonWriter w(0);
@@ -34,14 +36,16 @@ int info_command(const Arguments& args, const Communicator& comm) {
     w.key("latents").value(latents).key("num_data").value(n).key("steps").value(steps);
     w.key("kernel_variance").value(variance).key("noise_variance").value(noise);
     char line[512];
-    std::snprintf(line, sizeof line, "%s: %s run (%s latents), N = %lld, %lld steps, theta = %.4g, noise = %.4g\n",
-                  path.c_str(), model.c_str(), latents.c_str(), static_cast<long long>(n), static_cast<long long>(steps),
+    std::snprintf(line, sizeof line,
+                  "%s: %s run (%s latents), N = %lld, %lld steps, theta = %.4g, noise = %.4g\n", path.c_str(),
+                  model.c_str(), latents.c_str(), static_cast<long long>(n), static_cast<long long>(steps),
                   variance, noise);
     text = line;
   } else {
     const std::string dataset = cl.value_or("dataset", "/Y");
     const DatasetInfo info = inspect_dataset(path, dataset, comm.raw());
-    w.key("type").value("data").key("dataset").value(dataset).key("rows").value(info.rows).key("cols").value(info.cols);
+    w.key("type").value("data").key("dataset").value(dataset).key("rows").value(info.rows).key("cols").value(
+        info.cols);
     w.key("labels").value(info.has_labels);
     text = path + ": " + dataset + " " + std::to_string(info.rows) + " x " + std::to_string(info.cols) +
            (info.has_labels ? ", with /labels\n" : ", no labels\n");

@@ -38,7 +38,8 @@ void print_usage() {
 int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective) {
   if (comm.is_root() || !collective)
     std::fprintf(stderr, "gplvm %s: error%s: %s\n", command.c_str(),
-                 comm.size() > 1 && !collective ? (" on rank " + std::to_string(comm.rank())).c_str() : "", e.what());
+                 comm.size() > 1 && !collective ? (" on rank " + std::to_string(comm.rank())).c_str() : "",
+                 e.what());
   std::fflush(stderr);
   if (!collective && comm.size() > 1) MPI_Abort(comm.raw(), kExitFailure);
   return collective ? kExitBadInput : kExitFailure;
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   const auto it = commands().find(name);
   if (it == commands().end()) {
-    if (comm.is_root()) std::fprintf(stderr, "gplvm: unknown command '%s' (see gplvm --help)\n", name.c_str());
+    if (comm.is_root())
+      std::fprintf(stderr, "gplvm: unknown command '%s' (see gplvm --help)\n", name.c_str());
     return kExitBadInput;
   }
   try {

@@ -47,7 +47,8 @@ void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
   if (comm.is_root()) {
     std::error_code ec;
     fs::create_directories(s.checkpoint_dir, ec);
-    require(!ec, "cannot create the checkpoint directory: " + ec.message(), {s.checkpoint_dir, "output.checkpoint_dir", ""});
+    require(!ec, "cannot create the checkpoint directory: " + ec.message(),
+            {s.checkpoint_dir, "output.checkpoint_dir", ""});
   }
   comm.barrier();
   Hdf5ResultWriter::check_writable(checkpoint_name(s.checkpoint_dir, 0));
@@ -56,8 +57,8 @@ void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
 void print_summary(bool json, const TrainSettings& s, const TrainingState& state, const TrainRunStats& stats,
                    const Communicator& comm) {
   // Bytes per step: the mean over ranks of what each rank contributed to collectives.
-  const double bytes_per_step =
-      comm.allreduce_sum(static_cast<double>(stats.bytes_sent)) / comm.size() / std::max<std::uint64_t>(stats.steps, 1);
+  const double bytes_per_step = comm.allreduce_sum(static_cast<double>(stats.bytes_sent)) / comm.size() /
+                                std::max<std::uint64_t>(stats.steps, 1);
   if (!comm.is_root()) return;
   const double seconds = stats.seconds;
   const double points_per_second = stats.points / std::max(seconds, 1e-12);
@@ -69,7 +70,12 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   }
   JsonWriter w(0);
   w.begin_object();
-  w.key("command").value("train").key("output").value(s.output_path).key("checkpoint_dir").value(s.checkpoint_dir);
+  w.key("command")
+      .value("train")
+      .key("output")
+      .value(s.output_path)
+      .key("checkpoint_dir")
+      .value(s.checkpoint_dir);
   w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
   w.key("wall_seconds").value(seconds).key("points_per_second").value(points_per_second);
   w.key("bytes_per_step_per_rank").value(bytes_per_step).end_object();
@@ -83,19 +89,26 @@ int train_command(const Arguments& args, const Communicator& comm) {
   cl.parse(args);
   const ConfigSchema schema = train_config_schema();
   if (cl.has("help")) {
-    if (comm.is_root()) std::printf("%s\nconfiguration keys:\n%s", cl.help("Train a GPLVM decoder with stochastic active sets.").c_str(), schema.help_text().c_str());
+    if (comm.is_root())
+      std::printf("%s\nconfiguration keys:\n%s",
+                  cl.help("Train a GPLVM decoder with stochastic active sets.").c_str(),
+                  schema.help_text().c_str());
     return kExitOk;
   }
   const Config config = resolve_config(schema, cl.value_or("config", ""), cl.overrides());
   if (comm.is_root()) std::fprintf(stderr, "# resolved configuration\n%s\n", config.to_toml().c_str());
 
-  const DistributedDataset data = load_distributed_dataset(config.get_string("data.path"), config.get_string("data.dataset"),
-                                                           config.get_string("data.labels"), comm);
+  const DistributedDataset data =
+      load_distributed_dataset(config.get_string("data.path"), config.get_string("data.dataset"),
+                               config.get_string("data.labels"), comm);
   const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
   require(s.trainer.batch_size <= data.rows, "batch size exceeds the number of data rows (N < B)",
-          {s.data_file, "sas.batch_size", std::to_string(s.trainer.batch_size) + " > N = " + std::to_string(data.rows)});
-  require(s.trainer.active_size < static_cast<Index>(s.trainer.batch_size), "active set size must be smaller than the batch size (A < B)",
-          {"", "sas.active_size", std::to_string(s.trainer.active_size) + " >= " + std::to_string(s.trainer.batch_size)});
+          {s.data_file, "sas.batch_size",
+           std::to_string(s.trainer.batch_size) + " > N = " + std::to_string(data.rows)});
+  require(s.trainer.active_size < static_cast<Index>(s.trainer.batch_size),
+          "active set size must be smaller than the batch size (A < B)",
+          {"", "sas.active_size",
+           std::to_string(s.trainer.active_size) + " >= " + std::to_string(s.trainer.batch_size)});
   prepare_outputs(s, comm);
 
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
@@ -103,9 +116,11 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const Trainer trainer(model, comm, data.partition, data.local, s.trainer);
   const RunMetadata meta{config.to_toml(), resume_identity(config),
                          fingerprint_data(comm, data.local, begin, data.rows), s.data_file};
-  TrainingState state = cl.value("resume") ? read_checkpoint(*cl.value("resume"), comm, model, meta) : trainer.initial_state();
+  TrainingState state =
+      cl.value("resume") ? read_checkpoint(*cl.value("resume"), comm, model, meta) : trainer.initial_state();
   if (cl.value("resume") && comm.is_root())
-    std::fprintf(stderr, "resuming from %s at step %llu\n", cl.value("resume")->c_str(), static_cast<unsigned long long>(state.step));
+    std::fprintf(stderr, "resuming from %s at step %llu\n", cl.value("resume")->c_str(),
+                 static_cast<unsigned long long>(state.step));
 
   const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
   auto write = [&](const std::string& path, const TrainingState& st, bool with_state) {

@@ -20,12 +20,14 @@ ConfigSchema train_config_schema() {
       .add_double("model.kernel_variance", 0.5, "initial EQ kernel variance theta", {R::greater_than(0)})
       .add_double("model.lengthscale", 0.1, "initial EQ lengthscale (all dimensions)", {R::greater_than(0)})
       .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
-      .add_double("model.free_latent_scale", 1.0, "standard deviation of initial free latents", {R::greater_than(0)})
+      .add_double("model.free_latent_scale", 1.0, "standard deviation of initial free latents",
+                  {R::greater_than(0)})
       .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
                   {R::greater_than(0)})
       .add_int("sas.batch_size", 1024, "batch size B (batches hold B to 2B-1 rows)", {R::at_least(2)})
       .add_int("sas.active_size", 200, "active set size A < B", {R::at_least(1)})
-      .add_string("sas.scaling", "full_data", "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
+      .add_string("sas.scaling", "full_data",
+                  "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
                   {R::one_of({"full_data", "per_batch"})})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
@@ -34,7 +36,8 @@ ConfigSchema train_config_schema() {
       .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})
       .add_double("train.beta2", 0.999, "Adam beta2", {R::range(0, 0.999999999)})
       .add_double("train.epsilon", 1e-8, "Adam epsilon", {R::greater_than(0)})
-      .add_int("train.checkpoint_every", 0, "steps between checkpoints (0: only at the end)", {R::at_least(0)})
+      .add_int("train.checkpoint_every", 0, "steps between checkpoints (0: only at the end)",
+               {R::at_least(0)})
       .add_int("train.keep_checkpoints", 2, "checkpoints kept in output.checkpoint_dir", {R::at_least(1)})
       .add_double("train.progress_seconds", 5.0, "seconds between progress lines", {R::greater_than(0)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
@@ -52,7 +55,8 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   m.latent_dim = c.get_int("model.latent_dim");
   m.bayesian = c.get_string("model.kind") == "bayesian_sas";
   m.latents = parse_latent_kind(c.get_string("model.latents"));
-  m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(), c.get_int_list("model.encoder_hidden").end());
+  m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
+                          c.get_int_list("model.encoder_hidden").end());
   m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
   m.kernel_variance = c.get_double("model.kernel_variance");
   m.lengthscale = c.get_double("model.lengthscale");

@@ -42,8 +42,10 @@ CounterRng::Block CounterRng::philox(Block c, std::array<std::uint32_t, 2> k) {
 
 CounterRng::Block CounterRng::block(RngPurpose purpose, std::uint64_t epoch, std::uint64_t step,
                                     std::uint64_t index) const {
-  if (epoch >= (1ull << 24)) throw InputError("RNG epoch out of range (max 2^24 - 1)", {"", "epoch", std::to_string(epoch)});
-  if (step >= (1ull << 32)) throw InputError("RNG step out of range (max 2^32 - 1)", {"", "step", std::to_string(step)});
+  if (epoch >= (1ull << 24))
+    throw InputError("RNG epoch out of range (max 2^24 - 1)", {"", "epoch", std::to_string(epoch)});
+  if (step >= (1ull << 32))
+    throw InputError("RNG step out of range (max 2^32 - 1)", {"", "step", std::to_string(step)});
   // Counter = (index, step, purpose:epoch); key = seed. Distinct tuples give distinct counters,
   // and Philox is a bijection of the counter, so no two draws share a block.
   const Block counter = {static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32),

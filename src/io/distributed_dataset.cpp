@@ -8,7 +8,8 @@ namespace gplvm {
 DistributedDataset load_distributed_dataset(const std::string& file, const std::string& path,
                                             const std::string& labels_path, const Communicator& comm) {
   const DatasetInfo info = inspect_dataset(file, path, comm.raw());
-  require(info.rows > 0 && info.cols > 0, "data set is empty", {file, path, std::to_string(info.rows) + "x" + std::to_string(info.cols)});
+  require(info.rows > 0 && info.cols > 0, "data set is empty",
+          {file, path, std::to_string(info.rows) + "x" + std::to_string(info.cols)});
   require(static_cast<std::uint64_t>(comm.size()) <= info.rows,
           "more MPI ranks than data rows: every rank must own at least one row",
           {file, path, std::to_string(comm.size()) + " ranks for " + std::to_string(info.rows) + " rows"});

@@ -25,13 +25,16 @@ EqArdKernel::EqArdKernel(double variance, const Vector& lengthscales)
   require(lengthscales.size() >= 1, "EQ-ARD kernel needs at least one lengthscale (Q >= 1)",
           {"", "latent_dim", std::to_string(lengthscales.size())});
   require_positive_finite(variance, "kernel.variance");
-  for (Index q = 0; q < lengthscales.size(); ++q) require_positive_finite(lengthscales[q], "kernel.lengthscale");
+  for (Index q = 0; q < lengthscales.size(); ++q)
+    require_positive_finite(lengthscales[q], "kernel.lengthscale");
 }
 
 EqArdKernel::EqArdKernel(double variance, double lengthscale, Index input_dim)
     : EqArdKernel(variance, Vector::Constant(std::max<Index>(input_dim, 0), lengthscale)) {}
 
-std::unique_ptr<Kernel> EqArdKernel::clone() const { return std::make_unique<EqArdKernel>(*this); }
+std::unique_ptr<Kernel> EqArdKernel::clone() const {
+  return std::make_unique<EqArdKernel>(*this);
+}
 
 std::string EqArdKernel::hyperparameter_name(Index i) const {
   return i == 0 ? "log_variance" : "log_lengthscale_" + std::to_string(i - 1);

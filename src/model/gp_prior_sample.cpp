@@ -4,8 +4,8 @@
 
 namespace gplvm {
 
-RowMatrix sample_gp_outputs(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, Index num_outputs,
-                            const CounterRng& rng, std::uint64_t stream) {
+RowMatrix sample_gp_outputs(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X,
+                            Index num_outputs, const CounterRng& rng, std::uint64_t stream) {
   Matrix K;
   kernel.cross(X, X, K);
   K.diagonal().array() += noise_variance;

@@ -8,7 +8,8 @@ namespace {
 
 void require_positive_variance(const ConstMatrixRef& variance) {
   require((variance.array() > 0.0).all() && variance.allFinite(),
-          "posterior variances must be positive and finite", {"", "latent variance", "non-positive or non-finite"});
+          "posterior variances must be positive and finite",
+          {"", "latent variance", "non-positive or non-finite"});
 }
 
 void add_rows(const VariationalRows& rows, const Matrix& d_sample, double kl_scale, Matrix& d_mean,
@@ -32,13 +33,15 @@ void reparameterise_backward(const ConstMatrixRef& d_sample, const ConstMatrixRe
 }
 
 double kl_weight(RemainderScaling scaling, Index num_data, Index batch_size) {
-  return scaling == RemainderScaling::per_batch ? 1.0
-                                                : static_cast<double>(num_data) / static_cast<double>(batch_size);
+  return scaling == RemainderScaling::per_batch
+             ? 1.0
+             : static_cast<double>(num_data) / static_cast<double>(batch_size);
 }
 
-BayesianSasGradient bayesian_sas_objective(const Kernel& kernel, double noise_variance, const VariationalRows& active,
-                                           const DataRef& Y_active, const VariationalRows& remainder,
-                                           const DataRef& Y_remainder, double remainder_weight, double kl_weight) {
+BayesianSasGradient bayesian_sas_objective(const Kernel& kernel, double noise_variance,
+                                           const VariationalRows& active, const DataRef& Y_active,
+                                           const VariationalRows& remainder, const DataRef& Y_remainder,
+                                           double remainder_weight, double kl_weight) {
   require_positive_variance(active.variance);
   require_positive_variance(remainder.variance);
   const Matrix X_active = reparameterise(active.mean, active.variance, active.eps);

@@ -36,8 +36,8 @@ GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstM
   m.factor.storage().triangularView<Eigen::Lower>().transpose().solveInPlace(m.alpha);
 
   const double n = static_cast<double>(X.rows()), d = static_cast<double>(Y.cols());
-  m.log_likelihood = -0.5 * n * d * std::log(2.0 * std::numbers::pi) - 0.5 * d * m.factor.log_determinant() -
-                     data_term;
+  m.log_likelihood =
+      -0.5 * n * d * std::log(2.0 * std::numbers::pi) - 0.5 * d * m.factor.log_determinant() - data_term;
   return m;
 }
 
@@ -64,8 +64,8 @@ GpGradient exact_log_marginal_likelihood(const Kernel& kernel, double noise_vari
   if (!with_gradient) return g;
   g.d_latents = Matrix::Zero(X.rows(), X.cols());
   g.d_kernel = Vector::Zero(kernel.num_hyperparameters());
-  backprop_symmetric_block(kernel, noise_variance, X, m.kernel_block, gp_marginal_adjoint(m, m.factor.inverse()),
-                           g);
+  backprop_symmetric_block(kernel, noise_variance, X, m.kernel_block,
+                           gp_marginal_adjoint(m, m.factor.inverse()), g);
   return g;
 }
 

@@ -10,7 +10,8 @@ namespace gplvm {
 RemainderScaling parse_remainder_scaling(const std::string& name) {
   if (name == "full_data") return RemainderScaling::full_data;
   if (name == "per_batch") return RemainderScaling::per_batch;
-  throw InputError("unknown remainder scaling (expected 'full_data' or 'per_batch')", {"", "sas.scaling", name});
+  throw InputError("unknown remainder scaling (expected 'full_data' or 'per_batch')",
+                   {"", "sas.scaling", name});
 }
 
 std::string to_string(RemainderScaling scaling) {
@@ -18,7 +19,8 @@ std::string to_string(RemainderScaling scaling) {
 }
 
 double remainder_weight(RemainderScaling scaling, Index num_data, Index batch_size, Index num_active) {
-  require(num_active >= 1, "active set size must be at least 1", {"", "active_size", std::to_string(num_active)});
+  require(num_active >= 1, "active set size must be at least 1",
+          {"", "active_size", std::to_string(num_active)});
   require(num_active < batch_size, "active set size must be smaller than the batch size (A < B)",
           {"", "active_size", std::to_string(num_active) + " >= batch " + std::to_string(batch_size)});
   require(batch_size <= num_data, "batch size exceeds the number of data points",
@@ -98,9 +100,10 @@ SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const Sas
   return p;
 }
 
-SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
-                                         const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
-                                         const DataRef& Y_remainder, double weight) {
+SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
+                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
+                                         const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
+                                         double weight) {
   const Index A = X_active.rows(), R = X_remainder.rows(), D = Y_remainder.cols();
   require(Y_remainder.rows() == R, "remainder latents and data have different numbers of rows",
           {"", "rows", std::to_string(R) + " vs " + std::to_string(Y_remainder.rows())});
@@ -158,8 +161,8 @@ GpGradient sas_combine(const Kernel& kernel, double noise_variance, const SasAct
 }
 
 SasGradient sas_objective(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
-                          const DataRef& Y_active, const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
-                          double weight) {
+                          const DataRef& Y_active, const ConstMatrixRef& X_remainder,
+                          const DataRef& Y_remainder, double weight) {
   const SasActiveSet active = sas_active_set(kernel, noise_variance, X_active, Y_active);
   SasRemainderPartials partials =
       sas_remainder_terms(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);

@@ -38,7 +38,9 @@ void Communicator::check(int code, const char* what) const {
               std::string(text, length));
 }
 
-void Communicator::barrier() const { check(MPI_Barrier(comm_), "barrier"); }
+void Communicator::barrier() const {
+  check(MPI_Barrier(comm_), "barrier");
+}
 
 void Communicator::allreduce_sum(double* data, Index count) const {
   if (count == 0) return;
@@ -92,8 +94,8 @@ RowMatrix Communicator::allgather_rows(const DataRef& local) const {
   std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
   RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), cols);
   const RowMatrix contiguous = local;  // a Ref may have an outer stride
-  check(MPI_Allgatherv(contiguous.data(), counts[rank_], MPI_DOUBLE, out.data(), counts.data(), offsets.data(),
-                       MPI_DOUBLE, comm_),
+  check(MPI_Allgatherv(contiguous.data(), counts[rank_], MPI_DOUBLE, out.data(), counts.data(),
+                       offsets.data(), MPI_DOUBLE, comm_),
         "allgatherv");
   bytes_sent_ += static_cast<std::uint64_t>(counts[rank_]) * sizeof(double);
   return out;

@@ -7,7 +7,8 @@
 
 namespace gplvm {
 
-RowPartition::RowPartition(std::uint64_t num_rows, int num_ranks) : num_rows_(num_rows), num_ranks_(num_ranks) {
+RowPartition::RowPartition(std::uint64_t num_rows, int num_ranks)
+    : num_rows_(num_rows), num_ranks_(num_ranks) {
   require(num_ranks >= 1, "number of ranks must be positive", {"", "ranks", std::to_string(num_ranks)});
 }
 

@@ -29,7 +29,8 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
     packed.row(i).tail(d) = data.row(i);
   }
   const RowMatrix all = comm.allgather_rows(DataRef(packed));
-  if (all.rows() != num_active) throw Error("active-set gather returned " + std::to_string(all.rows()) + " rows");
+  if (all.rows() != num_active)
+    throw Error("active-set gather returned " + std::to_string(all.rows()) + " rows");
   ActiveRows out{Matrix(num_active, q), RowMatrix(num_active, d)};
   for (Index i = 0; i < all.rows(); ++i) {
     const auto position = static_cast<Index>(all(i, 0));
@@ -47,10 +48,12 @@ DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator
   require(partition.num_ranks() == comm.size(), "row partition was made for a different rank count",
           {"", "ranks", std::to_string(partition.num_ranks())});
   require(static_cast<std::uint64_t>(local_data.rows()) == partition.count(comm.rank()),
-          "local data block does not match this rank's rows", {"", "rows", std::to_string(local_data.rows())});
+          "local data block does not match this rank's rows",
+          {"", "rows", std::to_string(local_data.rows())});
 }
 
-DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(const std::vector<std::uint64_t>& batch_rows) const {
+DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(
+    const std::vector<std::uint64_t>& batch_rows) const {
   OwnedRows owned;
   const std::uint64_t begin = partition_.begin(comm_.rank()), end = begin + partition_.count(comm_.rank());
   for (Index i = 0; i < static_cast<Index>(batch_rows.size()); ++i)
@@ -76,8 +79,8 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   const EqArdKernel kernel = model_.kernel(params);
   const double noise = model_.noise_variance(params);
   const SasActiveSet factor = sas_active_set(kernel, noise, active.latents, active.data);
-  const Index own_active = std::count_if(own.positions.begin(), own.positions.end(),
-                                         [&](Index p) { return p < num_active; });
+  const Index own_active =
+      std::count_if(own.positions.begin(), own.positions.end(), [&](Index p) { return p < num_active; });
   const Index own_remainder = static_cast<Index>(own.rows.size()) - own_active;
   SasRemainderPartials partials =
       sas_remainder_terms(kernel, noise, factor, active.latents, latents.sample.bottomRows(own_remainder),

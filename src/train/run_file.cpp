@@ -18,9 +18,11 @@ std::string format_exact(double x) {
 
 void write_encoder(Hdf5ResultWriter& out, const std::string& group, const Mlp& mlp, const double* params) {
   for (Index l = 0; l < mlp.num_layers(); ++l) {
-    const Index fan_in = l == 0 ? mlp.input_dim() : mlp.layout().widths[l - 1], fan_out = mlp.layout().widths[l];
+    const Index fan_in = l == 0 ? mlp.input_dim() : mlp.layout().widths[l - 1],
+                fan_out = mlp.layout().widths[l];
     const std::string base = group + "/layer" + std::to_string(l);
-    out.write_matrix(base + "/weight", Eigen::Map<const Matrix>(params + mlp.weight_offset(l), fan_in, fan_out));
+    out.write_matrix(base + "/weight",
+                     Eigen::Map<const Matrix>(params + mlp.weight_offset(l), fan_in, fan_out));
     out.write_vector(base + "/bias", Eigen::Map<const Vector>(params + mlp.bias_offset(l), fan_out));
     out.write_attribute(base, "activation", to_string(mlp.layout().activations[l]));
   }
@@ -42,7 +44,8 @@ void write_parameters(Hdf5ResultWriter& out, const SasModel& model, const Vector
   out.write_scalar("/params/noise_variance", model.noise_variance(p));
   // The replicated parameters as one flat vector: what `gplvm encode` and `gplvm exact` load.
   out.write_vector("/params/shared", p.head(model.num_shared_parameters()));
-  if (const Mlp* mean = model.mean_encoder()) write_encoder(out, "/params/encoder/mean", *mean, p.data() + model.mean_encoder_offset());
+  if (const Mlp* mean = model.mean_encoder())
+    write_encoder(out, "/params/encoder/mean", *mean, p.data() + model.mean_encoder_offset());
   if (const Mlp* var = model.variance_encoder())
     write_encoder(out, "/params/encoder/variance", *var, p.data() + model.variance_encoder_offset());
 }
@@ -56,7 +59,8 @@ void write_identity(Hdf5ResultWriter& out, const RunMetadata& meta) {
   out.write_attribute("/state", "data_weighted_sum", meta.data.position_weighted_sum);
 }
 
-void write_state(Hdf5ResultWriter& out, const Communicator& comm, const SasModel& model, const TrainingState& s) {
+void write_state(Hdf5ResultWriter& out, const Communicator& comm, const SasModel& model,
+                 const TrainingState& s) {
   const Index shared = model.num_shared_parameters();
   out.write_vector("/state/shared", s.params.head(shared));
   out.write_vector("/state/adam_m_shared", s.adam.first_moment.head(shared));
@@ -75,8 +79,9 @@ void write_state(Hdf5ResultWriter& out, const Communicator& comm, const SasModel
 // Values must match bit for bit: they are written and read as float64.
 void require_same(bool same, const std::string& path, const std::string& what, const std::string& stored,
                   const std::string& expected) {
-  require(same, "checkpoint was written for a different " + what + " (checkpoint: " + stored + ", this run: " +
-                    expected + ")",
+  require(same,
+          "checkpoint was written for a different " + what + " (checkpoint: " + stored +
+              ", this run: " + expected + ")",
           {path, what, stored});
 }
 
@@ -84,18 +89,23 @@ void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
   const std::string& path = in.path();
   for (const auto& [key, value] : expected.identity) {
     const std::string name = "identity:" + key;
-    const std::string stored = in.has_attribute("/state", name) ? in.read_attribute_string("/state", name) : "<absent>";
+    const std::string stored =
+        in.has_attribute("/state", name) ? in.read_attribute_string("/state", name) : "<absent>";
     require_same(stored == value, path, key, stored, value);
   }
   const auto rows = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "data_rows"));
   const auto cols = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "data_cols"));
-  require_same(rows == expected.data.rows, path, "data rows", std::to_string(rows), std::to_string(expected.data.rows));
-  require_same(cols == expected.data.cols, path, "data columns", std::to_string(cols), std::to_string(expected.data.cols));
+  require_same(rows == expected.data.rows, path, "data rows", std::to_string(rows),
+               std::to_string(expected.data.rows));
+  require_same(cols == expected.data.cols, path, "data columns", std::to_string(cols),
+               std::to_string(expected.data.cols));
   // The sums depend on the reduction order (rank count), so they match to rounding, not bitwise.
-  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1.0}); };
-  for (const auto& [name, value] : {std::pair{"data_sum", expected.data.sum},
-                                    std::pair{"data_sum_squares", expected.data.sum_squares},
-                                    std::pair{"data_weighted_sum", expected.data.position_weighted_sum}}) {
+  auto close = [](double a, double b) {
+    return std::abs(a - b) <= 1e-9 * std::max({std::abs(a), std::abs(b), 1.0});
+  };
+  for (const auto& [name, value] :
+       {std::pair{"data_sum", expected.data.sum}, std::pair{"data_sum_squares", expected.data.sum_squares},
+        std::pair{"data_weighted_sum", expected.data.position_weighted_sum}}) {
     const double stored = in.read_attribute_double("/state", name);
     require_same(close(stored, value), path, std::string("data (") + name + ")", format_exact(stored),
                  format_exact(value));
@@ -129,7 +139,8 @@ DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_
   return {total_rows, static_cast<std::uint64_t>(local_rows.cols()), sums[0], sums[1], sums[2]};
 }
 
-void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state) {
+void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run,
+                    bool with_state) {
   const SasModel& model = run.model;
   const std::uint64_t n = model.num_data(), begin = model.local_begin();
   Hdf5ResultWriter out(path, comm.raw());
@@ -161,7 +172,8 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
 TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const SasModel& model,
                               const RunMetadata& expected) {
   const Hdf5ResultReader in(path, comm.raw());
-  require(in.exists("/state"), "file is a run file without training state, not a checkpoint", {path, "/state", ""});
+  require(in.exists("/state"), "file is a run file without training state, not a checkpoint",
+          {path, "/state", ""});
   check_identity(in, expected);
   const Index shared = model.num_shared_parameters();
   TrainingState s;
@@ -177,16 +189,18 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   if (model.local_values_per_row() > 0) {
     const std::uint64_t begin = model.local_begin(), count = model.local_rows();
     model.set_local_block_rows(s.params, in.read_distributed_rows("/state/local", begin, count));
-    model.set_local_block_rows(s.adam.first_moment, in.read_distributed_rows("/state/adam_m_local", begin, count));
-    model.set_local_block_rows(s.adam.second_moment, in.read_distributed_rows("/state/adam_v_local", begin, count));
+    model.set_local_block_rows(s.adam.first_moment,
+                               in.read_distributed_rows("/state/adam_m_local", begin, count));
+    model.set_local_block_rows(s.adam.second_moment,
+                               in.read_distributed_rows("/state/adam_v_local", begin, count));
   }
   s.step = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "step"));
   s.adam.steps = in.read_attribute_int64("/state", "adam_steps");
   s.wall_seconds = in.read_attribute_double("/state", "wall_seconds");
   const Matrix curve = in.read_matrix("/train/curve");
   for (Index i = 0; i < curve.rows(); ++i)
-    s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)), curve(i, 2),
-                       curve(i, 3)});
+    s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)),
+                       curve(i, 2), curve(i, 3)});
   return s;
 }
 

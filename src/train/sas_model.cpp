@@ -23,7 +23,8 @@ MlpLayout encoder_layout(const SasModelConfig& c, Activation output) {
 
 void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
                      std::uint64_t local_rows) {
-  require(c.latent_dim >= 1, "latent dimension must be at least 1", {"", "model.latent_dim", std::to_string(c.latent_dim)});
+  require(c.latent_dim >= 1, "latent dimension must be at least 1",
+          {"", "model.latent_dim", std::to_string(c.latent_dim)});
   require(c.data_dim >= 1, "data dimension must be at least 1", {"", "data_dim", std::to_string(c.data_dim)});
   require(num_data >= 1, "the data set is empty", {"", "N", "0"});
   require(local_begin + local_rows <= num_data, "local row range exceeds the data set",
@@ -31,7 +32,6 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
   require(c.free_latent_variance > 0, "initial latent variance must be positive",
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
 }
-
 
 }  // namespace
 
@@ -41,7 +41,9 @@ LatentKind parse_latent_kind(const std::string& name) {
   throw InputError("unknown latent kind (expected 'amortised' or 'free')", {"", "model.latents", name});
 }
 
-std::string to_string(LatentKind kind) { return kind == LatentKind::amortised ? "amortised" : "free"; }
+std::string to_string(LatentKind kind) {
+  return kind == LatentKind::amortised ? "amortised" : "free";
+}
 
 SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin,
                    std::uint64_t local_rows)
@@ -89,7 +91,8 @@ Vector SasModel::initial_parameters() const {
         p[free_mean_offset_ + static_cast<Index>(r) * q + j] =
             config_.free_latent_scale * rng.normal(RngPurpose::latent_init, 0, 0, (local_begin_ + r) * q + j);
     if (config_.bayesian)
-      p.segment(free_log_variance_offset_, static_cast<Index>(local_rows_) * q).setConstant(std::log(config_.free_latent_variance));
+      p.segment(free_log_variance_offset_, static_cast<Index>(local_rows_) * q)
+          .setConstant(std::log(config_.free_latent_variance));
   }
   return p;
 }
@@ -100,7 +103,9 @@ EqArdKernel SasModel::kernel(const Vector& params) const {
   return k;
 }
 
-double SasModel::noise_variance(const Vector& params) const { return std::exp(params[noise_offset_]); }
+double SasModel::noise_variance(const Vector& params) const {
+  return std::exp(params[noise_offset_]);
+}
 
 Index SasModel::local_row(std::uint64_t global_row) const {
   if (global_row < local_begin_ || global_row >= local_begin_ + local_rows_)
@@ -122,17 +127,20 @@ RowMatrix SasModel::local_block_rows(const Vector& values) const {
   RowMatrix rows(n, local_values_per_row());
   if (rows.cols() == 0) return rows;
   rows.leftCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_mean_offset_, n, q);
-  if (config_.bayesian) rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_log_variance_offset_, n, q);
+  if (config_.bayesian)
+    rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_log_variance_offset_, n, q);
   return rows;
 }
 
 void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
   const Index q = config_.latent_dim, n = static_cast<Index>(local_rows_);
-  require(rows.rows() == n && rows.cols() == local_values_per_row(), "local parameter block has the wrong shape",
+  require(rows.rows() == n && rows.cols() == local_values_per_row(),
+          "local parameter block has the wrong shape",
           {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
   if (rows.cols() == 0) return;
   Eigen::Map<RowMatrix>(values.data() + free_mean_offset_, n, q) = rows.leftCols(q);
-  if (config_.bayesian) Eigen::Map<RowMatrix>(values.data() + free_log_variance_offset_, n, q) = rows.rightCols(q);
+  if (config_.bayesian)
+    Eigen::Map<RowMatrix>(values.data() + free_log_variance_offset_, n, q) = rows.rightCols(q);
 }
 
 double SasModel::kl_weight(Index batch_size) const {
@@ -158,7 +166,8 @@ SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std:
   if (mean_encoder_) {
     mean_encoder_->forward(params.data() + mean_encoder_offset_, data, mean_workspace_, l.mean);
     if (variance_encoder_)
-      variance_encoder_->forward(params.data() + variance_encoder_offset_, data, variance_workspace_, l.variance);
+      variance_encoder_->forward(params.data() + variance_encoder_offset_, data, variance_workspace_,
+                                 l.variance);
   } else {
     l.mean.resize(b, q);
     if (config_.bayesian) l.variance.resize(b, q);
@@ -166,7 +175,8 @@ SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std:
       const Index r = local_row(rows[i]) * q;
       l.mean.row(i) = params.segment(free_mean_offset_ + r, q).transpose();
       if (config_.bayesian)
-        l.variance.row(i) = params.segment(free_log_variance_offset_ + r, q).array().exp().matrix().transpose();
+        l.variance.row(i) =
+            params.segment(free_log_variance_offset_ + r, q).array().exp().matrix().transpose();
     }
   }
   if (!config_.bayesian) {
@@ -183,9 +193,9 @@ SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std:
   return l;
 }
 
-double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
-                                  const LatentBatch& l, const Matrix& d_sample, double kl_weight,
-                                  Vector& gradient) const {
+double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                  const DataRef& data, const LatentBatch& l, const Matrix& d_sample,
+                                  double kl_weight, Vector& gradient) const {
   Matrix d_mean = d_sample, d_variance;
   double kl = 0.0;
   if (config_.bayesian) {
@@ -199,8 +209,8 @@ double SasModel::latents_backward(const Vector& params, const std::vector<std::u
     mean_encoder_->backward(params.data() + mean_encoder_offset_, data, mean_workspace_, d_mean,
                             gradient.data() + mean_encoder_offset_);
     if (variance_encoder_)
-      variance_encoder_->backward(params.data() + variance_encoder_offset_, data, variance_workspace_, d_variance,
-                                  gradient.data() + variance_encoder_offset_);
+      variance_encoder_->backward(params.data() + variance_encoder_offset_, data, variance_workspace_,
+                                  d_variance, gradient.data() + variance_encoder_offset_);
     freeze_translation(gradient);
     return kl;
   }
@@ -232,8 +242,8 @@ BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey 
   const EqArdKernel k = kernel(params);
   const double noise = noise_variance(params);
   const LatentBatch l = latents_forward(params, batch.rows, batch.data, key);
-  const SasGradient g = sas_objective(k, noise, l.sample.topRows(a), batch.data.topRows(a), l.sample.bottomRows(r),
-                                      batch.data.bottomRows(r), weight);
+  const SasGradient g = sas_objective(k, noise, l.sample.topRows(a), batch.data.topRows(a),
+                                      l.sample.bottomRows(r), batch.data.bottomRows(r), weight);
   gradient.setZero(num_parameters());
   gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
   gradient[noise_offset_] = g.d_log_noise;
@@ -268,7 +278,8 @@ Matrix SasModel::latent_mean(const Vector& params, const std::vector<std::uint64
 
 Matrix SasModel::latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows,
                                  const DataRef& data) const {
-  require(config_.bayesian, "latent variances exist only for Bayesian models", {"", "model.bayesian", "false"});
+  require(config_.bayesian, "latent variances exist only for Bayesian models",
+          {"", "model.bayesian", "false"});
   return latents_forward(params, rows, data, {}).variance;
 }
 

@@ -17,16 +17,19 @@ using Clock = std::chrono::steady_clock;
 std::string format_duration(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);
   char text[32];
-  if (s >= 3600) std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-  else if (s >= 60) std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
-  else std::snprintf(text, sizeof text, "%lds", s);
+  if (s >= 3600)
+    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  else if (s >= 60)
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%lds", s);
   return text;
 }
 
 }  // namespace
 
-Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition, DataRef local_data,
-                 TrainerOptions options)
+Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition,
+                 DataRef local_data, TrainerOptions options)
     : model_(model),
       comm_(comm),
       step_(model, comm, partition, local_data),
@@ -36,7 +39,8 @@ Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowParti
           {"", "train.epochs", std::to_string(options.epochs)});
   // Rejects A >= B, A < 1 and B > N before any work.
   model.remainder_weight(static_cast<Index>(schedule_.batch_length(0)), options.active_size);
-  require(options.active_size < static_cast<Index>(options.batch_size), "active set must be smaller than the batch",
+  require(options.active_size < static_cast<Index>(options.batch_size),
+          "active set must be smaller than the batch",
           {"", "sas.active_size", std::to_string(options.active_size)});
 }
 
@@ -75,7 +79,8 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   while (state.step < total_steps()) {
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
     const auto rows = schedule_.batch_rows(epoch, batch);
-    const BatchTerms terms = step_.evaluate(state.params, rows, options_.active_size, {epoch, batch}, gradient);
+    const BatchTerms terms =
+        step_.evaluate(state.params, rows, options_.active_size, {epoch, batch}, gradient);
     adam.ascend(state.params, gradient);
     ++state.step;
     stats.points += rows.size();
@@ -84,7 +89,8 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     state.curve.push_back({state.step, epoch, terms.objective, state.wall_seconds});
     state.adam = adam.state();
     const bool done = state.step == total_steps();
-    if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds || done) {
+    if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds ||
+        done) {
       report_progress(state, terms.objective, seconds, stats.points, done);
       last_report = Clock::now();
     }
@@ -103,8 +109,8 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   return finish(true);
 }
 
-void Trainer::report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t points,
-                              bool final_line) const {
+void Trainer::report_progress(const TrainingState& state, double objective, double seconds,
+                              std::uint64_t points, bool final_line) const {
   if (!comm_.is_root()) return;
   const double points_per_second = points / std::max(seconds, 1e-9);
   const double points_left = (total_steps() - state.step) * static_cast<double>(model_.num_data()) /
@@ -114,12 +120,15 @@ void Trainer::report_progress(const TrainingState& state, double objective, doub
   char line[256];
   std::snprintf(line, sizeof line, "epoch %llu step %llu/%llu objective %.6g points/s %.0f elapsed %s ETA %s",
                 static_cast<unsigned long long>((state.step - 1) / per_epoch),
-                static_cast<unsigned long long>(state.step), static_cast<unsigned long long>(total_steps()), objective,
-                points_per_second, format_duration(state.wall_seconds).c_str(), format_duration(eta).c_str());
+                static_cast<unsigned long long>(state.step), static_cast<unsigned long long>(total_steps()),
+                objective, points_per_second, format_duration(state.wall_seconds).c_str(),
+                format_duration(eta).c_str());
   // A live bar only on a terminal; plain lines keep SLURM logs readable. stderr, so that stdout
   // carries nothing but a command's --json summary.
-  if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\r%s%s", line, final_line ? "\n" : "");
-  else std::fprintf(stderr, "%s\n", line);
+  if (isatty(STDERR_FILENO))
+    std::fprintf(stderr, "\r%s%s", line, final_line ? "\n" : "");
+  else
+    std::fprintf(stderr, "%s\n", line);
   std::fflush(stderr);
 }
 

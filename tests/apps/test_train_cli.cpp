@@ -91,16 +91,19 @@ class ResumeCli : public ::testing::TestWithParam<std::string> {};
 TEST_P(ResumeCli, StopAt30Of60AndResumeEqualsUninterrupted) {
   Sandbox r;
   const std::string model = GetParam();
-  const CliResult full = run_gplvm("train --config config.toml " + model + " --train.max_steps=60 --output.path=out/full.h5", 2, r.dir);
+  const CliResult full = run_gplvm(
+      "train --config config.toml " + model + " --train.max_steps=60 --output.path=out/full.h5", 2, r.dir);
   ASSERT_EQ(full.exit_code, 0) << full.err;
-  const CliResult half = run_gplvm("train --config config.toml " + model +
-                                       " --train.max_steps=30 --output.path=out/half.h5 --output.checkpoint_dir=ck",
-                                   2, r.dir);
+  const CliResult half =
+      run_gplvm("train --config config.toml " + model +
+                    " --train.max_steps=30 --output.path=out/half.h5 --output.checkpoint_dir=ck",
+                2, r.dir);
   ASSERT_EQ(half.exit_code, 0) << half.err;
-  const CliResult resumed = run_gplvm("train --config config.toml " + model +
-                                          " --train.max_steps=60 --output.path=out/resumed.h5 --output.checkpoint_dir=ck"
-                                          " --resume ck/checkpoint-000000000030.h5",
-                                      2, r.dir);
+  const CliResult resumed =
+      run_gplvm("train --config config.toml " + model +
+                    " --train.max_steps=60 --output.path=out/resumed.h5 --output.checkpoint_dir=ck"
+                    " --resume ck/checkpoint-000000000030.h5",
+                2, r.dir);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   for (const char* path : {"/params/shared", "/latent/mean"}) {
     const RowMatrix a = read_fixture_matrix(r.dir / "out/full.h5", path);
@@ -112,7 +115,10 @@ TEST_P(ResumeCli, StopAt30Of60AndResumeEqualsUninterrupted) {
 
 INSTANTIATE_TEST_SUITE_P(Models, ResumeCli,
                          ::testing::Values("", "--model.kind=bayesian_sas --model.latents=free"),
-                         [](const auto& info) { return info.param.empty() ? std::string("sas_amortised") : std::string("bayesian_free"); });
+                         [](const auto& info) {
+                           return info.param.empty() ? std::string("sas_amortised")
+                                                     : std::string("bayesian_free");
+                         });
 
 TEST(TrainCli, SameParametersAtOneAndThreeRanks) {
   Sandbox r;
@@ -181,7 +187,8 @@ TEST(TrainCliErrors, ActiveSetNotSmallerThanBatch) {
 TEST(TrainCliErrors, MoreRanksThanRows) {
   Sandbox r;
   make_data(r.dir, 3);
-  expect_error(run_gplvm("train --config config.toml --sas.batch_size=2 --sas.active_size=1", 4, r.dir), "ranks");
+  expect_error(run_gplvm("train --config config.toml --sas.batch_size=2 --sas.active_size=1", 4, r.dir),
+               "ranks");
   expect_no_output(r);
 }
 
@@ -206,7 +213,8 @@ TEST(TrainCliErrors, UnknownConfigKeyAndMalformedToml) {
   // (a duplicate [train] table is itself invalid TOML, so the typo goes into a fresh file)
   write_text(r.dir / "typo.toml", "[data]\npath = \"data.h5\"\n[train]\nlearning_rat = 0.1\n");
   expect_error(run_gplvm("train --config typo.toml", 2, r.dir), "train.learning_rat");
-  expect_error(run_gplvm("train --config config.toml --train.learning_rat=0.1", 2, r.dir), "train.learning_rat");
+  expect_error(run_gplvm("train --config config.toml --train.learning_rat=0.1", 2, r.dir),
+               "train.learning_rat");
   write_text(r.dir / "broken.toml", "[data\npath = \"data.h5\"\n");
   expect_error(run_gplvm("train --config broken.toml", 2, r.dir), "broken.toml");
   expect_no_output(r);

@@ -58,12 +58,14 @@ TEST(DistributedSas, ReducedPartialsEqualSerialObjectiveAndGradients) {
     const SasGradient serial = sas_objective(kernel, 0.1, XA, YA, XR, YR, w);
 
     EXPECT_NEAR(distributed.value, serial.value, 1e-12 * std::abs(serial.value));
-    EXPECT_LT((distributed.d_latents - serial.d_latents_active).norm(), 1e-11 * serial.d_latents_active.norm());
+    EXPECT_LT((distributed.d_latents - serial.d_latents_active).norm(),
+              1e-11 * serial.d_latents_active.norm());
     EXPECT_LT((distributed.d_kernel - serial.d_kernel).norm(), 1e-11 * serial.d_kernel.norm());
     EXPECT_NEAR(distributed.d_log_noise, serial.d_log_noise, 1e-11 * std::abs(serial.d_log_noise));
     for (size_t k = 0; k < local_positions.size(); ++k)
-      EXPECT_LT((partials.d_latents_remainder.row(k) - serial.d_latents_remainder.row(local_positions[k])).norm(),
-                1e-12 * (1 + serial.d_latents_remainder.norm()));
+      EXPECT_LT(
+          (partials.d_latents_remainder.row(k) - serial.d_latents_remainder.row(local_positions[k])).norm(),
+          1e-12 * (1 + serial.d_latents_remainder.norm()));
   }
 }
 

@@ -67,21 +67,22 @@ TEST_P(DistributedTraining, ParametersAfterTwentyStepsEqualSerial) {
   const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
 
   const SasModel serial_model(config(v), kRows, 0, kRows);
-  const Vector serial = train(serial_model.initial_parameters(), [&](Vector& p, const auto& rows, StepKey key,
-                                                                       Vector& g) {
-    RowMatrix batch(rows.size(), kDim);
-    for (size_t i = 0; i < rows.size(); ++i) batch.row(i) = Y.row(rows[i]);
-    serial_model.evaluate(p, {rows, batch, kActive}, key, g);
-  });
+  const Vector serial =
+      train(serial_model.initial_parameters(), [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
+        RowMatrix batch(rows.size(), kDim);
+        for (size_t i = 0; i < rows.size(); ++i) batch.row(i) = Y.row(rows[i]);
+        serial_model.evaluate(p, {rows, batch, kActive}, key, g);
+      });
 
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const SasModel model(config(v), kRows, begin, count);
   const RowMatrix local = Y.middleRows(begin, count);
   const DistributedSasStep distributed(model, comm, partition, local);
-  const Vector params = train(model.initial_parameters(), [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
-    distributed.evaluate(p, rows, kActive, key, g);
-  });
+  const Vector params =
+      train(model.initial_parameters(), [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
+        distributed.evaluate(p, rows, kActive, key, g);
+      });
 
   const Index shared = model.num_shared_parameters();
   EXPECT_LT(relative_difference(params.head(shared), serial.head(shared)), 1e-9);
@@ -100,8 +101,10 @@ TEST_P(DistributedTraining, ParametersAfterTwentyStepsEqualSerial) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, DistributedTraining,
-                         ::testing::Values(Variant{false, LatentKind::amortised}, Variant{true, LatentKind::amortised},
-                                           Variant{false, LatentKind::free}, Variant{true, LatentKind::free}));
+                         ::testing::Values(Variant{false, LatentKind::amortised},
+                                           Variant{true, LatentKind::amortised},
+                                           Variant{false, LatentKind::free},
+                                           Variant{true, LatentKind::free}));
 
 }  // namespace
 }  // namespace gplvm

@@ -38,7 +38,8 @@ TEST(GaussianKl, GradientMatchesFiniteDifferences) {
   Vector p(24);
   p << Eigen::Map<const Vector>(mu.data(), 12), Eigen::Map<const Vector>(v.data(), 12);
   auto f = [](const Vector& q) {
-    return gaussian_kl(Eigen::Map<const Matrix>(q.data(), 4, 3), Eigen::Map<const Matrix>(q.data() + 12, 4, 3));
+    return gaussian_kl(Eigen::Map<const Matrix>(q.data(), 4, 3),
+                       Eigen::Map<const Matrix>(q.data() + 12, 4, 3));
   };
   Matrix dmu = Matrix::Zero(4, 3), dv = Matrix::Zero(4, 3);
   gaussian_kl_backward(mu, v, 1.0, dmu, dv);
@@ -70,8 +71,8 @@ Problem make_problem(Index a, Index r, Index d) {
 }
 
 BayesianSasGradient evaluate(const Problem& p, double w, double kl_w) {
-  return bayesian_sas_objective(p.kernel, p.noise, {p.mean_a, p.var_a, p.eps_a}, p.Ya, {p.mean_r, p.var_r, p.eps_r},
-                                p.Yr, w, kl_w);
+  return bayesian_sas_objective(p.kernel, p.noise, {p.mean_a, p.var_a, p.eps_a}, p.Ya,
+                                {p.mean_r, p.var_r, p.eps_r}, p.Yr, w, kl_w);
 }
 
 TEST(BayesianSas, ValueIsSasAtTheSampleMinusWeightedKl) {
@@ -107,7 +108,8 @@ TEST(BayesianSas, GradientsThroughTheSampleMatchFiniteDifferences) {
   const Vector fd = finite_difference_gradient(f, x, 1e-6);
   Vector analytic(x.size());
   analytic << Eigen::Map<const Vector>(g.d_mean_active.data(), 12),
-      Eigen::Map<const Vector>(g.d_variance_active.data(), 12), Eigen::Map<const Vector>(g.d_mean_remainder.data(), 16),
+      Eigen::Map<const Vector>(g.d_variance_active.data(), 12),
+      Eigen::Map<const Vector>(g.d_mean_remainder.data(), 16),
       Eigen::Map<const Vector>(g.d_variance_remainder.data(), 16), g.d_kernel, g.d_log_noise;
   EXPECT_LT(max_relative_error(analytic.head(12), fd.head(12)), 1e-6) << "active mean";
   EXPECT_LT(max_relative_error(analytic.segment(12, 12), fd.segment(12, 12)), 1e-6) << "active variance";

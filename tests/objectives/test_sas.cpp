@@ -175,7 +175,8 @@ TEST(Sas, RemainderPartialsAddAcrossRowGroups) {
   auto first = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(11), s.YR.topRows(11), 1.7);
   const auto second =
       sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.bottomRows(7), s.YR.bottomRows(7), 1.7);
-  const auto none = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(0), s.YR.topRows(0), 1.7);
+  const auto none =
+      sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(0), s.YR.topRows(0), 1.7);
   std::vector<double> a(first.packed_size()), b(a.size()), c(a.size());
   first.pack(a.data());
   second.pack(b.data());

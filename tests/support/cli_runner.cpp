@@ -12,7 +12,8 @@ namespace gplvm::testing {
 
 ScratchDir::ScratchDir() {
   std::random_device rd;
-  path_ = std::filesystem::temp_directory_path() / ("gplvm-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
+  path_ = std::filesystem::temp_directory_path() /
+          ("gplvm-test-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
   std::filesystem::create_directories(path_);
 }
 
@@ -32,10 +33,11 @@ std::string slurp(const std::filesystem::path& p) {
 
 CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir) {
   std::string launcher;
-  if (ranks > 0) launcher = std::string(GPLVM_MPIEXEC) + " -n " + std::to_string(ranks) + " " + GPLVM_MPI_FLAGS + " ";
+  if (ranks > 0)
+    launcher = std::string(GPLVM_MPIEXEC) + " -n " + std::to_string(ranks) + " " + GPLVM_MPI_FLAGS + " ";
   const auto out = dir.path() / ".stdout", err = dir.path() / ".stderr";
-  const std::string command = "cd '" + dir.path().string() + "' && " + launcher + GPLVM_CLI + " " + args + " >'" +
-                              out.string() + "' 2>'" + err.string() + "'";
+  const std::string command = "cd '" + dir.path().string() + "' && " + launcher + GPLVM_CLI + " " + args +
+                              " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

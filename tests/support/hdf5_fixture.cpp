@@ -43,8 +43,8 @@ void write_fixture_vector(const std::string& file, const std::string& path, cons
   write(file, path, create, 1, dims, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data());
 }
 
-void write_fixture_labels(const std::string& file, const std::string& path, const std::vector<std::int64_t>& v,
-                          bool create) {
+void write_fixture_labels(const std::string& file, const std::string& path,
+                          const std::vector<std::int64_t>& v, bool create) {
   const hsize_t dims[1] = {v.size()};
   write(file, path, create, 1, dims, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data());
 }

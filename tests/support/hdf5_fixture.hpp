@@ -9,12 +9,12 @@
 namespace gplvm::testing {
 
 // Creates (or truncates) the file when `create`, else opens it for appending.
-void write_fixture_matrix(const std::string& file, const std::string& path, const RowMatrix& m, bool float32 = false,
-                          bool create = true);
+void write_fixture_matrix(const std::string& file, const std::string& path, const RowMatrix& m,
+                          bool float32 = false, bool create = true);
 void write_fixture_vector(const std::string& file, const std::string& path, const std::vector<double>& v,
                           bool create = false);
-void write_fixture_labels(const std::string& file, const std::string& path, const std::vector<std::int64_t>& v,
-                          bool create = false);
+void write_fixture_labels(const std::string& file, const std::string& path,
+                          const std::vector<std::int64_t>& v, bool create = false);
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path);
 std::vector<double> read_fixture_vector(const std::string& file, const std::string& path);
 

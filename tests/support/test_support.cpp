@@ -7,8 +7,7 @@
 
 namespace gplvm::testing {
 
-Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x,
-                                  double h) {
+Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x, double h) {
   Vector g(x.size());
   Vector xp = x;
   for (Index i = 0; i < x.size(); ++i) {
@@ -34,7 +33,9 @@ CapturedLog::CapturedLog() {
   });
 }
 
-CapturedLog::~CapturedLog() { set_log_sink(previous_); }
+CapturedLog::~CapturedLog() {
+  set_log_sink(previous_);
+}
 
 bool CapturedLog::any_warning_contains(const std::string& text) const {
   return std::any_of(warnings_.begin(), warnings_.end(),

@@ -63,8 +63,8 @@ FitResult fit(bool bayesian) {
   std::vector<std::uint64_t> all(n);
   std::iota(all.begin(), all.end(), 0);
   auto exact = [&](const Vector& p) {
-    return exact_log_marginal_likelihood(model.kernel(p), model.noise_variance(p), model.latent_mean(p, all, Y), Y,
-                                         false)
+    return exact_log_marginal_likelihood(model.kernel(p), model.noise_variance(p),
+                                         model.latent_mean(p, all, Y), Y, false)
         .value;
   };
 
@@ -102,15 +102,15 @@ void expect_good_fit(const FitResult& r) {
 
 TEST(EndToEndFit, SasRaisesExactLmlAndRecoversNeighbourhoods) {
   const FitResult r = fit(false);
-  std::cout << "exact LML " << r.exact_before << " -> " << r.exact_after << ", 10-NN overlap " << r.overlap_before
-            << " -> " << r.overlap << "\n";
+  std::cout << "exact LML " << r.exact_before << " -> " << r.exact_after << ", 10-NN overlap "
+            << r.overlap_before << " -> " << r.overlap << "\n";
   expect_good_fit(r);
 }
 
 TEST(EndToEndFit, BayesianSasRaisesExactLmlAndRecoversNeighbourhoods) {
   const FitResult r = fit(true);
-  std::cout << "exact LML " << r.exact_before << " -> " << r.exact_after << ", 10-NN overlap " << r.overlap_before
-            << " -> " << r.overlap << "\n";
+  std::cout << "exact LML " << r.exact_before << " -> " << r.exact_after << ", 10-NN overlap "
+            << r.overlap_before << " -> " << r.overlap << "\n";
   expect_good_fit(r);
 }
 

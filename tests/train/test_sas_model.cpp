@@ -22,10 +22,13 @@ struct Variant {
 };
 
 std::string name(const Variant& v) {
-  return std::string(v.bayesian ? "bayesian_" : "sas_") + to_string(v.latents) + "_" + to_string(v.activation);
+  return std::string(v.bayesian ? "bayesian_" : "sas_") + to_string(v.latents) + "_" +
+         to_string(v.activation);
 }
 
-void PrintTo(const Variant& v, std::ostream* os) { *os << name(v); }
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << name(v);
+}
 
 class SasModelGradient : public ::testing::TestWithParam<Variant> {};
 
@@ -58,11 +61,13 @@ TEST_P(SasModelGradient, MatchesFiniteDifferencesOnEveryParameter) {
     return model.evaluate(x, batch, key, unused).objective;
   };
   const Vector fd = finite_difference_gradient(f, p, 1e-6);
-  EXPECT_LT(max_relative_error(grad.head(model.num_shared_parameters()), fd.head(model.num_shared_parameters())),
-            1e-6);
+  EXPECT_LT(
+      max_relative_error(grad.head(model.num_shared_parameters()), fd.head(model.num_shared_parameters())),
+      1e-6);
   if (model.num_local_parameters() > 0)
-    EXPECT_LT(max_relative_error(grad.tail(model.num_local_parameters()), fd.tail(model.num_local_parameters())),
-              1e-6);
+    EXPECT_LT(
+        max_relative_error(grad.tail(model.num_local_parameters()), fd.tail(model.num_local_parameters())),
+        1e-6);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SasModelGradient,
@@ -122,9 +127,9 @@ TEST(SasModel, ParameterLayoutSeparatesSharedAndLocalBlocks) {
   EXPECT_EQ(model.num_shared_parameters(), 1 + 2 + 1);  // kernel (log theta, 2 log l) + log noise
   EXPECT_EQ(model.num_local_parameters(), 2 * 15 * 2);  // mu and log v for 15 local rows
   const Vector p = model.initial_parameters();
-  EXPECT_NEAR(std::exp(p[0]), 0.5, 1e-15);   // spec defaults theta 0.5
-  EXPECT_NEAR(std::exp(p[1]), 0.1, 1e-15);   // l 0.1
-  EXPECT_NEAR(std::exp(p[3]), 0.5, 1e-15);   // noise 0.5
+  EXPECT_NEAR(std::exp(p[0]), 0.5, 1e-15);  // spec defaults theta 0.5
+  EXPECT_NEAR(std::exp(p[1]), 0.1, 1e-15);  // l 0.1
+  EXPECT_NEAR(std::exp(p[3]), 0.5, 1e-15);  // noise 0.5
   // Free latents are keyed by global row: a model owning rows 10..24 and one owning 0..49 agree.
   const SasModel whole(c, 50, 0, 50);
   const Vector q = whole.initial_parameters();

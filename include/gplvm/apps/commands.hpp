@@ -18,7 +18,7 @@ int info_command(const Arguments& args, const Communicator& comm);
 
 // Exit codes (documented in README).
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;    // a numerical or system failure
-constexpr int kExitBadInput = 2;   // bad input, config or command line
+constexpr int kExitFailure = 1;   // a numerical or system failure
+constexpr int kExitBadInput = 2;  // bad input, config or command line
 
 }  // namespace gplvm

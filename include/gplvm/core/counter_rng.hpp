@@ -12,12 +12,12 @@ namespace gplvm {
 
 // Independent streams. Values are part of the reproducibility contract: never renumber.
 enum class RngPurpose : std::uint8_t {
-  permutation = 1,        // per-epoch shuffle of the data rows
-  encoder_init = 2,       // MLP weights and biases
-  latent_init = 3,        // free latents
-  reparameterisation = 4, // Bayesian SAS epsilon
-  generator = 5,          // synthetic data sets
-  test = 200,             // reserved for tests
+  permutation = 1,         // per-epoch shuffle of the data rows
+  encoder_init = 2,        // MLP weights and biases
+  latent_init = 3,         // free latents
+  reparameterisation = 4,  // Bayesian SAS epsilon
+  generator = 5,           // synthetic data sets
+  test = 200,              // reserved for tests
 };
 
 class CounterRng {

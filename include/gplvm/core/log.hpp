@@ -17,9 +17,17 @@ void set_log_level(LogLevel level);
 void set_log_prefix(std::string prefix);
 
 void log_message(LogLevel level, const std::string& message);
-inline void log_debug(const std::string& m) { log_message(LogLevel::debug, m); }
-inline void log_info(const std::string& m) { log_message(LogLevel::info, m); }
-inline void log_warning(const std::string& m) { log_message(LogLevel::warning, m); }
-inline void log_error(const std::string& m) { log_message(LogLevel::error, m); }
+inline void log_debug(const std::string& m) {
+  log_message(LogLevel::debug, m);
+}
+inline void log_info(const std::string& m) {
+  log_message(LogLevel::info, m);
+}
+inline void log_warning(const std::string& m) {
+  log_message(LogLevel::warning, m);
+}
+inline void log_error(const std::string& m) {
+  log_message(LogLevel::error, m);
+}
 
 }  // namespace gplvm

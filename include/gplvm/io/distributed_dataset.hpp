@@ -14,7 +14,7 @@ struct DistributedDataset {
   std::string file, path;
   std::uint64_t rows = 0, cols = 0;
   RowPartition partition{1, 1};
-  RowMatrix local;                                   // rows [partition.begin(rank), +count)
+  RowMatrix local;                                  // rows [partition.begin(rank), +count)
   std::optional<std::vector<std::int64_t>> labels;  // local labels, if the file has them
 };
 

@@ -33,8 +33,9 @@ struct BayesianSasGradient {
 };
 
 // Serial Bayesian SAS objective of one batch.
-BayesianSasGradient bayesian_sas_objective(const Kernel& kernel, double noise_variance, const VariationalRows& active,
-                                           const DataRef& Y_active, const VariationalRows& remainder,
-                                           const DataRef& Y_remainder, double remainder_weight, double kl_weight);
+BayesianSasGradient bayesian_sas_objective(const Kernel& kernel, double noise_variance,
+                                           const VariationalRows& active, const DataRef& Y_active,
+                                           const VariationalRows& remainder, const DataRef& Y_remainder,
+                                           double remainder_weight, double kl_weight);
 
 }  // namespace gplvm

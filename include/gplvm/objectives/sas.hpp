@@ -38,10 +38,10 @@ struct SasActiveSet {
 // rows, so per-rank partials add up (pack() / unpack() give the flat buffer for one allreduce).
 struct SasRemainderPartials {
   double value = 0.0;
-  Matrix adjoint_active;     // A x A, dL/d(K_AA + s2 I) through the predictive means and variances
-  Matrix d_latents_active;   // A x Q, through the cross-covariances k_An
+  Matrix adjoint_active;    // A x A, dL/d(K_AA + s2 I) through the predictive means and variances
+  Matrix d_latents_active;  // A x Q, through the cross-covariances k_An
   Vector d_kernel;
-  double d_log_noise = 0.0;  // through the explicit s2 in c_n
+  double d_log_noise = 0.0;    // through the explicit s2 in c_n
   Matrix d_latents_remainder;  // one row per remainder row given; local, never reduced
 
   Index packed_size() const;
@@ -62,9 +62,10 @@ SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const Sas
                           const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder);
 
 // Remainder log-likelihood (times weight) and its adjoints for the given rows (possibly none).
-SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
-                                         const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
-                                         const DataRef& Y_remainder, double weight);
+SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
+                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
+                                         const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
+                                         double weight);
 
 // Active term plus the (reduced) remainder partials: value and every gradient. d_latents of the
 // result are the active rows; the remainder rows' gradients stay in partials.d_latents_remainder.
@@ -81,7 +82,7 @@ struct SasGradient {
 
 // Serial SAS objective of one batch split into active and remainder rows.
 SasGradient sas_objective(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
-                          const DataRef& Y_active, const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
-                          double weight);
+                          const DataRef& Y_active, const ConstMatrixRef& X_remainder,
+                          const DataRef& Y_remainder, double weight);
 
 }  // namespace gplvm

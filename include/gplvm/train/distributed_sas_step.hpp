@@ -30,9 +30,9 @@ class DistributedSasStep {
 
  private:
   struct OwnedRows {
-    std::vector<Index> positions;        // positions in the batch, ascending
-    std::vector<std::uint64_t> rows;     // global row ids
-    RowMatrix data;                      // their data rows
+    std::vector<Index> positions;     // positions in the batch, ascending
+    std::vector<std::uint64_t> rows;  // global row ids
+    RowMatrix data;                   // their data rows
   };
   OwnedRows owned_rows(const std::vector<std::uint64_t>& batch_rows) const;
 

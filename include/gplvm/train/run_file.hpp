@@ -32,8 +32,8 @@ DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_
                                  std::uint64_t total_rows);
 
 struct RunMetadata {
-  std::string config_toml;                     // the resolved configuration
-  std::map<std::string, std::string> identity; // config keys that must match to resume
+  std::string config_toml;                      // the resolved configuration
+  std::map<std::string, std::string> identity;  // config keys that must match to resume
   DataFingerprint data;
   std::string data_file;
 };
@@ -41,8 +41,8 @@ struct RunMetadata {
 struct RunOutput {
   const SasModel& model;
   const TrainingState& state;
-  DataRef local_data;                               // this rank's rows, to encode the latents
-  const std::vector<std::int64_t>* local_labels;    // may be null
+  DataRef local_data;                             // this rank's rows, to encode the latents
+  const std::vector<std::int64_t>* local_labels;  // may be null
   const RunMetadata& metadata;
 };
 

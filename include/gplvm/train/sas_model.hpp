@@ -60,7 +60,8 @@ class SasModel {
  public:
   // num_data: N of the whole data set; [local_begin, local_begin + local_rows) are the rows whose
   // free latents this process owns (all of them in serial use).
-  SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin, std::uint64_t local_rows);
+  SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin,
+           std::uint64_t local_rows);
 
   const SasModelConfig& config() const noexcept { return config_; }
   Index num_parameters() const noexcept { return num_shared_ + num_local_; }
@@ -76,7 +77,8 @@ class SasModel {
 
   // Latent means (and variances for Bayesian models) of data rows with the given global ids.
   Matrix latent_mean(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
-  Matrix latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data) const;
+  Matrix latent_variance(const Vector& params, const std::vector<std::uint64_t>& rows,
+                         const DataRef& data) const;
 
   // Latent means (and, for Bayesian models, variances) of consecutive data rows starting at global
   // row first_row, encoded in chunks so memory stays bounded for any number of rows.
@@ -89,8 +91,8 @@ class SasModel {
   struct LatentBatch {
     Matrix mean, variance, eps, sample;  // variance and eps only for Bayesian models
   };
-  LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
-                              StepKey key) const;
+  LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                              const DataRef& data, StepKey key) const;
   // Given dL/d(sample) for those rows, adds the latent-side gradient (encoder weights or free
   // latents, through the reparameterisation, plus -kl_weight * dKL) into gradient.
   // Returns the unweighted KL of the rows (0 unless Bayesian).

@@ -15,20 +15,20 @@ struct TrainerOptions {
   std::uint64_t batch_size = 1024;
   Index active_size = 200;
   std::uint64_t epochs = 1;
-  std::uint64_t max_steps = 0;          // 0: run all epochs; else stop after this many steps in total
+  std::uint64_t max_steps = 0;  // 0: run all epochs; else stop after this many steps in total
   AdamOptions adam;
-  std::uint64_t checkpoint_every = 0;   // steps between checkpoints; 0: only at the end
-  double progress_seconds = 5.0;        // rank 0 prints a line this often
+  std::uint64_t checkpoint_every = 0;  // steps between checkpoints; 0: only at the end
+  double progress_seconds = 5.0;       // rank 0 prints a line this often
   std::uint64_t seed = 0;
 };
 
 // What one call of Trainer::run did, for summaries and benchmarks.
 struct TrainRunStats {
-  bool finished = false;          // reached total_steps (false: stopped early)
-  std::uint64_t steps = 0;        // steps taken in this call
-  std::uint64_t points = 0;       // data rows processed (batches hold B to 2B-1 rows)
-  double seconds = 0.0;           // wall time of those steps
-  std::uint64_t bytes_sent = 0;   // bytes this rank contributed to collectives in those steps
+  bool finished = false;         // reached total_steps (false: stopped early)
+  std::uint64_t steps = 0;       // steps taken in this call
+  std::uint64_t points = 0;      // data rows processed (batches hold B to 2B-1 rows)
+  double seconds = 0.0;          // wall time of those steps
+  std::uint64_t bytes_sent = 0;  // bytes this rank contributed to collectives in those steps
 };
 
 class Trainer {

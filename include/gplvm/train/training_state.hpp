@@ -17,9 +17,9 @@ struct CurvePoint {
 };
 
 struct TrainingState {
-  Vector params;          // this process's view: shared block + its local block
-  AdamState adam;         // same layout as params
-  std::uint64_t step = 0; // steps completed
+  Vector params;              // this process's view: shared block + its local block
+  AdamState adam;             // same layout as params
+  std::uint64_t step = 0;     // steps completed
   double wall_seconds = 0.0;  // training time accumulated before this process started
   std::vector<CurvePoint> curve;
 };
