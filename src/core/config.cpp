@@ -15,15 +15,6 @@
 namespace gplvm {
 namespace {
 
-// ErrorContext in one call (aggregate init with omitted members trips -Wmissing-field-initializers).
-ErrorContext context(std::string file, std::string key = {}, std::string value = {}) {
-  ErrorContext c;
-  c.file = std::move(file);
-  c.key = std::move(key);
-  c.value = std::move(value);
-  return c;
-}
-
 // ---------------------------------------------------------------- text helpers
 
 bool is_bare_key(std::string_view s) {
@@ -266,24 +257,24 @@ void check_key_name(const std::string& name) {
   const auto segments = split(name, '.');
   const bool ok = segments.size() >= 2 && std::all_of(segments.begin(), segments.end(), is_bare_key);
   if (!ok)
-    throw Error("config key must be 'section.key' made of letters, digits, '_' and '-'", context("", name));
+    throw Error("config key must be 'section.key' made of letters, digits, '_' and '-'", ErrorContext("", name));
 }
 
 void check_key_declaration(const ConfigKey& key) {
   if (key.description.find('\n') != std::string::npos)
-    throw Error("config key description must be one line", context("", key.name));
+    throw Error("config key description must be one line", ErrorContext("", key.name));
   for (const auto& rule : key.rules)
     if (!rule.applies_to(key.type))
       throw Error(
           "rule '" + rule.description() + "' cannot check a " + std::string(config_type_name(key.type)),
-          context("", key.name));
+          ErrorContext("", key.name));
   if (!key.default_value) return;
   if (config_type_of(*key.default_value) != key.type)
-    throw Error("default value of config key has the wrong type", context("", key.name));
+    throw Error("default value of config key has the wrong type", ErrorContext("", key.name));
   for (const auto& rule : key.rules)
     if (!rule.accepts(*key.default_value))
       throw Error("default value of config key " + requirement(rule, key.type),
-                  context("", key.name, config_value_to_toml(*key.default_value)));
+                  ErrorContext("", key.name, config_value_to_toml(*key.default_value)));
 }
 
 }  // namespace
@@ -291,15 +282,15 @@ void check_key_declaration(const ConfigKey& key) {
 ConfigSchema& ConfigSchema::add(ConfigKey key) {
   check_key_name(key.name);
   check_key_declaration(key);
-  if (index_.count(key.name)) throw Error("config key declared twice", context("", key.name));
+  if (index_.count(key.name)) throw Error("config key declared twice", ErrorContext("", key.name));
   if (tables_.count(key.name))
-    throw Error("config key is already a table of other keys", context("", key.name));
+    throw Error("config key is already a table of other keys", ErrorContext("", key.name));
   std::vector<std::string> prefixes;
   for (std::size_t dot = key.name.find('.'); dot != std::string::npos; dot = key.name.find('.', dot + 1)) {
     prefixes.push_back(key.name.substr(0, dot));
     if (index_.count(prefixes.back()))
       throw Error("config key would make '" + prefixes.back() + "' both a key and a table",
-                  context("", key.name));
+                  ErrorContext("", key.name));
   }
   for (const auto& p : prefixes) ++tables_[p];
   index_.emplace(key.name, keys_.size());
@@ -624,9 +615,9 @@ ConfigValue parse_override_value(const ConfigKey& key, const std::string& text) 
   if (!v)
     throw InputError("cannot read the value given on the command line: expected " +
                          std::string(config_type_name(key.type)) + type_hint(key.type),
-                     context("", key.name, text));
+                     ErrorContext("", key.name, text));
   if (!all_strings_utf8(*v))
-    throw InputError("value given on the command line is not valid UTF-8", context("", key.name, text));
+    throw InputError("value given on the command line is not valid UTF-8", ErrorContext("", key.name, text));
   return std::move(*v);
 }
 
@@ -670,7 +661,7 @@ class Resolver {
       doc = toml::parse(text, source_name_);
     } catch (const toml::parse_error& e) {
       throw InputError("malformed TOML" + position_text(e.source()) + ": " + std::string(e.description()),
-                       context(source_name_));
+                       ErrorContext(source_name_));
     }
     std::vector<std::string> path;
     visit_table(doc, path);
@@ -680,11 +671,11 @@ class Resolver {
     const auto eq = assignment.find('=');
     const std::string name(trim(std::string_view(assignment).substr(0, eq)));
     if (eq == std::string::npos || name.empty())
-      throw InputError("command-line override must look like section.key=value", context("", "", assignment));
+      throw InputError("command-line override must look like section.key=value", ErrorContext("", "", assignment));
     const auto i = schema_.index_of(name);
     if (!i)
       throw InputError("unknown config key on the command line" + suggestion(schema_, name),
-                       context("", name, assignment.substr(eq + 1)));
+                       ErrorContext("", name, assignment.substr(eq + 1)));
     slots_[*i] = {parse_override_value(schema_.keys()[*i], assignment.substr(eq + 1)),
                   ConfigSource::command_line, ""};
   }
@@ -696,7 +687,7 @@ class Resolver {
       if (!slots_[i].value)
         throw InputError(
             "missing required config key; set it in the config file or with --" + key.name + "=...",
-            context(source_name_, key.name));
+            ErrorContext(source_name_, key.name));
       for (const auto& rule : key.rules)
         if (!rule.accepts(*slots_[i].value)) throw rule_error(i, rule);
     }
@@ -731,7 +722,7 @@ class Resolver {
     if (const auto* table = node.as_table()) return visit_table(*table, path);
     throw InputError("wrong type for config key" + position_text(node.source()) +
                          ": expected a table of keys (" + name + ".*), got " + std::string(node_kind(node)),
-                     context(source_name_, name, node_text(node)));
+                     ErrorContext(source_name_, name, node_text(node)));
   }
 
   void assign(std::size_t i, const toml::node& node) {
@@ -740,7 +731,7 @@ class Resolver {
     if (!value)
       throw InputError("wrong type for config key" + position_text(node.source()) + ": expected " +
                            std::string(config_type_name(key.type)) + ", got " + std::string(node_kind(node)),
-                       context(source_name_, key.name, node_text(node)));
+                       ErrorContext(source_name_, key.name, node_text(node)));
     slots_[i] = {std::move(value), ConfigSource::file, position_text(node.source())};
   }
 
@@ -756,7 +747,7 @@ class Resolver {
     }
     const std::string name = dotted(path);
     return InputError("unknown config key" + position_text(where) + suggestion(schema_, name),
-                      context(source_name_, name));
+                      ErrorContext(source_name_, name));
   }
 
   InputError rule_error(std::size_t i, const ConfigRule& rule) const {
@@ -766,7 +757,7 @@ class Resolver {
     const std::string where =
         from_file ? "; set in the config file" + slot.position : "; set on the command line";
     return InputError("invalid config value: " + requirement(rule, key.type) + where,
-                      context(from_file ? source_name_ : "", key.name, config_value_to_toml(*slot.value)));
+                      ErrorContext(from_file ? source_name_ : "", key.name, config_value_to_toml(*slot.value)));
   }
 
   const ConfigSchema& schema_;
@@ -777,13 +768,13 @@ class Resolver {
 std::string read_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError("config file not found", context(path));
-  if (fs::is_directory(path, ec)) throw InputError("config file path is a directory", context(path));
+  if (!fs::exists(path, ec)) throw InputError("config file not found", ErrorContext(path));
+  if (fs::is_directory(path, ec)) throw InputError("config file path is a directory", ErrorContext(path));
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open config file", context(path));
+  if (!in) throw InputError("cannot open config file", ErrorContext(path));
   // Not `stream << rdbuf()`: that sets failbit on an empty file, which is a valid (all-default) config.
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError("cannot read config file", context(path));
+  if (in.bad()) throw InputError("cannot read config file", ErrorContext(path));
   return text;
 }
 
@@ -812,7 +803,7 @@ Config::Config(ConfigSchema schema, std::vector<ConfigValue> values, std::vector
 
 std::size_t Config::index_or_throw(std::string_view key) const {
   const auto i = schema_.index_of(key);
-  if (!i) throw Error("undeclared config key requested", context("", std::string(key)));
+  if (!i) throw Error("undeclared config key requested", ErrorContext("", std::string(key)));
   return *i;
 }
 
@@ -822,7 +813,7 @@ std::size_t Config::checked_index(std::string_view key, ConfigType wanted) const
   if (actual != wanted)
     throw Error("config key is a " + std::string(config_type_name(actual)) + ", requested as " +
                     std::string(config_type_name(wanted)),
-                context("", std::string(key)));
+                ErrorContext("", std::string(key)));
   return i;
 }
 

@@ -9,15 +9,6 @@
 namespace gplvm {
 namespace {
 
-// ErrorContext in one call (aggregate init with omitted members trips -Wmissing-field-initializers).
-ErrorContext context(std::string file, std::string key = {}, std::string value = {}) {
-  ErrorContext c;
-  c.file = std::move(file);
-  c.key = std::move(key);
-  c.value = std::move(value);
-  return c;
-}
-
 const char* short_escape(char c) {
   switch (c) {
     case '"':
@@ -142,7 +133,7 @@ JsonWriter& JsonWriter::end_array() {
 JsonWriter& JsonWriter::key(std::string_view name) {
   if (stack_.empty() || !stack_.back().is_object) throw Error("JSON writer: key() outside an object");
   Frame& top = stack_.back();
-  if (top.key_pending) throw Error("JSON writer: two keys in a row", context("", std::string(name)));
+  if (top.key_pending) throw Error("JSON writer: two keys in a row", ErrorContext("", std::string(name)));
   if (!top.empty) out_ += ',';
   newline(stack_.size());
   out_ += json_quote(name);

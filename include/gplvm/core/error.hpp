@@ -7,6 +7,10 @@
 namespace gplvm {
 
 struct ErrorContext {
+  // A constructor rather than an aggregate, so that a context naming only a file (or a file and a
+  // key) needs no empty placeholders and trips no missing-initialiser warning.
+  ErrorContext(std::string file_ = {}, std::string key_ = {}, std::string value_ = {})
+      : file(std::move(file_)), key(std::move(key_)), value(std::move(value_)) {}
   std::string file;   // input or output file involved, if any
   std::string key;    // config key, dataset path or parameter name, if any
   std::string value;  // the offending value, if any
