@@ -9,7 +9,6 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/synthetic.hpp"
 #include "gplvm/parallel/row_partition.hpp"
-#include "gplvm/train/run_file.hpp"
 
 namespace gplvm {
 namespace {
@@ -102,7 +101,7 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   out.write_distributed_rows("/Y", data.Y, begin, total,
                              cl.has("float32") ? StorageType::float32 : StorageType::float64);
   out.write_distributed_rows("/latent_true", RowMatrix(data.latent_true), begin, total);
-  out.write_int64_vector("/labels", allgather_labels(comm, data.labels));
+  out.write_distributed_int64("/labels", data.labels, begin, total);
   out.write_attribute("/", "generator", description);
   out.commit();
   if (comm.is_root()) {

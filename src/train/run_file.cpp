@@ -114,16 +114,6 @@ void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
 
 }  // namespace
 
-std::vector<std::int64_t> allgather_labels(const Communicator& comm, const std::vector<std::int64_t>& local) {
-  // Through doubles: exact for labels below 2^53, and N doubles is small next to the data.
-  RowMatrix mine(static_cast<Index>(local.size()), 1);
-  for (Index i = 0; i < mine.rows(); ++i) mine(i, 0) = static_cast<double>(local[i]);
-  const RowMatrix all = comm.allgather_rows(DataRef(mine));
-  std::vector<std::int64_t> out(all.rows());
-  for (Index i = 0; i < all.rows(); ++i) out[i] = static_cast<std::int64_t>(all(i, 0));
-  return out;
-}
-
 DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_rows, std::uint64_t row_begin,
                                  std::uint64_t total_rows) {
   double sums[3] = {0, 0, 0};
@@ -148,7 +138,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   model.encode(run.state.params, run.local_data, begin, mean, &variance);
   out.write_distributed_rows("/latent/mean", mean, begin, n);
   if (model.config().bayesian) out.write_distributed_rows("/latent/var", variance, begin, n);
-  if (run.local_labels) out.write_int64_vector("/labels", allgather_labels(comm, *run.local_labels));
+  if (run.local_labels) out.write_distributed_int64("/labels", *run.local_labels, begin, n);
   write_parameters(out, model, run.state.params);
   write_curve(out, run.state.curve);
   out.write_string("/config", run.metadata.config_toml);

@@ -43,10 +43,13 @@ RowMatrix read_rows(const Hdf5File& file, const std::string& path, std::uint64_t
 // (N, 1), usually kDefaultLabelsPath.
 std::vector<std::int64_t> read_label_rows(const std::string& file, const std::string& path,
                                           std::uint64_t row_begin, std::uint64_t row_count, MPI_Comm comm);
+// The same on a file that is open already.
+std::vector<std::int64_t> read_label_rows(const Hdf5File& file, const std::string& path,
+                                          std::uint64_t row_begin, std::uint64_t row_count);
 
 // InputError naming the file, the labels path and both lengths unless they match.
-void validate_labels_length(const std::string& file, const std::string& labels_path, std::uint64_t labels_length,
-                            std::uint64_t data_rows);
+void validate_labels_length(const std::string& file, const std::string& labels_path,
+                            std::uint64_t labels_length, std::uint64_t data_rows);
 
 // Not collective. InputError naming the file and the first row holding NaN or Inf by its global
 // index (context key "row"): rows[i] is global row row_begin + i of dataset `path`.

@@ -43,11 +43,13 @@ class Hdf5ResultWriter {
 
   const std::string& final_path() const noexcept { return final_path_; }
   const std::string& temp_path() const noexcept { return temp_path_; }
-  bool committed() const noexcept { return committed_; }
+  bool committed() const noexcept { return state_ == State::committed; }
 
   // Replicated data (the same on every rank).
-  void write_matrix(const std::string& path, const ConstMatrixRef& m, StorageType storage = StorageType::float64);
-  void write_vector(const std::string& path, const ConstVectorRef& v, StorageType storage = StorageType::float64);
+  void write_matrix(const std::string& path, const ConstMatrixRef& m,
+                    StorageType storage = StorageType::float64);
+  void write_vector(const std::string& path, const ConstVectorRef& v,
+                    StorageType storage = StorageType::float64);
   void write_scalar(const std::string& path, double value);
   void write_int64_vector(const std::string& path, const std::vector<std::int64_t>& values);
   // A fixed-length UTF-8 string dataset (h5py reads it as bytes; .decode() gives the text).
@@ -71,6 +73,9 @@ class Hdf5ResultWriter {
   // dataset; the ranks' blocks must tile [0, total_rows) exactly (ranks may hold no rows).
   void write_distributed_rows(const std::string& path, const DataRef& local_rows, std::uint64_t row_begin,
                               std::uint64_t total_rows, StorageType storage = StorageType::float64);
+  // The same for a 1-D int64 dataset (labels): local holds entries [row_begin, row_begin + size).
+  void write_distributed_int64(const std::string& path, const std::vector<std::int64_t>& local,
+                               std::uint64_t row_begin, std::uint64_t total_rows);
 
   // Collective. Closes the file and renames it to final_path (rank 0, after every rank closed);
   // every rank returns once the final file is in place. Error when closing or renaming fails, in
@@ -83,13 +88,16 @@ class Hdf5ResultWriter {
                         const std::vector<std::uint64_t>& dims, const void* data);
   void write_attribute_value(const std::string& object_path, const std::string& name, hid_t file_type,
                              hid_t mem_type, const void* data);
+  std::uint64_t check_distribution(const std::string& path, std::uint64_t rows, std::uint64_t cols,
+                                   std::uint64_t row_begin, std::uint64_t total_rows) const;
   void require_open(const std::string& path) const;
   void discard() noexcept;
 
+  enum class State { open, committed, discarded };
   std::string final_path_, temp_path_;
   MPI_Comm comm_;
   std::optional<Hdf5File> file_;
-  bool committed_ = false;
+  State state_ = State::open;
 };
 
 // Reads result and checkpoint files (to resume, evaluate or encode). Collective like the writer.
@@ -114,7 +122,11 @@ class Hdf5ResultReader {
   double read_attribute_double(const std::string& object_path, const std::string& name) const;
 
   // Rows [row_begin, row_begin + count) of a 2-D dataset, each rank its own range.
-  RowMatrix read_distributed_rows(const std::string& path, std::uint64_t row_begin, std::uint64_t count) const;
+  RowMatrix read_distributed_rows(const std::string& path, std::uint64_t row_begin,
+                                  std::uint64_t count) const;
+  // Entries [row_begin, row_begin + count) of a 1-D integer dataset (or N x 1), each rank its own.
+  std::vector<std::int64_t> read_distributed_int64(const std::string& path, std::uint64_t row_begin,
+                                                   std::uint64_t count) const;
 
  private:
   Hdf5Handle open_attribute(const std::string& object_path, const std::string& name) const;

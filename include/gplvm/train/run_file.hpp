@@ -46,9 +46,6 @@ struct RunOutput {
   const RunMetadata& metadata;
 };
 
-// Every rank's labels in rank (= row) order.
-std::vector<std::int64_t> allgather_labels(const Communicator& comm, const std::vector<std::int64_t>& local);
-
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state);
 
 // Reads a checkpoint for this process's rows; throws InputError naming the file and the first

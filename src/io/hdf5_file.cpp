@@ -1,0 +1,230 @@
+#include "gplvm/io/hdf5_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "io_comm.hpp"
+
+namespace gplvm {
+namespace {
+
+using io_detail::IoComm;
+
+herr_t collect_error(unsigned /*depth*/, const H5E_error2_t* entry, void* out) {
+  auto* messages = static_cast<std::vector<std::string>*>(out);
+  if (entry->desc && *entry->desc) messages->emplace_back(entry->desc);
+  return 0;
+}
+
+// A missing or unreadable file gets a plain message rather than HDF5's "unable to open file".
+void require_readable_hdf5(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) throw InputError("input file does not exist", ErrorContext(path));
+  if (fs::is_directory(status))
+    throw InputError("input path is a directory, not an HDF5 file", ErrorContext(path));
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    throw InputError(std::string("cannot read input file: ") + std::strerror(errno), ErrorContext(path));
+  ::close(fd);
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    take_hdf5_error_message();
+    throw InputError("input file is not an HDF5 file", ErrorContext(path));
+  }
+}
+
+Hdf5Handle file_access_plist(const IoComm& io, const std::string& path) {
+  Hdf5Handle fapl = checked_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot create file access list",
+                                   ErrorContext(path));
+  if (io.parallel()) {
+    check_hdf5(H5Pset_fapl_mpio(fapl.get(), io.raw(), MPI_INFO_NULL), "cannot select the MPI-IO driver",
+               ErrorContext(path));
+  }
+  return fapl;
+}
+
+std::string class_name(H5T_class_t type_class, std::size_t size) {
+  switch (type_class) {
+    case H5T_FLOAT:
+      return "float" + std::to_string(8 * size);
+    case H5T_INTEGER:
+      return "integer";
+    case H5T_STRING:
+      return "string";
+    case H5T_COMPOUND:
+      return "compound";
+    case H5T_ENUM:
+      return "enum";
+    case H5T_ARRAY:
+      return "array";
+    case H5T_VLEN:
+      return "variable-length sequence";
+    default:
+      return "unsupported type class " + std::to_string(static_cast<int>(type_class));
+  }
+}
+
+std::string describe_dims(const std::vector<std::uint64_t>& dims) {
+  if (dims.empty()) return "scalar";
+  std::string text = std::to_string(dims.size()) + "-D (";
+  for (std::size_t i = 0; i < dims.size(); ++i) text += (i ? " x " : "") + std::to_string(dims[i]);
+  return text + ")";
+}
+
+}  // namespace
+
+std::string to_string(ElementType type) {
+  switch (type) {
+    case ElementType::float32:
+      return "float32";
+    case ElementType::float64:
+      return "float64";
+    case ElementType::integer:
+      return "integer";
+  }
+  return "unknown";
+}
+
+Hdf5Handle::Hdf5Handle(Hdf5Handle&& other) noexcept
+    : id_(std::exchange(other.id_, -1)), closer_(std::exchange(other.closer_, nullptr)) {}
+
+Hdf5Handle& Hdf5Handle::operator=(Hdf5Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = std::exchange(other.id_, -1);
+    closer_ = std::exchange(other.closer_, nullptr);
+  }
+  return *this;
+}
+
+bool Hdf5Handle::reset() noexcept {
+  if (id_ < 0) return true;
+  const herr_t status = closer_ ? closer_(id_) : 0;
+  id_ = -1;
+  return status >= 0;
+}
+
+void silence_hdf5_errors() {
+  // Cheap, and repeating it survives a library re-initialisation (H5close) by other code.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+std::string take_hdf5_error_message() {
+  std::vector<std::string> messages;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &messages);
+  H5Eclear2(H5E_DEFAULT);
+  if (messages.empty()) return "unknown HDF5 error";
+  // The outermost entry says what was attempted, the innermost why it failed.
+  if (messages.size() == 1 || messages.front() == messages.back()) return messages.front();
+  return messages.front() + ": " + messages.back();
+}
+
+void check_hdf5(herr_t status, const std::string& what, const ErrorContext& where) {
+  if (status < 0) throw Error(what + ": " + take_hdf5_error_message(), where);
+}
+
+Hdf5Handle checked_handle(hid_t id, Hdf5Handle::Closer closer, const std::string& what,
+                          const ErrorContext& where) {
+  if (id < 0) throw Error(what + ": " + take_hdf5_error_message(), where);
+  return Hdf5Handle(id, closer);
+}
+
+Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel)
+    : path_(std::move(path)), comm_(comm), handle_(std::move(handle)), parallel_(parallel) {}
+
+Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess access) {
+  silence_hdf5_errors();
+  const IoComm io(comm);
+  // Rank 0 alone probes the file: thousands of ranks stat-ing one file would load a parallel file
+  // system's metadata server for nothing, and H5Fopen below fails on any rank that cannot see it.
+  io.on_root([&] { require_readable_hdf5(path); });
+  const Hdf5Handle fapl = file_access_plist(io, path);
+  const unsigned flags = access == FileAccess::read_only ? H5F_ACC_RDONLY : H5F_ACC_RDWR;
+  Hdf5Handle file = checked_handle(H5Fopen(path.c_str(), flags, fapl.get()), H5Fclose,
+                                   "cannot open HDF5 file", ErrorContext(path));
+  return Hdf5File(path, comm, std::move(file), io.parallel());
+}
+
+Hdf5File Hdf5File::create(const std::string& path, MPI_Comm comm) {
+  silence_hdf5_errors();
+  const IoComm io(comm);
+  const Hdf5Handle fapl = file_access_plist(io, path);
+  Hdf5Handle file = checked_handle(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose,
+                                   "cannot create HDF5 file", ErrorContext(path));
+  return Hdf5File(path, comm, std::move(file), io.parallel());
+}
+
+void Hdf5File::close() {
+  if (!handle_.valid()) return;
+  if (!handle_.reset())
+    throw Error("cannot close HDF5 file (its data may be incomplete): " + take_hdf5_error_message(),
+                ErrorContext(path_));
+}
+
+bool Hdf5File::exists(const std::string& object_path) const {
+  if (object_path.empty() || object_path == "/") return true;
+  // H5Lexists fails rather than answering "no" when an intermediate group is missing, so each
+  // prefix is checked in turn.
+  for (std::size_t slash = object_path.find('/', 1);; slash = object_path.find('/', slash + 1)) {
+    const std::string prefix = object_path.substr(0, slash);
+    if (prefix.empty() || prefix.back() == '/') return false;  // "//" or a trailing slash
+    const htri_t found = H5Lexists(id(), prefix.c_str(), H5P_DEFAULT);
+    if (found <= 0) {
+      if (found < 0) take_hdf5_error_message();
+      return false;
+    }
+    if (slash == std::string::npos) break;
+  }
+  const htri_t resolves =
+      H5Oexists_by_name(id(), object_path.c_str(), H5P_DEFAULT);  // false for dangling links
+  if (resolves < 0) take_hdf5_error_message();
+  return resolves > 0;
+}
+
+Hdf5Dataset Hdf5File::open_dataset(const std::string& dataset_path) const {
+  if (!exists(dataset_path)) throw InputError("dataset not found", ErrorContext(path_, dataset_path));
+  Hdf5Handle object = checked_handle(H5Oopen(id(), dataset_path.c_str(), H5P_DEFAULT), H5Oclose,
+                                     "cannot open HDF5 object", ErrorContext(path_, dataset_path));
+  if (H5Iget_type(object.get()) != H5I_DATASET) {
+    throw InputError("object is a group or named type, not a dataset", ErrorContext(path_, dataset_path));
+  }
+  return Hdf5Dataset(std::move(object), path_, dataset_path, parallel_);
+}
+
+Hdf5Dataset::Hdf5Dataset(Hdf5Handle handle, std::string file, std::string path, bool parallel)
+    : handle_(std::move(handle)), file_(std::move(file)), path_(std::move(path)), parallel_(parallel) {
+  const Hdf5Handle space =
+      checked_handle(H5Dget_space(id()), H5Sclose, "cannot read dataset shape", context());
+  const int ndims = H5Sget_simple_extent_ndims(space.get());
+  check_hdf5(ndims, "cannot read dataset rank", context());
+  std::vector<hsize_t> dims(ndims);
+  check_hdf5(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "cannot read dataset shape",
+             context());
+  dims_.assign(dims.begin(), dims.end());
+  const Hdf5Handle type = checked_handle(H5Dget_type(id()), H5Tclose, "cannot read dataset type", context());
+  type_class_ = H5Tget_class(type.get());
+  type_size_ = H5Tget_size(type.get());
+  type_name_ = class_name(type_class_, type_size_);
+}
+
+ElementType Hdf5Dataset::element_type() const {
+  if (type_class_ == H5T_FLOAT && type_size_ == 4) return ElementType::float32;
+  if (type_class_ == H5T_FLOAT && type_size_ == 8) return ElementType::float64;
+  if (type_class_ == H5T_INTEGER) return ElementType::integer;
+  throw InputError("unsupported element type " + type_name_ + " (expected float32, float64 or integer)",
+                   context(type_name_));
+}
+
+void Hdf5Dataset::require_rank(int rank, const std::string& expected) const {
+  if (dims_.size() == static_cast<std::size_t>(rank)) return;
+  throw InputError("dataset must be " + expected + " but is " + describe_dims(dims_),
+                   context(describe_dims(dims_)));
+}
+
+}  // namespace gplvm

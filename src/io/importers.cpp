@@ -1,0 +1,186 @@
+// Format selection, conversion to data and labels, and the HDF5 output of `gplvm import`.
+#include "gplvm/io/importers.hpp"
+
+#include <mpi.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/io/dataset_reader.hpp"
+#include "gplvm/io/result_writer.hpp"
+
+namespace gplvm {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string lower_file_name(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
+// The first bytes after decompression, enough to recognise NPY and IDX magic numbers.
+std::string leading_bytes(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (!file) return {};
+  char buffer[8] = {};
+  const int got = gzread(file, buffer, sizeof buffer);
+  gzclose(file);
+  return std::string(buffer, static_cast<std::size_t>(std::max(got, 0)));
+}
+
+ImportFormat format_from_content(const std::string& path) {
+  const std::string head = leading_bytes(path);
+  if (head.size() >= 6 && head.compare(0, 6, "\x93NUMPY") == 0) return ImportFormat::npy;
+  const auto is_idx_type = [](unsigned char t) { return t == 0x08 || t == 0x09 || (t >= 0x0B && t <= 0x0E); };
+  if (head.size() >= 4 && head[0] == 0 && head[1] == 0 && is_idx_type(head[2]) && head[3] != 0) {
+    return ImportFormat::idx;
+  }
+  throw InputError(
+      "cannot tell the format from the file name (.idx, -ubyte, .npy, .csv, optionally .gz) "
+      "or its contents; give the format explicitly",
+      ErrorContext(path));
+}
+
+NumericArray read_array(const std::string& path, ImportFormat format) {
+  return format == ImportFormat::npy ? read_npy(path) : read_idx(path);
+}
+
+std::vector<std::int64_t> read_labels_file(const std::string& path) {
+  const ImportFormat format = detect_format(path);
+  if (format != ImportFormat::csv) return to_labels(read_array(path, format), path);
+  const CsvTable table = read_csv(path, {});
+  if (table.values.cols() != 1) {
+    throw InputError(
+        "a CSV labels file must have exactly one column, not " + std::to_string(table.values.cols()),
+        ErrorContext(path, "columns", std::to_string(table.values.cols())));
+  }
+  NumericArray column{{static_cast<std::uint64_t>(table.values.rows())}, table.values, false, "CSV"};
+  return to_labels(column, path);
+}
+
+}  // namespace
+
+std::string to_string(ImportFormat format) {
+  switch (format) {
+    case ImportFormat::automatic:
+      return "auto";
+    case ImportFormat::idx:
+      return "idx";
+    case ImportFormat::npy:
+      return "npy";
+    case ImportFormat::csv:
+      return "csv";
+  }
+  return "unknown";
+}
+
+ImportFormat parse_import_format(const std::string& name) {
+  for (ImportFormat f : {ImportFormat::automatic, ImportFormat::idx, ImportFormat::npy, ImportFormat::csv}) {
+    if (name == to_string(f)) return f;
+  }
+  throw InputError("unknown import format (expected auto, idx, npy or csv)",
+                   ErrorContext("", "format", name));
+}
+
+ImportFormat detect_format(const std::string& path) {
+  std::string name = lower_file_name(path);
+  if (ends_with(name, ".gz")) name.resize(name.size() - 3);
+  if (ends_with(name, ".npy")) return ImportFormat::npy;
+  if (ends_with(name, ".csv")) return ImportFormat::csv;
+  if (ends_with(name, ".idx") || ends_with(name, "-ubyte") || ends_with(name, ".ubyte"))
+    return ImportFormat::idx;
+  return format_from_content(path);
+}
+
+RowMatrix to_data_matrix(NumericArray array, const std::string& file, double scale) {
+  if (array.shape.size() < 2) {
+    throw InputError("data must have at least 2 dimensions (N x D), but the array is " +
+                         std::to_string(array.shape.size()) + "-D (a labels file?)",
+                     ErrorContext(file, "dimensions", std::to_string(array.shape.size())));
+  }
+  if (scale != 1.0) array.values *= scale;
+  return std::move(array.values);
+}
+
+std::vector<std::int64_t> to_labels(const NumericArray& array, const std::string& file) {
+  const bool column = array.shape.size() == 2 && array.shape[1] == 1;
+  if (array.shape.size() != 1 && !column) {
+    throw InputError(
+        "labels must be a 1-D array (or N x 1), not " + std::to_string(array.shape.size()) + "-D",
+        ErrorContext(file, "dimensions", std::to_string(array.shape.size())));
+  }
+  std::vector<std::int64_t> labels(static_cast<std::size_t>(array.values.size()));
+  for (Index i = 0; i < array.values.size(); ++i) {
+    const double v = array.values.data()[i];
+    if (std::trunc(v) != v || std::abs(v) > 9.0e18) {
+      throw InputError("label " + std::to_string(i) + " is not an integer (" + std::to_string(v) + ")",
+                       ErrorContext(file, "label " + std::to_string(i), std::to_string(v)));
+    }
+    labels[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(v);
+  }
+  return labels;
+}
+
+void write_dataset_file(const std::string& out_path, const RowMatrix& Y,
+                        const std::vector<std::int64_t>* labels, bool as_float32,
+                        const std::string& dataset_path) {
+  if (Y.rows() == 0 || Y.cols() == 0) {
+    throw InputError(
+        "no data to write: the data matrix is empty",
+        ErrorContext(out_path, dataset_path, std::to_string(Y.rows()) + " x " + std::to_string(Y.cols())));
+  }
+  if (dataset_path == kDefaultLabelsPath)
+    throw InputError("data and labels would share a path", ErrorContext(out_path, dataset_path));
+  if (labels)
+    validate_labels_length(out_path, kDefaultLabelsPath, labels->size(),
+                           static_cast<std::uint64_t>(Y.rows()));
+  // One process writes: MPI_COMM_SELF (or no MPI at all in serial tools).
+  Hdf5ResultWriter out(out_path, MPI_COMM_SELF);
+  const auto rows = static_cast<std::uint64_t>(Y.rows());
+  out.write_distributed_rows(dataset_path, Y, 0, rows,
+                             as_float32 ? StorageType::float32 : StorageType::float64);
+  if (labels) out.write_int64_vector(kDefaultLabelsPath, *labels);
+  out.commit();
+}
+
+ImportSummary import_to_hdf5(const std::string& input_path, const std::string& labels_path,
+                             const std::string& output_path, const ImportOptions& options) {
+  Hdf5ResultWriter::check_writable(output_path);  // before minutes of reading and converting
+  ImportSummary summary;
+  summary.format = options.format == ImportFormat::automatic ? detect_format(input_path) : options.format;
+  const bool csv_labels = summary.format == ImportFormat::csv && !options.csv.label_column.empty();
+  if (csv_labels && !labels_path.empty()) {
+    throw InputError("labels given twice: as a CSV label column and as a labels file",
+                     ErrorContext(labels_path));
+  }
+  RowMatrix Y;
+  std::vector<std::int64_t> labels;
+  if (summary.format == ImportFormat::csv) {
+    CsvTable table = read_csv(input_path, options.csv);
+    Y = std::move(table.values);
+    if (options.scale != 1.0) Y *= options.scale;
+    labels = std::move(table.labels);
+  } else {
+    Y = to_data_matrix(read_array(input_path, summary.format), input_path, options.scale);
+  }
+  if (!labels_path.empty()) {
+    labels = read_labels_file(labels_path);
+    validate_labels_length(labels_path, "labels", labels.size(), static_cast<std::uint64_t>(Y.rows()));
+  }
+  summary.has_labels = csv_labels || !labels_path.empty();
+  write_dataset_file(output_path, Y, summary.has_labels ? &labels : nullptr, options.as_float32,
+                     options.dataset_path);
+  summary.rows = static_cast<std::uint64_t>(Y.rows());
+  summary.cols = static_cast<std::uint64_t>(Y.cols());
+  return summary;
+}
+
+}  // namespace gplvm
