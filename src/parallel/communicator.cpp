@@ -45,7 +45,7 @@ void Communicator::barrier() const {
 void Communicator::allreduce_sum(double* data, Index count) const {
   if (count == 0) return;
   check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_DOUBLE, MPI_SUM, comm_), "allreduce");
-  bytes_sent_ += static_cast<std::uint64_t>(count) * sizeof(double);
+  count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
 }
 
 double Communicator::allreduce_sum(double value) const {
@@ -55,19 +55,19 @@ double Communicator::allreduce_sum(double value) const {
 
 double Communicator::allreduce_max(double value) const {
   check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_), "allreduce");
-  bytes_sent_ += sizeof(double);
+  count_bytes(sizeof(double));
   return value;
 }
 
 std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
   check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_SUM, comm_), "allreduce");
-  bytes_sent_ += sizeof(value);
+  count_bytes(sizeof(value));
   return value;
 }
 
 void Communicator::broadcast(double* data, Index count, int root) const {
   check(MPI_Bcast(data, static_cast<int>(count), MPI_DOUBLE, root, comm_), "broadcast");
-  if (rank_ == root) bytes_sent_ += static_cast<std::uint64_t>(count) * sizeof(double);
+  if (rank_ == root) count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
 }
 
 std::string Communicator::broadcast(const std::string& text, int root) const {
@@ -75,7 +75,7 @@ std::string Communicator::broadcast(const std::string& text, int root) const {
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "broadcast");
   std::string out = rank_ == root ? text : std::string(length, '\0');
   check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, root, comm_), "broadcast");
-  if (rank_ == root) bytes_sent_ += sizeof(length) + length;
+  if (rank_ == root) count_bytes(sizeof(length) + length);
   return out;
 }
 
@@ -97,7 +97,7 @@ RowMatrix Communicator::allgather_rows(const DataRef& local) const {
   check(MPI_Allgatherv(contiguous.data(), counts[rank_], MPI_DOUBLE, out.data(), counts.data(),
                        offsets.data(), MPI_DOUBLE, comm_),
         "allgatherv");
-  bytes_sent_ += static_cast<std::uint64_t>(counts[rank_]) * sizeof(double);
+  count_bytes(static_cast<std::uint64_t>(counts[rank_]) * sizeof(double));
   return out;
 }
 

@@ -86,7 +86,7 @@ TEST(Communicator, AllreduceSumsAndCountsBytes) {
   Vector v = Vector::Constant(5, comm.rank() + 1.0);
   comm.allreduce_sum(v.data(), v.size());
   EXPECT_EQ(v[3], comm.size() * (comm.size() + 1) / 2.0);
-  EXPECT_EQ(comm.bytes_sent(), 5 * sizeof(double));
+  EXPECT_EQ(comm.bytes_sent(), comm.size() > 1 ? 5 * sizeof(double) : 0u);
   EXPECT_EQ(comm.allreduce_max(static_cast<double>(comm.rank())), comm.size() - 1.0);
 }
 

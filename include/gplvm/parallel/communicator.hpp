@@ -46,12 +46,16 @@ class Communicator {
   Matrix allgather_rows(const ConstMatrixRef& local) const;
   RowMatrix allgather_rows(const DataRef& local) const;
 
-  // Bytes this process has contributed to collectives since construction or the last reset.
+  // Bytes this process has contributed to collectives since construction or the last reset; zero
+  // on a single rank, where nothing leaves the process.
   std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
   void reset_byte_count() noexcept { bytes_sent_ = 0; }
 
  private:
   std::vector<int> gather_counts(int local_count) const;
+  void count_bytes(std::uint64_t bytes) const {
+    if (size_ > 1) bytes_sent_ += bytes;
+  }
   void check(int code, const char* what) const;
 
   MPI_Comm comm_;
