@@ -10,6 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/core/stop_signals.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/train/run_file.hpp"
@@ -22,7 +23,8 @@ namespace fs = std::filesystem;
 CommandLine train_command_line() {
   return CommandLine("train",
                      {{"config", true, "TOML configuration file (keys: see below)"},
-                      {"resume", true, "checkpoint file to continue from"}},
+                      {"resume", true, "checkpoint file to continue from, or 'auto': the newest valid one in "
+                                         "output.checkpoint_dir (a fresh start if there is none)"}},
                      true);
 }
 
@@ -42,15 +44,42 @@ void prune_checkpoints(const std::string& dir, std::int64_t keep) {
   for (size_t i = 0; i + keep < files.size(); ++i) fs::remove(files[i]);
 }
 
-void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
-  Hdf5ResultWriter::check_writable(s.output_path);
-  if (comm.is_root()) {
-    std::error_code ec;
-    fs::create_directories(s.checkpoint_dir, ec);
-    require(!ec, "cannot create the checkpoint directory: " + ec.message(),
-            {s.checkpoint_dir, "output.checkpoint_dir", ""});
+// The newest checkpoint of the directory that opens and holds a training state; unreadable or
+// partial ones (a job killed mid-write leaves only a temporary file, but a disk can still
+// corrupt one) are skipped with a warning. Empty if there is none.
+std::string newest_valid_checkpoint(const std::string& dir, const Communicator& comm) {
+  std::vector<fs::path> files;
+  static const std::regex pattern("checkpoint-[0-9]{12}\\.h5");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (std::regex_match(entry.path().filename().string(), pattern)) files.push_back(entry.path());
+  std::sort(files.rbegin(), files.rend());
+  for (const auto& file : files) {
+    try {
+      const Hdf5ResultReader reader(file.string(), comm.raw());
+      if (reader.exists("/state") && reader.has_attribute("/state", "step")) return file.string();
+      if (comm.is_root()) log_warning("skipping checkpoint without training state: " + file.string());
+    } catch (const Error& e) {
+      if (comm.is_root()) log_warning("skipping unreadable checkpoint " + file.string() + ": " + e.what());
+    }
   }
-  comm.barrier();
+  return {};
+}
+
+// Creates the output and checkpoint directories (rank 0) and proves both writable before any
+// work, so that a bad path fails in seconds rather than after hours of training.
+void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
+  std::string failure;
+  if (comm.is_root()) {
+    for (const fs::path dir : {fs::path(s.output_path).parent_path(), fs::path(s.checkpoint_dir)}) {
+      std::error_code ec;
+      if (!dir.empty()) fs::create_directories(dir, ec);
+      if (ec) failure = "cannot create directory '" + dir.string() + "': " + ec.message();
+    }
+  }
+  failure = comm.broadcast(failure);
+  require(failure.empty(), failure, {s.output_path, "output.path", ""});
+  Hdf5ResultWriter::check_writable(s.output_path);
   Hdf5ResultWriter::check_writable(checkpoint_name(s.checkpoint_dir, 0));
 }
 
@@ -116,11 +145,11 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const Trainer trainer(model, comm, data.partition, data.local, s.trainer);
   const RunMetadata meta{config.to_toml(), resume_identity(config),
                          fingerprint_data(comm, data.local, begin, data.rows), s.data_file};
-  TrainingState state =
-      cl.value("resume") ? read_checkpoint(*cl.value("resume"), comm, model, meta) : trainer.initial_state();
-  if (cl.value("resume") && comm.is_root())
-    std::fprintf(stderr, "resuming from %s at step %llu\n", cl.value("resume")->c_str(),
-                 static_cast<unsigned long long>(state.step));
+  std::string resume = cl.value_or("resume", "");
+  if (resume == "auto") resume = newest_valid_checkpoint(s.checkpoint_dir, comm);
+  TrainingState state = resume.empty() ? trainer.initial_state() : read_checkpoint(resume, comm, model, meta);
+  if (comm.is_root() && !resume.empty())
+    std::fprintf(stderr, "resuming from %s at step %llu\n", resume.c_str(), static_cast<unsigned long long>(state.step));
 
   const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
   auto write = [&](const std::string& path, const TrainingState& st, bool with_state) {
@@ -131,8 +160,15 @@ int train_command(const Arguments& args, const Communicator& comm) {
     if (comm.is_root()) prune_checkpoints(s.checkpoint_dir, s.keep_checkpoints);
     comm.barrier();
   };
-  const TrainRunStats stats = trainer.run(state, checkpoint);
+  install_stop_signal_handlers();
+  const TrainRunStats stats = trainer.run(state, checkpoint, stop_requested);
   checkpoint(state);
+  if (!stats.finished) {
+    if (comm.is_root())
+      std::fprintf(stderr, "stopped by signal %d after step %llu; checkpoint written to %s (resume with --resume auto)\n",
+                   stop_signal(), static_cast<unsigned long long>(state.step), checkpoint_name(s.checkpoint_dir, state.step).c_str());
+    return kExitStopped;
+  }
   write(s.output_path, state, false);
   print_summary(cl.has("json"), s, state, stats, comm);
   return kExitOk;
