@@ -1,4 +1,6 @@
 // gplvm train: distributed SAS / Bayesian SAS training from a TOML config.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +21,13 @@ namespace gplvm {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Peak resident set size of this process (Linux reports ru_maxrss in KiB).
+double peak_resident_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
 
 CommandLine train_command_line() {
   return CommandLine("train",
@@ -88,6 +97,9 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   // Bytes per step: the mean over ranks of what each rank contributed to collectives.
   const double bytes_per_step = comm.allreduce_sum(static_cast<double>(stats.bytes_sent)) / comm.size() /
                                 std::max<std::uint64_t>(stats.steps, 1);
+  const double peak_rss = peak_resident_bytes();
+  const double peak_rss_max = comm.allreduce_max(peak_rss);
+  const double peak_rss_mean = comm.allreduce_sum(peak_rss) / comm.size();
   if (!comm.is_root()) return;
   const double seconds = stats.seconds;
   const double points_per_second = stats.points / std::max(seconds, 1e-12);
@@ -107,7 +119,9 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
       .value(s.checkpoint_dir);
   w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
   w.key("wall_seconds").value(seconds).key("points_per_second").value(points_per_second);
-  w.key("bytes_per_step_per_rank").value(bytes_per_step).end_object();
+  w.key("bytes_per_step_per_rank").value(bytes_per_step);
+  w.key("peak_rss_bytes_max_rank").value(peak_rss_max).key("peak_rss_bytes_mean_rank").value(peak_rss_mean);
+  w.end_object();
   std::printf("%s\n", w.str().c_str());
 }
 
