@@ -79,6 +79,18 @@ std::string Communicator::broadcast(const std::string& text, int root) const {
   return out;
 }
 
+void Communicator::alltoallv(const double* send, const std::vector<int>& send_counts,
+                             const std::vector<int>& send_displs, double* receive,
+                             const std::vector<int>& receive_counts, const std::vector<int>& receive_displs) const {
+  check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_DOUBLE, receive, receive_counts.data(),
+                      receive_displs.data(), MPI_DOUBLE, comm_),
+        "alltoallv");
+  std::uint64_t sent = 0;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) sent += static_cast<std::uint64_t>(send_counts[r]);
+  count_bytes(sent * sizeof(double));
+}
+
 std::vector<int> Communicator::gather_counts(int local_count) const {
   std::vector<int> counts(size_);
   check(MPI_Allgather(&local_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "allgather");

@@ -42,6 +42,9 @@ class Communicator {
   std::int64_t allreduce_sum(std::int64_t value) const;
   void broadcast(double* data, Index count, int root = 0) const;
   std::string broadcast(const std::string& text, int root = 0) const;
+  // MPI_Alltoallv on doubles: counts and displacements in doubles, one entry per rank.
+  void alltoallv(const double* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
+                 double* receive, const std::vector<int>& receive_counts, const std::vector<int>& receive_displs) const;
   // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
   Matrix allgather_rows(const ConstMatrixRef& local) const;
   RowMatrix allgather_rows(const DataRef& local) const;
