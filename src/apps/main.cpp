@@ -23,6 +23,7 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"import", {import_command, "convert IDX (.gz), NPY or CSV data to HDF5"}},
       {"generate", {generate_command, "write a synthetic data set with its true latents"}},
       {"info", {info_command, "describe a data or run file"}},
+      {"exact", {exact_command, "exact log marginal likelihood of a trained run (ScaLAPACK)"}},
   };
   return table;
 }

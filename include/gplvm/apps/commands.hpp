@@ -15,6 +15,7 @@ int encode_command(const Arguments& args, const Communicator& comm);
 int import_command(const Arguments& args, const Communicator& comm);
 int generate_command(const Arguments& args, const Communicator& comm);
 int info_command(const Arguments& args, const Communicator& comm);
+int exact_command(const Arguments& args, const Communicator& comm);
 
 // Exit codes (documented in README).
 constexpr int kExitOk = 0;

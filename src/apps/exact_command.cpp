@@ -1,0 +1,126 @@
+// gplvm exact: the exact GPLVM log marginal likelihood log p(Y | X) of a trained run on ScaLAPACK
+// (kernel blocks generated locally, pdpotrf, pdtrsm against Y; never Y Y^T). For Bayesian runs it
+// is evaluated at the posterior means and, with --samples S, also estimated as E_q[log p(Y | X)].
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "gplvm/apps/command_line.hpp"
+#include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/trained_run.hpp"
+#include "gplvm/core/counter_rng.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/objectives/exact_distributed.hpp"
+
+namespace gplvm {
+namespace {
+
+void parse_grid(const std::string& text, ExactDistributedOptions& options) {
+  const auto x = text.find('x');
+  try {
+    require(x != std::string::npos, "", {});
+    options.grid_rows = std::stoi(text.substr(0, x));
+    options.grid_cols = std::stoi(text.substr(x + 1));
+  } catch (const std::exception&) {
+    throw InputError("grid must be ROWSxCOLS, e.g. 2x4", {"", "--grid", text});
+  }
+  require(options.grid_rows >= 1 && options.grid_cols >= 1, "grid dimensions must be positive", {"", "--grid", text});
+}
+
+struct Latents {
+  Matrix mean, variance;  // N x Q each; variance empty unless Bayesian
+};
+
+Latents read_latents(const std::string& file, const Communicator& comm) {
+  const Hdf5ResultReader in(file, comm.raw());
+  require(in.exists("/latent/mean"), "file has no /latent/mean", {file, "/latent/mean", ""});
+  Latents l{in.read_matrix("/latent/mean"), {}};
+  if (in.exists("/latent/var")) l.variance = in.read_matrix("/latent/var");
+  return l;
+}
+
+// X = mu + sqrt(v) o eps with eps keyed by (seed, sample, row, dimension).
+Matrix sample_latents(const Latents& l, std::uint64_t seed, std::uint64_t sample) {
+  const CounterRng rng(seed);
+  Matrix x = l.mean;
+  for (Index i = 0; i < x.rows(); ++i)
+    for (Index q = 0; q < x.cols(); ++q)
+      x(i, q) += std::sqrt(l.variance(i, q)) *
+                 rng.normal(RngPurpose::reparameterisation, 0, sample, static_cast<std::uint64_t>(i * x.cols() + q));
+  return x;
+}
+
+}  // namespace
+
+int exact_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl("exact",
+                 {{"run", true, "run file written by gplvm train (latents, hyperparameters, data path)"},
+                  {"data", true, "data file (default: the run's data.path)"},
+                  {"dataset", true, "dataset inside the data file (default: the run's data.dataset)"},
+                  {"latents", true, "file with /latent/mean (and /latent/var) to use instead of the run's"},
+                  {"block", true, "ScaLAPACK block size (default 64)"},
+                  {"grid", true, "process grid ROWSxCOLS (default: as square as possible)"},
+                  {"samples", true, "Bayesian runs: Monte-Carlo samples of E_q[log p(Y|X)] (default 0)"},
+                  {"seed", true, "seed of the Monte-Carlo samples (default 0)"}},
+                 false);
+  cl.parse(args);
+  if (cl.has("help")) {
+    if (comm.is_root()) std::printf("%s", cl.help("Exact GPLVM log marginal likelihood of a trained run.").c_str());
+    return kExitOk;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const TrainedRun run = load_trained_run(cl.required("run"), comm);
+  const std::string latents_file = cl.value_or("latents", run.path);
+  const Latents latents = read_latents(latents_file, comm);
+  const DistributedDataset data =
+      load_distributed_dataset(cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
+          {latents_file, "/latent/mean",
+           std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});
+  ExactDistributedOptions options;
+  options.with_gradient = false;
+  options.block_size = std::stoi(cl.value_or("block", "64"));
+  if (cl.value("grid")) parse_grid(*cl.value("grid"), options);
+  const SasModel model = run.model(data.rows, 0, 0);
+  const Vector params = run.parameters(model);
+  const EqArdKernel kernel = model.kernel(params);
+  const double noise = model.noise_variance(params);
+
+  const ExactDistributedGp gp(kernel, noise, latents.mean, data.local, data.partition, comm, options);
+  const double lml = gp.log_marginal_likelihood();
+  const int samples = std::stoi(cl.value_or("samples", "0"));
+  require(samples == 0 || latents.variance.size() > 0, "--samples needs a Bayesian run (latent variances)",
+          {latents_file, "/latent/var", "absent"});
+  double mc_mean = 0, mc_sq = 0;
+  for (int s = 0; s < samples; ++s) {
+    const Matrix x = sample_latents(latents, std::stoull(cl.value_or("seed", "0")), s);
+    const double v = ExactDistributedGp(kernel, noise, x, data.local, data.partition, comm, options).log_marginal_likelihood();
+    mc_mean += v / samples;
+    mc_sq += v * v / samples;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!comm.is_root()) return kExitOk;
+  const double entries = static_cast<double>(data.rows * data.cols);
+  const double mc_stderr = samples > 1 ? std::sqrt(std::max(mc_sq - mc_mean * mc_mean, 0.0) * samples / (samples - 1) / samples) : 0;
+  if (cl.has("json")) {
+    JsonWriter w(0);
+    w.begin_object().key("command").value("exact").key("run").value(run.path).key("n").value(data.rows);
+    w.key("d").value(data.cols).key("log_marginal_likelihood").value(lml).key("per_entry").value(lml / entries);
+    w.key("jitter").value(gp.jitter()).key("grid").value(std::to_string(gp.grid().nprow()) + "x" + std::to_string(gp.grid().npcol()));
+    w.key("block").value(options.block_size).key("seconds").value(seconds);
+    if (samples > 0) w.key("samples").value(samples).key("expected_lml").value(mc_mean).key("expected_lml_stderr").value(mc_stderr);
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("exact log p(Y|X) = %.10g (%.6g per entry) for N = %llu, D = %llu on a %dx%d grid, block %d, %.1f s%s\n",
+                lml, lml / entries, static_cast<unsigned long long>(data.rows), static_cast<unsigned long long>(data.cols),
+                gp.grid().nprow(), gp.grid().npcol(), options.block_size, seconds,
+                gp.jitter() > 0 ? (", jitter " + std::to_string(gp.jitter())).c_str() : "");
+    if (samples > 0) std::printf("E_q[log p(Y|X)] ~ %.10g +- %.3g (%d samples)\n", mc_mean, mc_stderr, samples);
+  }
+  return kExitOk;
+}
+
+}  // namespace gplvm

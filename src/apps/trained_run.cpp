@@ -1,0 +1,32 @@
+#include "gplvm/apps/trained_run.hpp"
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+
+TrainedRun load_trained_run(const std::string& path, const Communicator& comm) {
+  const Hdf5ResultReader run(path, comm.raw());
+  require(run.exists("/config") && run.exists("/params/shared"), "not a gplvm run file (no /params/shared)",
+          {path, "/params/shared", ""});
+  const Config config = resolve_config_text(train_config_schema(), run.read_string("/config"), path + ":/config", {});
+  TrainedRun t;
+  t.path = path;
+  t.settings = train_settings(config, run.read_attribute_int64("/", "data_dim"));
+  t.shared = run.read_vector("/params/shared");
+  t.num_data = static_cast<std::uint64_t>(run.read_attribute_int64("/", "num_data"));
+  return t;
+}
+
+SasModel TrainedRun::model(std::uint64_t num_rows, std::uint64_t local_begin, std::uint64_t local_rows) const {
+  return SasModel(settings.model, num_rows, local_begin, local_rows);
+}
+
+Vector TrainedRun::parameters(const SasModel& model) const {
+  require(model.num_shared_parameters() == shared.size(), "run file parameters do not match its configuration",
+          {path, "/params/shared", std::to_string(shared.size())});
+  Vector p = model.initial_parameters();
+  p.head(shared.size()) = shared;
+  return p;
+}
+
+}  // namespace gplvm
