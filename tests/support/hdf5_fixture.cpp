@@ -58,6 +58,7 @@ RowMatrix read_fixture_matrix(const std::string& file, const std::string& path) 
   hsize_t dims[2] = {0, 1};
   const int rank = H5Sget_simple_extent_ndims(space);
   H5Sget_simple_extent_dims(space, dims, nullptr);
+  if (rank == 0) dims[0] = 1;  // a scalar dataset
   RowMatrix m(dims[0], rank == 2 ? dims[1] : 1);
   H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.data());
   H5Sclose(space);

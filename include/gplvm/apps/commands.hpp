@@ -16,6 +16,7 @@ int import_command(const Arguments& args, const Communicator& comm);
 int generate_command(const Arguments& args, const Communicator& comm);
 int info_command(const Arguments& args, const Communicator& comm);
 int exact_command(const Arguments& args, const Communicator& comm);
+int evaluate_command(const Arguments& args, const Communicator& comm);
 
 // Exit codes (documented in README).
 constexpr int kExitOk = 0;
