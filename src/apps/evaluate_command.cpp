@@ -71,7 +71,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
                   {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
                   {"seed", true, "seed choosing the conditioning rows (default 0)"},
                   {"k", true, "neighbours for the k-NN accuracy (default 1)"},
-                  {"block", true, "ScaLAPACK block size (default 64)"}},
+                  {"block", true, "ScaLAPACK block size (default 64)"},
+                  {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}},
                  false);
   cl.parse(args);
   if (cl.has("help")) {
@@ -105,13 +106,18 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   options.block_size = std::stoi(cl.value_or("block", "64"));
   ExactDistributedGp gp(model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y, cond.partition,
                         comm, options);
+  if (cl.value("output")) Hdf5ResultWriter::check_writable(*cl.value("output"));
   MetricSums sums;
+  RowMatrix local_mean(test.local.rows(), test.cols);
+  Vector local_variance(test.local.rows());
   for (Index begin = 0; begin < test_latents.rows(); begin += kPredictChunk) {
     const Index count = std::min(kPredictChunk, test_latents.rows() - begin);
     const ExactPrediction p = gp.predict(test_latents.middleRows(begin, count));
     // This rank scores the test rows it owns that fall in the chunk.
     const Index lo = std::max<Index>(begin, test_begin), hi = std::min<Index>(begin + count, test_begin + test.local.rows());
     if (hi <= lo) continue;
+    local_mean.middleRows(lo - test_begin, hi - lo) = p.mean.middleRows(lo - begin, hi - lo);
+    local_variance.segment(lo - test_begin, hi - lo) = p.variance.segment(lo - begin, hi - lo);
     const MetricSums s = predictive_metric_sums(test.local.middleRows(lo - test_begin, hi - lo),
                                                 p.mean.middleRows(lo - begin, hi - lo), p.variance.segment(lo - begin, hi - lo));
     sums.squared_error += s.squared_error;
@@ -130,6 +136,21 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     const std::vector<std::int64_t> train_labels = run_file.read_int64_vector("/labels");
     const double local = test.local.rows() > 0 ? knn_accuracy(train_latents, train_labels, test_mean, *test.labels, k) * test.local.rows() : 0.0;
     e.knn = comm.allreduce_sum(local) / static_cast<double>(test.rows);
+  }
+  if (cl.value("output")) {
+    Hdf5ResultWriter out(*cl.value("output"), comm.raw());
+    out.write_distributed_rows("/latent/mean", test_mean, test_begin, test.rows);
+    out.write_distributed_rows("/predictive/mean", local_mean, test_begin, test.rows);
+    out.write_distributed_rows("/predictive/variance", RowMatrix(local_variance), test_begin, test.rows);
+    out.write_scalar("/metrics/rmse", e.metrics.rmse);
+    out.write_scalar("/metrics/mae", e.metrics.mae);
+    out.write_scalar("/metrics/nlpd", e.metrics.nlpd);
+    if (have_labels) out.write_scalar("/metrics/knn_accuracy", e.knn);
+    out.write_attribute("/metrics", "knn_k", static_cast<std::int64_t>(k));
+    out.write_attribute("/metrics", "conditioning_points", static_cast<std::int64_t>(cond.partition.num_rows()));
+    out.write_attribute("/", "run", run.path);
+    out.write_attribute("/", "test", test.file);
+    out.commit();
   }
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {

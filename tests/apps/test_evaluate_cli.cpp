@@ -76,8 +76,9 @@ TEST(ExactCli, EqualsTheSerialExactLmlOfTheRunAtEveryGrid) {
 TEST(EvaluateCli, MetricsAndKnnEqualAnIndependentComputation) {
   Trained t;
   ASSERT_EQ(run_gplvm("encode --run run.h5 --data test.h5 --output test_latents.h5", 2, t.dir).exit_code, 0);
-  const auto r = run_gplvm("evaluate --run run.h5 --test test.h5 --condition 0 --k 3 --json", 3, t.dir);
+  const auto r = run_gplvm("evaluate --run run.h5 --test test.h5 --condition 0 --k 3 --json --output eval.h5", 3, t.dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(testing::read_fixture_vector(t.dir / "eval.h5", "/metrics/rmse")[0], json_number(r.out, "rmse"), 1e-15);
 
   const Matrix X = read_fixture_matrix(t.dir / "run.h5", "/latent/mean");
   const RowMatrix Y = read_fixture_matrix(t.dir / "train.h5", "/Y");
@@ -97,6 +98,8 @@ TEST(EvaluateCli, MetricsAndKnnEqualAnIndependentComputation) {
   EXPECT_NEAR(json_number(r.out, "rmse"), std::sqrt(se / entries), 1e-9);
   EXPECT_NEAR(json_number(r.out, "mae"), ae / entries, 1e-9);
   EXPECT_NEAR(json_number(r.out, "nlpd"), nlpd / entries, 1e-9);
+  const RowMatrix written_mean = read_fixture_matrix(t.dir / "eval.h5", "/predictive/mean");
+  EXPECT_LT((written_mean - RowMatrix(p.mean)).norm() / p.mean.norm(), 1e-10);
 
   // 3-NN by brute force here.
   const std::vector<double> train_labels = testing::read_fixture_vector(t.dir / "train.h5", "/labels");
