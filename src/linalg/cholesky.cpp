@@ -33,32 +33,44 @@ std::string describe(const std::string& what, Index n) {
 
 }  // namespace
 
-CholeskyFactor CholeskyFactor::factorize(Matrix K, const std::string& what, const CholeskyOptions& options) {
-  if (K.rows() != K.cols())
-    throw InputError(describe(what, K.rows()) + ": matrix is not square", {"", "cols", std::to_string(K.cols())});
-  if (!K.allFinite()) throw NumericalError(describe(what, K.rows()) + ": matrix has non-finite entries");
-  CholeskyFactor result;
-  const Vector diagonal = K.diagonal();
-  int info = potrf_lower(K);
+double factorize_with_jitter(const CholeskyAttempt& attempt, const std::string& what, Index n,
+                             double mean_diagonal, const CholeskyOptions& options, bool log_warnings) {
+  Index info = attempt(0.0, false);
   double jitter = 0.0;
-  const double base = options.initial_relative_jitter * diagonal.mean();
-  for (int attempt = 0; info > 0 && attempt < options.max_jitter_tries; ++attempt) {
-    jitter = (attempt == 0) ? base : jitter * options.growth;
-    std::ostringstream msg;
-    msg << describe(what, K.rows()) << " failed at column " << info << "; retrying with jitter " << jitter
-        << " (try " << attempt + 1 << " of " << options.max_jitter_tries << ")";
-    log_warning(msg.str());
-    restore_lower_from_upper(K, diagonal, jitter);
-    info = potrf_lower(K);
+  const double base = options.initial_relative_jitter * mean_diagonal;
+  for (int retry = 0; info > 0 && retry < options.max_jitter_tries; ++retry) {
+    jitter = (retry == 0) ? base : jitter * options.growth;
+    if (log_warnings) {
+      std::ostringstream msg;
+      msg << describe(what, n) << " failed at column " << info << "; retrying with jitter " << jitter
+          << " (try " << retry + 1 << " of " << options.max_jitter_tries << ")";
+      log_warning(msg.str());
+    }
+    info = attempt(jitter, true);
   }
   if (info != 0) {
     std::ostringstream msg;
-    msg << describe(what, K.rows()) << " failed: matrix not positive definite at column " << info;
-    if (options.max_jitter_tries > 0) msg << " even with jitter " << jitter << " after " << options.max_jitter_tries << " escalations";
+    msg << describe(what, n) << " failed: matrix not positive definite at column " << info;
+    if (options.max_jitter_tries > 0)
+      msg << " even with jitter " << jitter << " after " << options.max_jitter_tries << " escalations";
     throw NumericalError(msg.str());
   }
+  return jitter;
+}
+
+CholeskyFactor CholeskyFactor::factorize(Matrix K, const std::string& what, const CholeskyOptions& options) {
+  if (K.rows() != K.cols())
+    throw InputError(describe(what, K.rows()) + ": matrix is not square",
+                     {"", "cols", std::to_string(K.cols())});
+  if (!K.allFinite()) throw NumericalError(describe(what, K.rows()) + ": matrix has non-finite entries");
+  const Vector diagonal = K.diagonal();
+  const auto attempt = [&](double jitter, bool retry) -> Index {
+    if (retry) restore_lower_from_upper(K, diagonal, jitter);
+    return potrf_lower(K);
+  };
+  CholeskyFactor result;
+  result.jitter_ = factorize_with_jitter(attempt, what, K.rows(), diagonal.mean(), options);
   result.factor_ = std::move(K);
-  result.jitter_ = jitter;
   return result;
 }
 

@@ -5,6 +5,7 @@
 // multiplying the jitter by `growth` each time, at most `max_jitter_tries` times, logging a
 // warning for each escalation. If every try fails it throws NumericalError naming the matrix
 // (the caller's `what`), its size, the failing column and the last jitter tried.
+#include <functional>
 #include <string>
 
 #include "gplvm/core/types.hpp"
@@ -16,6 +17,21 @@ struct CholeskyOptions {
   double growth = 10.0;
   int max_jitter_tries = 5;
 };
+
+// One attempt at factorising K + jitter I. `retry` is false on the first attempt (jitter 0, K as
+// given) and true afterwards, when the failed attempt has overwritten K and the attempt must restore
+// it first. Returns 0 on success, else the 1-based column at which the factorisation failed.
+using CholeskyAttempt = std::function<Index(double jitter, bool retry)>;
+
+// The jitter-escalation policy itself, shared by CholeskyFactor and the distributed (ScaLAPACK)
+// factorisation so that both escalate, warn and fail identically: a plain attempt, then jitter
+// initial_relative_jitter * mean_diagonal, times `growth` per retry, at most max_jitter_tries
+// retries, each logged as a warning (unless log_warnings is false: a collective factorisation
+// logs on one rank only); if all fail, NumericalError naming `what`, the n x n size, the failing
+// column and the last jitter. Returns the jitter of the successful attempt (0 if the first).
+double factorize_with_jitter(const CholeskyAttempt& attempt, const std::string& what, Index n,
+                             double mean_diagonal, const CholeskyOptions& options = {},
+                             bool log_warnings = true);
 
 class CholeskyFactor {
  public:
@@ -30,10 +46,10 @@ class CholeskyFactor {
   const Matrix& storage() const noexcept { return factor_; }
   double jitter() const noexcept { return jitter_; }
 
-  double log_determinant() const;         // log |K + jitter I|
-  void solve_in_place(MatrixRef B) const;  // B <- (K + jitter I)^{-1} B
+  double log_determinant() const;                // log |K + jitter I|
+  void solve_in_place(MatrixRef B) const;        // B <- (K + jitter I)^{-1} B
   void solve_lower_in_place(MatrixRef B) const;  // B <- L^{-1} B
-  Matrix inverse() const;                  // (K + jitter I)^{-1}, both triangles filled
+  Matrix inverse() const;                        // (K + jitter I)^{-1}, both triangles filled
 
  private:
   Matrix factor_;
