@@ -1,0 +1,131 @@
+#pragma once
+// Bound-constrained L-BFGS (PETSc TAO, TAOBLMVM) for full-batch objectives whose parameters are
+// distributed over a communicator: each rank owns a contiguous slice of one global vector (any
+// length, zero included) and evaluates the objective collectively.
+//
+// PETSc is an implementation detail: this header includes no PETSc header, every PETSc error
+// becomes a gplvm::Error carrying PETSc's message, and the solver is configured only by
+// TaoOptions (TaoSetFromOptions is never called, so a stray -tao_* option cannot change a run).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/parallel/communicator.hpp"
+
+namespace gplvm {
+
+// PETSc initialisation as a scope: initialises PETSc (collective over MPI_COMM_WORLD) unless it
+// already is, and finalises it on destruction only if this guard initialised it. MPI must already
+// be initialised (PETSc then leaves MPI_Finalize to its owner), and the guard must be destroyed
+// before MPI_Finalize. Guards nest; an inner one does nothing.
+//
+// Create one in main() right after MPI_Init and keep it for the whole program: PETSc 3.18 cannot
+// be initialised again after PetscFinalize (TAO's solver types are not re-registered), so a second
+// initialisation in one process is refused with an Error, and TaoMinimizer does not initialise
+// PETSc on its own (it throws if no session is alive).
+//
+// When it initialises, PETSc gets no command line, skips the ~/.petscrc, .petscrc and petscrc
+// files and installs no signal handlers: PETSc's handlers would replace the SIGTERM/SIGUSR1
+// handlers that stop training cleanly (core/stop_signals.hpp). PETSC_OPTIONS from the environment
+// is still read (PETSc always does); it can enable PETSc's logging, not change the solver.
+class PetscSession {
+ public:
+  PetscSession();
+  ~PetscSession();
+  PetscSession(const PetscSession&) = delete;
+  PetscSession& operator=(const PetscSession&) = delete;
+
+  bool owns_initialisation() const noexcept { return owns_; }
+
+ private:
+  bool owns_ = false;
+};
+
+// Why TAO stopped (PETSc's TaoConvergedReason).
+enum class TaoStopReason {
+  gradient_absolute,  // ||g|| <= gatol
+  gradient_relative,  // ||g|| / |f| <= grtol
+  gradient_decrease,  // ||g|| / ||g_0|| <= gttol
+  step_tolerance,     // the step became too small to change the iterate
+  objective_minimum,  // f fell below TAO's lower bound on the objective
+  stop_requested,     // TaoOptions::should_stop returned true
+  max_iterations,
+  max_function_evaluations,
+  not_a_number,  // the objective or gradient became NaN or infinite
+  line_search_failure,
+  trust_region_reduction,
+  user_diverged,
+  still_iterating,  // never returned after TaoSolve; listed for completeness
+};
+
+// True for the three gradient tolerances: a run that stopped there has a small projected gradient.
+bool stopped_on_gradient_tolerance(TaoStopReason reason) noexcept;
+// A short name, e.g. "gradient_absolute (||g|| <= gatol)".
+std::string to_string(TaoStopReason reason);
+
+// One TAO iteration as its monitor saw it (iteration 0 is the initial point).
+struct TaoIterate {
+  int iteration = 0;
+  double objective = 0;
+  double gradient_norm = 0;  // of the projected gradient (bound-constrained), the one tested
+};
+
+struct TaoOptions {
+  // TAO's three gradient tolerances (TaoSetTolerances); a tolerance of 0 is switched off.
+  double gatol = 1e-8;
+  double grtol = 1e-8;
+  double gttol = 0;
+  int max_iterations = 1000;
+  int max_function_evaluations = 100000;
+  // Called on every rank after each iteration (after the history records it), e.g. for progress.
+  std::function<void(const TaoIterate&)> on_iteration;
+  // Polled on every rank after each iteration; true ends the solve cleanly at the current iterate
+  // (reason stop_requested), e.g. on SIGTERM. Must answer the same on every rank (agree first).
+  std::function<bool()> should_stop;
+};
+
+struct TaoResult {
+  Vector solution;  // this rank's slice of the final iterate
+  TaoStopReason reason = TaoStopReason::still_iterating;
+  bool converged = false;  // stopped_on_gradient_tolerance(reason)
+  int iterations = 0;
+  double objective = 0;             // at the solution
+  double gradient_norm = 0;         // projected, at the solution
+  std::vector<TaoIterate> history;  // one entry per monitor call, iteration 0 first
+};
+
+// Collective: given this rank's slice of x, returns the GLOBAL objective (the same on every rank)
+// and writes this rank's slice of its gradient. It must throw on every rank alike or on none
+// (the rest of TAO is collective: a rank that throws alone leaves the others waiting).
+using DistributedObjective = std::function<double(const ConstVectorRef& local_x, VectorRef local_gradient)>;
+
+class TaoMinimizer {
+ public:
+  // Collective over comm: a vector with `local_size` entries on this rank. Bounds default to
+  // (-inf, +inf) everywhere. Needs a PetscSession that outlives it (Error if PETSc is not
+  // initialised). Throws InputError on
+  // every rank for bad options or sizes.
+  TaoMinimizer(const Communicator& comm, Index local_size, TaoOptions options = {});
+  ~TaoMinimizer();
+  TaoMinimizer(const TaoMinimizer&) = delete;
+  TaoMinimizer& operator=(const TaoMinimizer&) = delete;
+
+  Index local_size() const noexcept;
+
+  // This rank's slice of the lower and upper bounds; +-infinity means unbounded. Collective
+  // (InputError on every rank if any rank's bounds are NaN, inverted or of the wrong size).
+  void set_bounds(const ConstVectorRef& lower, const ConstVectorRef& upper);
+
+  // Minimises from this rank's slice of the initial point (projected onto the bounds first, as
+  // BLMVM does). Collective. An exception thrown by the objective is rethrown unchanged; a PETSc
+  // failure is a gplvm::Error with PETSc's message. Can be called again (a fresh solve each time).
+  TaoResult minimize(const ConstVectorRef& initial, const DistributedObjective& objective);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,445 @@
+#include "gplvm/optim/tao_minimizer.hpp"
+
+#include <petsctao.h>
+
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// PETSc errors
+
+// PETSc reports an error through the handler on top of its stack, once where it happened
+// (PETSC_ERROR_INITIAL, with the message) and once per caller unwinding (PETSC_ERROR_REPEAT).
+// This handler keeps the first report, prints nothing and lets the error code propagate, so the
+// message ends up in the gplvm::Error instead of a traceback on stderr.
+PetscErrorCode record_petsc_error(MPI_Comm, int line, const char* function, const char* file,
+                                  PetscErrorCode code, PetscErrorType type, const char* message,
+                                  void* context) {
+  auto& recorded = *static_cast<std::string*>(context);
+  if (type == PETSC_ERROR_INITIAL) {
+    recorded = std::string(message ? message : "") + " [" + (function ? function : "?") + ", " +
+               (file ? file : "?") + ":" + std::to_string(line) + "]";
+  } else if (recorded.empty()) {
+    // An error code returned without SETERRQ: name at least where it surfaced.
+    recorded = std::string("[") + (function ? function : "?") + ", " + (file ? file : "?") + ":" +
+               std::to_string(line) + "]";
+  }
+  return code;
+}
+
+// Routes PETSc errors to `recorded` for the lifetime of the scope (the handler stack is global, so
+// it is pushed only around this file's own PETSc calls).
+class PetscErrorScope {
+ public:
+  explicit PetscErrorScope(std::string& recorded) : recorded_(recorded) {
+    recorded_.clear();
+    pushed_ = PetscPushErrorHandler(record_petsc_error, &recorded_) == 0;
+  }
+  ~PetscErrorScope() {
+    if (pushed_) PetscPopErrorHandler();
+  }
+  PetscErrorScope(const PetscErrorScope&) = delete;
+  PetscErrorScope& operator=(const PetscErrorScope&) = delete;
+
+ private:
+  std::string& recorded_;
+  bool pushed_ = false;
+};
+
+// Throws gplvm::Error for a nonzero PETSc error code: PETSc's text for the code and, if an error
+// scope recorded one, the specific message and where it was raised.
+void check_petsc(PetscErrorCode code, const char* call, const std::string& recorded = {}) {
+  if (code == 0) return;
+  const char* generic = nullptr;
+  PetscErrorMessage(code, &generic, nullptr);
+  std::string what = std::string("PETSc ") + call + " failed (error " + std::to_string(code);
+  if (generic) what += ": " + std::string(generic);
+  what += ")";
+  if (!recorded.empty()) what += ": " + recorded;
+  throw Error(what, {"", call, std::to_string(code)});
+}
+
+// ---------------------------------------------------------------------------------------------
+// RAII handles for the PETSc objects (destroy errors are ignored: destructors must not throw)
+
+// Destroying an object after PetscFinalize would touch freed PETSc state: leak it instead.
+bool petsc_alive() noexcept {
+  PetscBool initialised = PETSC_FALSE;
+  return PetscInitialized(&initialised) == 0 && initialised;
+}
+
+class VecHandle {
+ public:
+  VecHandle() = default;
+  ~VecHandle() {
+    if (vec_ && petsc_alive()) VecDestroy(&vec_);
+  }
+  VecHandle(const VecHandle&) = delete;
+  VecHandle& operator=(const VecHandle&) = delete;
+  Vec get() const noexcept { return vec_; }
+  Vec* out() noexcept { return &vec_; }
+
+ private:
+  Vec vec_ = nullptr;
+};
+
+class TaoHandle {
+ public:
+  TaoHandle() = default;
+  ~TaoHandle() {
+    if (tao_ && petsc_alive()) TaoDestroy(&tao_);
+  }
+  TaoHandle(const TaoHandle&) = delete;
+  TaoHandle& operator=(const TaoHandle&) = delete;
+  Tao get() const noexcept { return tao_; }
+  Tao* out() noexcept { return &tao_; }
+
+ private:
+  Tao tao_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Collective validation
+
+// Every rank throws the same InputError if any rank found a problem (the lowest failing rank's
+// message), so no rank is left waiting in a collective while another has thrown.
+void agree_on_problem(const std::string& problem, const Communicator& comm, const std::string& key) {
+  int first = problem.empty() ? comm.size() : comm.rank();
+  if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.raw()) != MPI_SUCCESS)
+    throw Error("MPI allreduce failed while validating " + key);
+  if (first == comm.size()) return;
+  throw InputError(comm.broadcast(problem, first), {"", key, "rank " + std::to_string(first)});
+}
+
+std::string size_problem(Index actual, Index expected, const char* what, int rank) {
+  if (actual == expected) return "";
+  return std::string(what) + " on rank " + std::to_string(rank) + " has " + std::to_string(actual) +
+         " entries but the rank owns " + std::to_string(expected) + " parameters";
+}
+
+void validate_options(const TaoOptions& o) {
+  for (const auto& [name, value] : {std::pair{"gatol", o.gatol}, {"grtol", o.grtol}, {"gttol", o.gttol}})
+    require(std::isfinite(value) && value >= 0, "TAO tolerances must be finite and non-negative",
+            {"", name, std::to_string(value)});
+  require(o.max_iterations >= 0, "the maximum number of iterations must be non-negative",
+          {"", "max_iterations", std::to_string(o.max_iterations)});
+  require(o.max_function_evaluations >= 1, "the maximum number of function evaluations must be positive",
+          {"", "max_function_evaluations", std::to_string(o.max_function_evaluations)});
+}
+
+// TAO treats +-PETSC_INFINITY (not IEEE infinity) as "no bound".
+double to_petsc_bound(double bound) {
+  if (bound >= PETSC_INFINITY) return PETSC_INFINITY;
+  if (bound <= PETSC_NINFINITY) return PETSC_NINFINITY;
+  return bound;
+}
+
+void copy_into(Vec vec, const ConstVectorRef& values) {
+  PetscScalar* data = nullptr;
+  check_petsc(VecGetArray(vec, &data), "VecGetArray");
+  for (Index i = 0; i < values.size(); ++i) data[i] = values[i];
+  check_petsc(VecRestoreArray(vec, &data), "VecRestoreArray");
+}
+
+Vector copy_out(Vec vec) {
+  PetscInt n = 0;
+  check_petsc(VecGetLocalSize(vec, &n), "VecGetLocalSize");
+  const PetscScalar* data = nullptr;
+  check_petsc(VecGetArrayRead(vec, &data), "VecGetArrayRead");
+  Vector out = n > 0 ? Vector(Eigen::Map<const Vector>(data, n)) : Vector(0);
+  check_petsc(VecRestoreArrayRead(vec, &data), "VecRestoreArrayRead");
+  return out;
+}
+
+TaoStopReason from_petsc(TaoConvergedReason reason) {
+  switch (reason) {
+    case TAO_CONVERGED_GATOL:
+      return TaoStopReason::gradient_absolute;
+    case TAO_CONVERGED_GRTOL:
+      return TaoStopReason::gradient_relative;
+    case TAO_CONVERGED_GTTOL:
+      return TaoStopReason::gradient_decrease;
+    case TAO_CONVERGED_STEPTOL:
+      return TaoStopReason::step_tolerance;
+    case TAO_CONVERGED_MINF:
+      return TaoStopReason::objective_minimum;
+    case TAO_CONVERGED_USER:
+      return TaoStopReason::stop_requested;
+    case TAO_DIVERGED_MAXITS:
+      return TaoStopReason::max_iterations;
+    case TAO_DIVERGED_NAN:
+      return TaoStopReason::not_a_number;
+    case TAO_DIVERGED_MAXFCN:
+      return TaoStopReason::max_function_evaluations;
+    case TAO_DIVERGED_LS_FAILURE:
+      return TaoStopReason::line_search_failure;
+    case TAO_DIVERGED_TR_REDUCTION:
+      return TaoStopReason::trust_region_reduction;
+    case TAO_DIVERGED_USER:
+      return TaoStopReason::user_diverged;
+    case TAO_CONTINUE_ITERATING:
+      return TaoStopReason::still_iterating;
+  }
+  throw Error("TAO returned an unknown converged reason", {"", "reason", std::to_string(reason)});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Callbacks: C frames lie between TaoSolve and them, so no exception may leave them. An exception
+// is parked in the context and reported to PETSc as PETSC_ERR_USER; minimize() rethrows it.
+
+struct SolveContext {
+  const DistributedObjective* objective = nullptr;
+  const TaoOptions* options = nullptr;
+  std::vector<TaoIterate> history;
+  std::exception_ptr error;
+};
+
+// Called with context.error set: makes TaoSolve unwind with PETSC_ERR_USER.
+PetscErrorCode report_exception(const char* where) {
+  return PetscError(PETSC_COMM_SELF, __LINE__, where, __FILE__, PETSC_ERR_USER, PETSC_ERROR_INITIAL,
+                    "an exception was thrown in %s", where);
+}
+
+PetscErrorCode evaluate_objective(Tao, Vec x, PetscReal* f, Vec g, void* raw_context) {
+  auto& context = *static_cast<SolveContext*>(raw_context);
+  PetscInt n = 0;
+  const PetscScalar* x_data = nullptr;
+  PetscScalar* g_data = nullptr;
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &x_data));
+  PetscCall(VecGetArray(g, &g_data));
+  try {
+    const Eigen::Map<const Vector> x_local(x_data, n);
+    Eigen::Map<Vector> g_local(g_data, n);
+    g_local.setZero();  // an objective that leaves an entry alone means a zero derivative
+    *f = (*context.objective)(x_local, g_local);
+  } catch (...) {
+    context.error = std::current_exception();
+  }
+  PetscCall(VecRestoreArray(g, &g_data));
+  PetscCall(VecRestoreArrayRead(x, &x_data));
+  if (context.error) return report_exception("the objective");
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode record_iteration(Tao tao, void* raw_context) {
+  auto& context = *static_cast<SolveContext*>(raw_context);
+  PetscInt iteration = 0;
+  PetscReal f = 0, gnorm = 0, cnorm = 0, xdiff = 0;
+  TaoConvergedReason reason;
+  PetscFunctionBeginUser;
+  PetscCall(TaoGetSolutionStatus(tao, &iteration, &f, &gnorm, &cnorm, &xdiff, &reason));
+  bool stop = false;
+  try {
+    context.history.push_back({static_cast<int>(iteration), f, gnorm});
+    if (context.options->on_iteration) context.options->on_iteration(context.history.back());
+    stop = context.options->should_stop && context.options->should_stop();
+  } catch (...) {
+    context.error = std::current_exception();
+    return report_exception("the iteration monitor");
+  }
+  // The monitor runs just before TAO's convergence test, which keeps a reason already set.
+  if (stop) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
+  PetscFunctionReturn(0);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// PetscSession
+
+PetscSession::PetscSession() {
+  PetscBool initialised = PETSC_FALSE, finalised = PETSC_FALSE;
+  check_petsc(PetscInitialized(&initialised), "PetscInitialized");
+  if (initialised) return;
+  // PETSc 3.18 does not register TAO's solvers again after PetscFinalize (TaoSetType then fails
+  // with "Unable to find requested Tao type"), so a second initialisation is refused up front.
+  check_petsc(PetscFinalized(&finalised), "PetscFinalized");
+  if (finalised)
+    throw Error(
+        "PETSc was already finalised in this process and cannot be initialised again; keep one "
+        "PetscSession alive for as long as the program uses PETSc");
+  int mpi_initialised = 0;
+  MPI_Initialized(&mpi_initialised);
+  if (!mpi_initialised) throw Error("PETSc must be initialised after MPI (call MPI_Init first)");
+  // Options set before PetscInitialize are honoured by it (see PetscOptionsSetValue).
+  check_petsc(PetscOptionsSetValue(nullptr, "-skip_petscrc", nullptr), "PetscOptionsSetValue");
+  check_petsc(PetscOptionsSetValue(nullptr, "-no_signal_handler", nullptr), "PetscOptionsSetValue");
+  check_petsc(PetscInitializeNoArguments(), "PetscInitializeNoArguments");
+  owns_ = true;
+}
+
+PetscSession::~PetscSession() {
+  if (!owns_) return;
+  PetscBool finalised = PETSC_TRUE;
+  int mpi_finalised = 1;
+  PetscFinalized(&finalised);
+  MPI_Finalized(&mpi_finalised);
+  // After MPI_Finalize PETSc cannot free its communicators any more; leaking beats crashing.
+  if (!finalised && !mpi_finalised) PetscFinalize();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stop reasons
+
+bool stopped_on_gradient_tolerance(TaoStopReason reason) noexcept {
+  return reason == TaoStopReason::gradient_absolute || reason == TaoStopReason::gradient_relative ||
+         reason == TaoStopReason::gradient_decrease;
+}
+
+std::string to_string(TaoStopReason reason) {
+  switch (reason) {
+    case TaoStopReason::gradient_absolute:
+      return "gradient_absolute (||g|| <= gatol)";
+    case TaoStopReason::gradient_relative:
+      return "gradient_relative (||g|| / |f| <= grtol)";
+    case TaoStopReason::gradient_decrease:
+      return "gradient_decrease (||g|| / ||g0|| <= gttol)";
+    case TaoStopReason::step_tolerance:
+      return "step_tolerance (step too small)";
+    case TaoStopReason::objective_minimum:
+      return "objective_minimum (f below TAO's lower bound)";
+    case TaoStopReason::stop_requested:
+      return "stop_requested (the caller asked to stop)";
+    case TaoStopReason::max_iterations:
+      return "max_iterations";
+    case TaoStopReason::max_function_evaluations:
+      return "max_function_evaluations";
+    case TaoStopReason::not_a_number:
+      return "not_a_number (NaN or Inf objective or gradient)";
+    case TaoStopReason::line_search_failure:
+      return "line_search_failure";
+    case TaoStopReason::trust_region_reduction:
+      return "trust_region_reduction";
+    case TaoStopReason::user_diverged:
+      return "user_diverged";
+    case TaoStopReason::still_iterating:
+      return "still_iterating";
+  }
+  return "unknown";
+}
+
+// ---------------------------------------------------------------------------------------------
+// TaoMinimizer
+
+struct TaoMinimizer::State {
+  Communicator comm;
+  Index local_size = 0;
+  TaoOptions options;
+  VecHandle lower, upper;
+  std::string petsc_error;  // filled by the error handler while a PetscErrorScope is alive
+
+  State(const Communicator& c, Index n, TaoOptions o) : comm(c), local_size(n), options(std::move(o)) {}
+
+  void check(PetscErrorCode code, const char* call) const { check_petsc(code, call, petsc_error); }
+
+  void create_vector(VecHandle& vec) {
+    check(VecCreateMPI(comm.raw(), static_cast<PetscInt>(local_size), PETSC_DETERMINE, vec.out()),
+          "VecCreateMPI");
+  }
+};
+
+TaoMinimizer::TaoMinimizer(const Communicator& comm, Index local_size, TaoOptions options) {
+  PetscBool initialised = PETSC_FALSE;
+  check_petsc(PetscInitialized(&initialised), "PetscInitialized");
+  if (!initialised)
+    throw Error(
+        "PETSc is not initialised: create a gplvm::PetscSession after MPI_Init and keep it "
+        "alive while TAO is used");
+  validate_options(options);
+  // PetscInt is 32-bit in this PETSc build: the local and the global length must fit.
+  const bool fits = local_size >= 0 && local_size <= std::numeric_limits<PetscInt>::max();
+  agree_on_problem(fits ? ""
+                        : "rank " + std::to_string(comm.rank()) + " asks for " + std::to_string(local_size) +
+                              " parameters (0 to 2^31 - 1 allowed)",
+                   comm, "local_size");
+  const auto global = comm.allreduce_sum(static_cast<std::int64_t>(local_size));
+  require(global <= std::numeric_limits<PetscInt>::max(),
+          "too many parameters for this PETSc build (32-bit indices)", {"", "size", std::to_string(global)});
+
+  state_ = std::make_unique<State>(comm, local_size, std::move(options));
+  PetscErrorScope scope(state_->petsc_error);
+  state_->create_vector(state_->lower);
+  state_->create_vector(state_->upper);
+  state_->check(VecSet(state_->lower.get(), PETSC_NINFINITY), "VecSet");
+  state_->check(VecSet(state_->upper.get(), PETSC_INFINITY), "VecSet");
+}
+
+TaoMinimizer::~TaoMinimizer() = default;
+
+Index TaoMinimizer::local_size() const noexcept {
+  return state_->local_size;
+}
+
+void TaoMinimizer::set_bounds(const ConstVectorRef& lower, const ConstVectorRef& upper) {
+  const int rank = state_->comm.rank();
+  std::string problem = size_problem(lower.size(), state_->local_size, "the lower bound", rank);
+  if (problem.empty()) problem = size_problem(upper.size(), state_->local_size, "the upper bound", rank);
+  for (Index i = 0; problem.empty() && i < lower.size(); ++i)
+    if (std::isnan(lower[i]) || std::isnan(upper[i]) || lower[i] > upper[i])
+      problem = "bounds of local parameter " + std::to_string(i) + " on rank " + std::to_string(rank) +
+                " are not an interval: [" + std::to_string(lower[i]) + ", " + std::to_string(upper[i]) + "]";
+  agree_on_problem(problem, state_->comm, "bounds");
+
+  PetscErrorScope scope(state_->petsc_error);
+  copy_into(state_->lower.get(), lower.unaryExpr(&to_petsc_bound));
+  copy_into(state_->upper.get(), upper.unaryExpr(&to_petsc_bound));
+}
+
+TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const DistributedObjective& objective) {
+  State& s = *state_;
+  std::string problem = size_problem(initial.size(), s.local_size, "the initial point", s.comm.rank());
+  if (problem.empty() && !initial.allFinite())
+    problem = "the initial point on rank " + std::to_string(s.comm.rank()) + " contains NaN or Inf";
+  agree_on_problem(problem, s.comm, "initial point");
+
+  SolveContext context;
+  context.objective = &objective;
+  context.options = &s.options;
+  PetscErrorScope scope(s.petsc_error);
+  // A fresh Tao per solve: no L-BFGS memory or state carries over from an earlier solve.
+  VecHandle x;
+  TaoHandle tao;
+  s.create_vector(x);
+  copy_into(x.get(), initial);
+  s.check(TaoCreate(s.comm.raw(), tao.out()), "TaoCreate");
+  s.check(TaoSetType(tao.get(), TAOBLMVM), "TaoSetType");
+  s.check(TaoSetSolution(tao.get(), x.get()), "TaoSetSolution");
+  s.check(TaoSetObjectiveAndGradient(tao.get(), nullptr, evaluate_objective, &context),
+          "TaoSetObjectiveAndGradient");
+  s.check(TaoSetVariableBounds(tao.get(), s.lower.get(), s.upper.get()), "TaoSetVariableBounds");
+  s.check(TaoSetTolerances(tao.get(), s.options.gatol, s.options.grtol, s.options.gttol), "TaoSetTolerances");
+  s.check(TaoSetMaximumIterations(tao.get(), s.options.max_iterations), "TaoSetMaximumIterations");
+  s.check(TaoSetMaximumFunctionEvaluations(tao.get(), s.options.max_function_evaluations),
+          "TaoSetMaximumFunctionEvaluations");
+  s.check(TaoSetMonitor(tao.get(), record_iteration, &context, nullptr), "TaoSetMonitor");
+
+  const PetscErrorCode solved = TaoSolve(tao.get());
+  if (context.error) std::rethrow_exception(context.error);
+  s.check(solved, "TaoSolve");
+
+  TaoResult result;
+  PetscInt iterations = 0;
+  PetscReal cnorm = 0, xdiff = 0;
+  TaoConvergedReason reason;
+  s.check(TaoGetSolutionStatus(tao.get(), &iterations, &result.objective, &result.gradient_norm, &cnorm,
+                               &xdiff, &reason),
+          "TaoGetSolutionStatus");
+  result.reason = from_petsc(reason);
+  result.converged = stopped_on_gradient_tolerance(result.reason);
+  result.iterations = static_cast<int>(iterations);
+  result.solution = copy_out(x.get());
+  result.history = std::move(context.history);
+  return result;
+}
+
+}  // namespace gplvm
