@@ -10,6 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/memory_reuse.hpp"
+#include "gplvm/optim/tao_minimizer.hpp"
 
 namespace {
 
@@ -51,6 +52,8 @@ int report(const Communicator& comm, const std::string& command, const std::exce
 
 int main(int argc, char** argv) {
   MpiEnvironment mpi(&argc, &argv);
+  // PETSc (TAO) can be initialised once per process only, and must end before MPI: held here.
+  const PetscSession petsc;
   keep_freed_memory_for_reuse();
   const Communicator comm;
   if (comm.size() > 1) set_log_prefix("[rank " + std::to_string(comm.rank()) + "] ");

@@ -8,6 +8,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/exact_training_run.hpp"
 #include "gplvm/apps/train_config.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
@@ -145,6 +146,10 @@ int train_command(const Arguments& args, const Communicator& comm) {
       load_distributed_dataset(config.get_string("data.path"), config.get_string("data.dataset"),
                                config.get_string("data.labels"), comm);
   const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
+  if (s.exact) {
+    prepare_outputs(s, comm);
+    return run_exact_training(s, config, data, comm, cl.has("json"));
+  }
   require(s.trainer.batch_size <= data.rows, "batch size exceeds the number of data rows (N < B)",
           {s.data_file, "sas.batch_size",
            std::to_string(s.trainer.batch_size) + " > N = " + std::to_string(data.rows)});

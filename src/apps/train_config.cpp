@@ -10,7 +10,8 @@ ConfigSchema train_config_schema() {
   s.add_required("data.path", ConfigType::string, "HDF5 file with the N x D data", {R::non_empty()})
       .add_string("data.dataset", "/Y", "dataset inside data.path", {R::non_empty()})
       .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
-      .add_string("model.kind", "sas", "sas or bayesian_sas", {R::one_of({"sas", "bayesian_sas"})})
+      .add_string("model.kind", "sas", "sas, bayesian_sas, or exact (full-batch exact GPLVM with PETSc TAO)",
+                  {R::one_of({"sas", "bayesian_sas", "exact"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
       .add_int("model.latent_dim", 2, "latent dimension Q", {R::range(1, 64)})
@@ -40,6 +41,13 @@ ConfigSchema train_config_schema() {
                {R::at_least(0)})
       .add_int("train.keep_checkpoints", 2, "checkpoints kept in output.checkpoint_dir", {R::at_least(1)})
       .add_double("train.progress_seconds", 5.0, "seconds between progress lines", {R::greater_than(0)})
+      .add_double("exact.gatol", 1e-5, "exact: stop when ||grad LML|| <= gatol", {R::at_least(0)})
+      .add_double("exact.grtol", 1e-8, "exact: stop when ||grad LML|| / |LML| <= grtol", {R::at_least(0)})
+      .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::at_least(1)})
+      .add_double("exact.min_noise_variance", 1e-6, "exact: lower bound on the noise variance", {R::greater_than(0)})
+      .add_int("exact.block_size", 64, "exact: ScaLAPACK block size", {R::at_least(1)})
+      .add_int("exact.grid_rows", 0, "exact: process grid rows (0: as square as possible)", {R::at_least(0)})
+      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: as square as possible)", {R::at_least(0)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
       .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
   return s;
@@ -54,7 +62,9 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   m.data_dim = data_dim;
   m.latent_dim = c.get_int("model.latent_dim");
   m.bayesian = c.get_string("model.kind") == "bayesian_sas";
-  m.latents = parse_latent_kind(c.get_string("model.latents"));
+  // The exact model has free latents (PCA-initialised) and no encoder, whatever model.latents says.
+  t.exact = c.get_string("model.kind") == "exact";
+  m.latents = t.exact ? LatentKind::free : parse_latent_kind(c.get_string("model.latents"));
   m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
                           c.get_int_list("model.encoder_hidden").end());
   m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
@@ -79,6 +89,17 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.checkpoint_dir = c.get_string("output.checkpoint_dir");
   if (t.checkpoint_dir.empty()) t.checkpoint_dir = t.output_path + ".checkpoints";
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
+  ExactTrainingOptions& e = t.exact_options;
+  e.kernel_variance = m.kernel_variance;
+  e.lengthscale = m.lengthscale;
+  e.noise_variance = m.noise_variance;
+  e.gatol = c.get_double("exact.gatol");
+  e.grtol = c.get_double("exact.grtol");
+  e.max_iterations = static_cast<int>(c.get_int("exact.max_iterations"));
+  e.min_noise_variance = c.get_double("exact.min_noise_variance");
+  e.gp.block_size = static_cast<int>(c.get_int("exact.block_size"));
+  e.gp.grid_rows = static_cast<int>(c.get_int("exact.grid_rows"));
+  e.gp.grid_cols = static_cast<int>(c.get_int("exact.grid_cols"));
   return t;
 }
 

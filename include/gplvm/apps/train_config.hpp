@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gplvm/core/config.hpp"
+#include "gplvm/train/exact_trainer.hpp"
 #include "gplvm/train/sas_model.hpp"
 #include "gplvm/train/trainer.hpp"
 
@@ -17,6 +18,8 @@ struct TrainSettings {
   TrainerOptions trainer;
   std::string output_path, checkpoint_dir;
   std::int64_t keep_checkpoints = 2;
+  bool exact = false;                   // model.kind = "exact"
+  ExactTrainingOptions exact_options;  // used when exact
 };
 
 // data_dim comes from the data file, not the config.
