@@ -11,6 +11,7 @@
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/resource_usage.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 
@@ -101,6 +102,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
     mc_sq += v * v / samples;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double peak_rss_max = comm.allreduce_max(peak_resident_bytes());
   if (!comm.is_root()) return kExitOk;
   const double entries = static_cast<double>(data.rows * data.cols);
   const double mc_stderr = samples > 1 ? std::sqrt(std::max(mc_sq - mc_mean * mc_mean, 0.0) * samples / (samples - 1) / samples) : 0;
@@ -109,7 +111,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
     w.begin_object().key("command").value("exact").key("run").value(run.path).key("n").value(data.rows);
     w.key("d").value(data.cols).key("log_marginal_likelihood").value(lml).key("per_entry").value(lml / entries);
     w.key("jitter").value(gp.jitter()).key("grid").value(std::to_string(gp.grid().nprow()) + "x" + std::to_string(gp.grid().npcol()));
-    w.key("block").value(options.block_size).key("seconds").value(seconds);
+    w.key("block").value(options.block_size).key("seconds").value(seconds).key("peak_rss_bytes_max_rank").value(peak_rss_max);
     if (samples > 0) w.key("samples").value(samples).key("expected_lml").value(mc_mean).key("expected_lml_stderr").value(mc_stderr);
     w.end_object();
     std::printf("%s\n", w.str().c_str());

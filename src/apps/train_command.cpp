@@ -1,6 +1,4 @@
 // gplvm train: distributed SAS / Bayesian SAS training from a TOML config.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +11,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/core/resource_usage.hpp"
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -22,13 +21,6 @@ namespace gplvm {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Peak resident set size of this process (Linux reports ru_maxrss in KiB).
-double peak_resident_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) * 1024.0;
-}
 
 CommandLine train_command_line() {
   return CommandLine("train",
