@@ -6,7 +6,7 @@
 // objective's memory estimate.
 //
 //   mpirun -np P bench_exact [--n 2000] [--d 10] [--block 64] [--grid-rows 0 --grid-cols 0]
-//                            [--repeats 3] [--skip-lapack]
+//                            [--repeats 3] [--skip-lapack] [--skip-gradient]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -36,6 +36,7 @@ struct Options {
   Index n = 2000, d = 10;
   int block = 64, grid_rows = 0, grid_cols = 0, repeats = 3;
   bool skip_lapack = false;
+  bool skip_gradient = false;
 };
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -65,6 +66,8 @@ Options parse(int argc, char** argv) {
       o.repeats = std::stoi(next());
     else if (a == "--skip-lapack")
       o.skip_lapack = true;
+    else if (a == "--skip-gradient")
+      o.skip_gradient = true;
     else
       usage_error("unknown option " + a);
   }
@@ -186,10 +189,11 @@ int run(const Communicator& comm, const Options& o) {
       grid_rows = gp.grid().nprow();
       grid_cols = gp.grid().npcol();
     }));
-    gradient_s.push_back(timed(comm, [&] {
-      ExactDistributedGp gp(kernel, noise, X, Y, part, comm, options);
-      gp.gradient();
-    }));
+    if (!o.skip_gradient)
+      gradient_s.push_back(timed(comm, [&] {
+        ExactDistributedGp gp(kernel, noise, X, Y, part, comm, options);
+        gp.gradient();
+      }));
   }
   const double t_pd = time_pdpotrf(comm, o, kernel, X, noise);
   // Before the LAPACK run, whose two dense N x N matrices on rank 0 are not the objective's memory.
@@ -204,7 +208,7 @@ int run(const Communicator& comm, const Options& o) {
       "config: N=%ld D=%ld ranks=%d grid=%dx%d block=%d repeats=%d (medians, 1 BLAS thread per rank)\n",
       static_cast<long>(o.n), static_cast<long>(o.d), comm.size(), grid_rows, grid_cols, o.block, o.repeats);
   std::printf("exact LML (value):      %9.3f s   LML = %.10e\n", median(value_s), lml);
-  std::printf("exact LML + gradients:  %9.3f s\n", median(gradient_s));
+  if (!o.skip_gradient) std::printf("exact LML + gradients:  %9.3f s\n", median(gradient_s));
   std::printf("pdpotrf:                %9.3f s   %8.2f GFLOP/s\n", t_pd, flops / t_pd / 1e9);
   if (o.skip_lapack) {
     std::printf("dpotrf (rank 0):        skipped\n");
