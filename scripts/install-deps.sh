@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages gplvm-hpc needs, only those that are missing.
 # Idempotent: a second run on a provisioned machine installs nothing and makes no network call.
 # Usage: scripts/install-deps.sh [--with-demo] [--with-slurm] [--with-torch]
+# (--with-slurm is a no-op kept for old callers: slurm-wlm is in the default list.)
 set -euo pipefail
 
 packages=(
@@ -11,11 +12,12 @@ packages=(
   libeigen3-dev petsc-dev libopenblas-dev liblapack-dev
   libgtest-dev libtomlplusplus-dev zlib1g-dev
   python3-numpy python3-h5py python3-matplotlib
+  slurm-wlm
 )
 for arg in "$@"; do
   case "$arg" in
     --with-demo) packages+=(dataset-fashion-mnist) ;;
-    --with-slurm) packages+=(slurm-wlm) ;;
+    --with-slurm) ;;   # kept for compatibility: slurm-wlm is now always installed (jobs/, tests/slurm/)
     --with-torch) packages+=(python3-torch) ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
