@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Strong and weak scaling of `gplvm train` over ranks x N on synthetic data.
 
+Strong scaling: fixed N and batch B, more ranks. Weak scaling: N and B grow with P (the work per
+rank stays fixed; A is fixed), efficiency = step time at 1 rank / step time at P ranks.
+
 For every (mode, ranks, N, D) it runs `mpirun -n P gplvm train --json` for a fixed number of
 steps on gp_rff data (generated once per (N, D), float32 storage) and records per-step time,
 points/s, parallel efficiency, bytes communicated per step and peak RSS per rank, next to a cost
@@ -37,7 +40,9 @@ def cost_model(n, b, a, d, q, p, hidden=HIDDEN):
     active = a ** 3 + 3.0 * a * a * d  # redundant on every rank: Cholesky + inverse, solves, alpha alpha^T
     remainder = (b - a) * (4.0 * a * d + 6.0 * a * a)
     flops = encoder / p + active + remainder / p
-    comm = 0.0 if p == 1 else 8.0 * (a / p * (1 + q + d) + a * a + a * q + q + 3 + encoder_params)
+    # allgather share of the active rows, the packed remainder partials (A^2 + AQ + hyperparameters +
+    # value + noise + KL), the encoder gradient, and the 8-byte stop-signal poll.
+    comm = 0.0 if p == 1 else 8.0 * (a / p * (1 + q + d) + a * a + a * q + q + 4 + encoder_params + 1)
     return flops, comm
 
 
@@ -63,10 +68,10 @@ def ensure_data(args, n, d):
     return path
 
 
-def train(args, p, data, n):
+def train(args, p, data, n, batch):
     config = os.path.join(args.work, "scaling.toml")
     with open(config, "w") as f:
-        f.write(f'[data]\npath = "{data}"\n[sas]\nbatch_size = {args.batch}\nactive_size = {args.active}\n'
+        f.write(f'[data]\npath = "{data}"\n[sas]\nbatch_size = {batch}\nactive_size = {args.active}\n'
                 f'[train]\nepochs = 1000000\nmax_steps = {args.steps}\nprogress_seconds = 100000\n'
                 f'[output]\npath = "{os.path.join(args.work, "run.h5")}"\n')
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
@@ -102,11 +107,13 @@ def main():
     rows = []
     for mode, p, n, d in cases:
         data = ensure_data(args, n, d)
-        runs = [train(args, p, data, n) for _ in range(args.repeats)]
+        # Weak scaling keeps the work per rank fixed: N and the batch grow with P (A stays).
+        batch = args.batch * p if mode == "weak" else args.batch
+        runs = [train(args, p, data, n, batch) for _ in range(args.repeats)]
         pts = statistics.median(r["points_per_second"] for r in runs)
         step = statistics.median(r["wall_seconds"] / r["steps"] for r in runs)
-        flops, model_bytes = cost_model(n, args.batch, args.active, d, 2, p)
-        rows.append(dict(mode=mode, ranks=p, n=n, d=d, seconds_per_step=step, points_per_second=pts,
+        flops, model_bytes = cost_model(n, batch, args.active, d, 2, p)
+        rows.append(dict(mode=mode, ranks=p, n=n, d=d, batch=batch, seconds_per_step=step, points_per_second=pts,
                          bytes_per_step_per_rank=statistics.median(r["bytes_per_step_per_rank"] for r in runs),
                          model_bytes_per_step_per_rank=model_bytes, model_gflop_per_step_per_rank=flops / 1e9,
                          peak_rss_mib_max_rank=max(r["peak_rss_bytes_max_rank"] for r in runs) / 2 ** 20,
@@ -122,11 +129,11 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
-    print("| mode | P | N | D | ms/step | points/s | efficiency | bytes/step/rank (measured / model) | "
+    print("| mode | P | N | D | B | ms/step | points/s | efficiency | bytes/step/rank (measured / model) | "
           "GFLOP/step/rank (model) | peak RSS MiB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['mode']} | {r['ranks']} | {r['n']} | {r['d']} | {1e3 * r['seconds_per_step']:.1f} | "
+        print(f"| {r['mode']} | {r['ranks']} | {r['n']} | {r['d']} | {r['batch']} | {1e3 * r['seconds_per_step']:.1f} | "
               f"{r['points_per_second']:.0f} | {r['efficiency']:.2f} | {r['bytes_per_step_per_rank']:.0f} / "
               f"{r['model_bytes_per_step_per_rank']:.0f} | {r['model_gflop_per_step_per_rank']:.2f} | "
               f"{r['peak_rss_mib_max_rank']:.0f} |")
