@@ -77,11 +77,7 @@ void validate_distributed(const DataRef& Y_local, const RowPartition& partition,
   if (comm.allreduce_max(d) != -comm.allreduce_max(-d))
     problem = "ranks disagree on the number of data columns";
   if (problem.empty() && Y_local.cols() == 0) problem = "data have no columns";
-  int first = problem.empty() ? comm.size() : comm.rank();
-  if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.raw()) != MPI_SUCCESS)
-    throw Error("MPI allreduce failed while validating the data");
-  if (first == comm.size()) return;
-  throw InputError(comm.broadcast(problem, first), {"", "data", "rank " + std::to_string(first)});
+  comm.agree_on_problem(problem, "data");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -117,26 +113,15 @@ double cgroup_limit_bytes() {
   return std::isfinite(v2) ? v2 : read_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
 }
 
-int ranks_on_this_node(const Communicator& comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(comm.raw(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node) != MPI_SUCCESS)
-    throw Error("MPI_Comm_split_type failed while counting the ranks on this node");
-  int count = 1;
-  MPI_Comm_size(node, &count);
-  MPI_Comm_free(&node);
-  return count;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Distributed pieces
 
 // pdpotrf's failing column, agreed over the whole communicator (the smallest reported, 0 if none)
 // so that every rank, inside the grid or not, escalates jitter in lockstep.
 Index agree_on_failing_column(int info, const Communicator& comm) {
-  long long column = info > 0 ? info : std::numeric_limits<long long>::max();
-  if (MPI_Allreduce(MPI_IN_PLACE, &column, 1, MPI_LONG_LONG, MPI_MIN, comm.raw()) != MPI_SUCCESS)
-    throw Error("MPI allreduce failed after pdpotrf");
-  return column == std::numeric_limits<long long>::max() ? 0 : static_cast<Index>(column);
+  const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t column = comm.allreduce_min(info > 0 ? info : none);
+  return column == none ? 0 : static_cast<Index>(column);
 }
 
 // The lower-triangle blocks of k(X, X) + shift I (pdpotrf('L') never reads strictly upper blocks).
@@ -246,7 +231,7 @@ double exact_distributed_bytes_per_rank(Index n, Index d, int ranks, const Exact
 
 double available_bytes_per_rank(const Communicator& comm) {
   const double node = std::min(meminfo_available_bytes(), cgroup_limit_bytes());
-  return node / ranks_on_this_node(comm);
+  return node / comm.ranks_on_node();
 }
 
 void check_exact_distributed_memory(Index n, Index d, const Communicator& comm,

@@ -109,16 +109,6 @@ class TaoHandle {
 // ---------------------------------------------------------------------------------------------
 // Collective validation
 
-// Every rank throws the same InputError if any rank found a problem (the lowest failing rank's
-// message), so no rank is left waiting in a collective while another has thrown.
-void agree_on_problem(const std::string& problem, const Communicator& comm, const std::string& key) {
-  int first = problem.empty() ? comm.size() : comm.rank();
-  if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.raw()) != MPI_SUCCESS)
-    throw Error("MPI allreduce failed while validating " + key);
-  if (first == comm.size()) return;
-  throw InputError(comm.broadcast(problem, first), {"", key, "rank " + std::to_string(first)});
-}
-
 std::string size_problem(Index actual, Index expected, const char* what, int rank) {
   if (actual == expected) return "";
   return std::string(what) + " on rank " + std::to_string(rank) + " has " + std::to_string(actual) +
@@ -358,10 +348,10 @@ TaoMinimizer::TaoMinimizer(const Communicator& comm, Index local_size, TaoOption
   validate_options(options);
   // PetscInt is 32-bit in this PETSc build: the local and the global length must fit.
   const bool fits = local_size >= 0 && local_size <= std::numeric_limits<PetscInt>::max();
-  agree_on_problem(fits ? ""
-                        : "rank " + std::to_string(comm.rank()) + " asks for " + std::to_string(local_size) +
-                              " parameters (0 to 2^31 - 1 allowed)",
-                   comm, "local_size");
+  comm.agree_on_problem(fits ? ""
+                             : "rank " + std::to_string(comm.rank()) + " asks for " +
+                                   std::to_string(local_size) + " parameters (0 to 2^31 - 1 allowed)",
+                        "local_size");
   const auto global = comm.allreduce_sum(static_cast<std::int64_t>(local_size));
   require(global <= std::numeric_limits<PetscInt>::max(),
           "too many parameters for this PETSc build (32-bit indices)", {"", "size", std::to_string(global)});
@@ -388,7 +378,7 @@ void TaoMinimizer::set_bounds(const ConstVectorRef& lower, const ConstVectorRef&
     if (std::isnan(lower[i]) || std::isnan(upper[i]) || lower[i] > upper[i])
       problem = "bounds of local parameter " + std::to_string(i) + " on rank " + std::to_string(rank) +
                 " are not an interval: [" + std::to_string(lower[i]) + ", " + std::to_string(upper[i]) + "]";
-  agree_on_problem(problem, state_->comm, "bounds");
+  state_->comm.agree_on_problem(problem, "bounds");
 
   PetscErrorScope scope(state_->petsc_error);
   copy_into(state_->lower.get(), lower.unaryExpr(&to_petsc_bound));
@@ -400,7 +390,7 @@ TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const Distribute
   std::string problem = size_problem(initial.size(), s.local_size, "the initial point", s.comm.rank());
   if (problem.empty() && !initial.allFinite())
     problem = "the initial point on rank " + std::to_string(s.comm.rank()) + " contains NaN or Inf";
-  agree_on_problem(problem, s.comm, "initial point");
+  s.comm.agree_on_problem(problem, "initial point");
 
   SolveContext context;
   context.objective = &objective;

@@ -65,6 +65,27 @@ std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
   return value;
 }
 
+std::int64_t Communicator::allreduce_min(std::int64_t value) const {
+  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MIN, comm_), "allreduce");
+  count_bytes(sizeof(value));
+  return value;
+}
+
+void Communicator::agree_on_problem(const std::string& problem, const std::string& key) const {
+  const std::int64_t first = allreduce_min(problem.empty() ? size_ : rank_);
+  if (first == size_) return;
+  throw InputError(broadcast(problem, static_cast<int>(first)), {"", key, "rank " + std::to_string(first)});
+}
+
+int Communicator::ranks_on_node() const {
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "comm_split_type");
+  int count = 1;
+  MPI_Comm_size(node, &count);
+  MPI_Comm_free(&node);
+  return count;
+}
+
 void Communicator::broadcast(double* data, Index count, int root) const {
   check(MPI_Bcast(data, static_cast<int>(count), MPI_DOUBLE, root, comm_), "broadcast");
   if (rank_ == root) count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
@@ -81,9 +102,10 @@ std::string Communicator::broadcast(const std::string& text, int root) const {
 
 void Communicator::alltoallv(const double* send, const std::vector<int>& send_counts,
                              const std::vector<int>& send_displs, double* receive,
-                             const std::vector<int>& receive_counts, const std::vector<int>& receive_displs) const {
-  check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_DOUBLE, receive, receive_counts.data(),
-                      receive_displs.data(), MPI_DOUBLE, comm_),
+                             const std::vector<int>& receive_counts,
+                             const std::vector<int>& receive_displs) const {
+  check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_DOUBLE, receive,
+                      receive_counts.data(), receive_displs.data(), MPI_DOUBLE, comm_),
         "alltoallv");
   std::uint64_t sent = 0;
   for (int r = 0; r < size_; ++r)

@@ -10,16 +10,6 @@
 namespace gplvm {
 namespace {
 
-// Every rank throws the same InputError if any rank found a problem (the lowest failing rank's
-// message), so no rank is left waiting in a collective while another has thrown.
-void agree_on_problem(const std::string& problem, const Communicator& comm, const std::string& key) {
-  int first = problem.empty() ? comm.size() : comm.rank();
-  if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.raw()) != MPI_SUCCESS)
-    throw Error("MPI allreduce failed while validating " + key);
-  if (first == comm.size()) return;
-  throw InputError(comm.broadcast(problem, first), {"", key, "rank " + std::to_string(first)});
-}
-
 bool same_on_every_rank(Index value, const Communicator& comm) {
   const auto v = static_cast<double>(value);
   return comm.allreduce_max(v) == -comm.allreduce_max(-v);
@@ -38,7 +28,7 @@ void validate_data(const DataRef& Y_local, const RowPartition& partition, const 
               " data rows but the row partition gives it " + std::to_string(expected);
   else if (!Y_local.allFinite())
     problem = "data rows of rank " + std::to_string(comm.rank()) + " contain NaN or Inf";
-  agree_on_problem(problem, comm, "data");
+  comm.agree_on_problem(problem, "data");
   require(same_on_every_rank(Y_local.cols(), comm), "ranks disagree on the number of data columns",
           {"", "data", std::to_string(Y_local.cols())});
   require(Y_local.cols() >= 1, "data have no columns", {"", "data"});
@@ -110,7 +100,7 @@ void validate_initial_latents(const ConstMatrixRef& latents, const RowPartition&
               " initial latent rows but owns " + std::to_string(expected) + " data rows";
   else if (!latents.allFinite())
     problem = "initial latents of rank " + std::to_string(comm.rank()) + " contain NaN or Inf";
-  agree_on_problem(problem, comm, "initial latents");
+  comm.agree_on_problem(problem, "initial latents");
   require(same_on_every_rank(latents.cols(), comm), "ranks disagree on the latent dimension",
           {"", "latent_dim", std::to_string(latents.cols())});
   require(latents.cols() >= 1, "the latent dimension must be at least 1", {"", "latent_dim", "0"});

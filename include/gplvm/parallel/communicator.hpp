@@ -40,11 +40,19 @@ class Communicator {
   double allreduce_sum(double value) const;
   double allreduce_max(double value) const;
   std::int64_t allreduce_sum(std::int64_t value) const;
+  std::int64_t allreduce_min(std::int64_t value) const;
+  // Collective validation: if any rank's `problem` is non-empty, every rank throws the same
+  // InputError (the lowest failing rank's message, key naming what was checked), so no rank is
+  // left waiting in a collective while another has thrown.
+  void agree_on_problem(const std::string& problem, const std::string& key) const;
+  // Ranks of this communicator that share this process's node (MPI_COMM_TYPE_SHARED).
+  int ranks_on_node() const;
   void broadcast(double* data, Index count, int root = 0) const;
   std::string broadcast(const std::string& text, int root = 0) const;
   // MPI_Alltoallv on doubles: counts and displacements in doubles, one entry per rank.
   void alltoallv(const double* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
-                 double* receive, const std::vector<int>& receive_counts, const std::vector<int>& receive_displs) const;
+                 double* receive, const std::vector<int>& receive_counts,
+                 const std::vector<int>& receive_displs) const;
   // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
   Matrix allgather_rows(const ConstMatrixRef& local) const;
   RowMatrix allgather_rows(const DataRef& local) const;
