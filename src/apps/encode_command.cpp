@@ -30,9 +30,12 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const DistributedDataset data =
       load_distributed_dataset(cl.required("data"), cl.value_or("dataset", "/Y"), "/labels", comm);
   const SasModelConfig& m = run.settings.model;
-  require(data.cols == static_cast<std::uint64_t>(m.data_dim), "data have a different dimension from the training data",
-          {data.file, data.path, std::to_string(data.cols) + " columns, model trained on " + std::to_string(m.data_dim)});
-  require(m.latents == LatentKind::amortised, "only amortised models can encode new data (this run has free latents)",
+  require(data.cols == static_cast<std::uint64_t>(m.data_dim),
+          "data have a different dimension from the training data",
+          {data.file, data.path,
+           std::to_string(data.cols) + " columns, model trained on " + std::to_string(m.data_dim)});
+  require(m.latents == LatentKind::amortised,
+          "only amortised models can encode new data (this run has free latents)",
           {run_path, "model.latents", "free"});
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const SasModel model = run.model(data.rows, begin, count);

@@ -20,8 +20,8 @@ namespace {
 constexpr Index kPredictChunk = 2048;  // test points per predictive solve: bounds memory for any M
 
 struct ConditioningSet {
-  Matrix latents;      // M x Q, replicated
-  RowMatrix local_y;   // this rank's block of the balanced partition of the M rows
+  Matrix latents;     // M x Q, replicated
+  RowMatrix local_y;  // this rank's block of the balanced partition of the M rows
   RowPartition partition{1, 1};
 };
 
@@ -40,7 +40,8 @@ ConditioningSet conditioning_set(const DistributedDataset& train, const Matrix& 
   std::vector<char> chosen(train.rows, 0);
   for (std::uint64_t i = 0; i < size; ++i) chosen[permutation(i)] = 1;
   c.latents.resize(static_cast<Index>(size), latents.cols());
-  const std::uint64_t begin = train.partition.begin(comm.rank()), end = begin + train.partition.count(comm.rank());
+  const std::uint64_t begin = train.partition.begin(comm.rank()),
+                      end = begin + train.partition.count(comm.rank());
   std::uint64_t next = 0, offset = 0;
   std::vector<Index> mine;
   for (std::uint64_t row = 0; row < train.rows; ++row) {
@@ -64,31 +65,36 @@ struct Evaluation {
 }  // namespace
 
 int evaluate_command(const Arguments& args, const Communicator& comm) {
-  CommandLine cl("evaluate",
-                 {{"run", true, "run file written by gplvm train (amortised model)"},
-                  {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
-                  {"test-dataset", true, "dataset inside --test (default /Y)"},
-                  {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
-                  {"seed", true, "seed choosing the conditioning rows (default 0)"},
-                  {"k", true, "neighbours for the k-NN accuracy (default 1)"},
-                  {"block", true, "ScaLAPACK block size (default 64)"},
-                  {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}},
-                 false);
+  CommandLine cl(
+      "evaluate",
+      {{"run", true, "run file written by gplvm train (amortised model)"},
+       {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
+       {"test-dataset", true, "dataset inside --test (default /Y)"},
+       {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
+       {"seed", true, "seed choosing the conditioning rows (default 0)"},
+       {"k", true, "neighbours for the k-NN accuracy (default 1)"},
+       {"block", true, "ScaLAPACK block size (default 64)"},
+       {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}},
+      false);
   cl.parse(args);
   if (cl.has("help")) {
-    if (comm.is_root()) std::printf("%s", cl.help("Predictive metrics and k-NN accuracy of a trained run.").c_str());
+    if (comm.is_root())
+      std::printf("%s", cl.help("Predictive metrics and k-NN accuracy of a trained run.").c_str());
     return kExitOk;
   }
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
-  require(run.settings.model.latents == LatentKind::amortised, "evaluate encodes test data: the run needs an encoder",
-          {run.path, "model.latents", "free"});
+  require(run.settings.model.latents == LatentKind::amortised,
+          "evaluate encodes test data: the run needs an encoder", {run.path, "model.latents", "free"});
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
-  const DistributedDataset train = load_distributed_dataset(run.settings.data_file, run.settings.data_path, "", comm);
-  const DistributedDataset test = load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
+  const DistributedDataset train =
+      load_distributed_dataset(run.settings.data_file, run.settings.data_path, "", comm);
+  const DistributedDataset test =
+      load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
   require(test.cols == train.cols, "test data have a different dimension from the training data",
           {test.file, test.path, std::to_string(test.cols)});
-  require(static_cast<std::uint64_t>(train_latents.rows()) == train.rows, "run latents and training data differ in N",
+  require(static_cast<std::uint64_t>(train_latents.rows()) == train.rows,
+          "run latents and training data differ in N",
           {run.path, "/latent/mean", std::to_string(train_latents.rows())});
 
   // Test latents: encoded where the rows live, then shared (M x Q is small).
@@ -99,13 +105,14 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   model.encode(params, test.local, test_begin, test_mean, nullptr);
   const Matrix test_latents = comm.allgather_rows(DataRef(test_mean));
 
-  const ConditioningSet cond = conditioning_set(train, train_latents, std::stoull(cl.value_or("condition", "10000")),
-                                                std::stoull(cl.value_or("seed", "0")), comm);
+  const ConditioningSet cond =
+      conditioning_set(train, train_latents, std::stoull(cl.value_or("condition", "10000")),
+                       std::stoull(cl.value_or("seed", "0")), comm);
   ExactDistributedOptions options;
   options.with_gradient = false;
   options.block_size = std::stoi(cl.value_or("block", "64"));
-  ExactDistributedGp gp(model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y, cond.partition,
-                        comm, options);
+  ExactDistributedGp gp(model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y,
+                        cond.partition, comm, options);
   if (cl.value("output")) Hdf5ResultWriter::check_writable(*cl.value("output"));
   MetricSums sums;
   RowMatrix local_mean(test.local.rows(), test.cols);
@@ -114,18 +121,21 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     const Index count = std::min(kPredictChunk, test_latents.rows() - begin);
     const ExactPrediction p = gp.predict(test_latents.middleRows(begin, count));
     // This rank scores the test rows it owns that fall in the chunk.
-    const Index lo = std::max<Index>(begin, test_begin), hi = std::min<Index>(begin + count, test_begin + test.local.rows());
+    const Index lo = std::max<Index>(begin, test_begin),
+                hi = std::min<Index>(begin + count, test_begin + test.local.rows());
     if (hi <= lo) continue;
     local_mean.middleRows(lo - test_begin, hi - lo) = p.mean.middleRows(lo - begin, hi - lo);
     local_variance.segment(lo - test_begin, hi - lo) = p.variance.segment(lo - begin, hi - lo);
     const MetricSums s = predictive_metric_sums(test.local.middleRows(lo - test_begin, hi - lo),
-                                                p.mean.middleRows(lo - begin, hi - lo), p.variance.segment(lo - begin, hi - lo));
+                                                p.mean.middleRows(lo - begin, hi - lo),
+                                                p.variance.segment(lo - begin, hi - lo));
     sums.squared_error += s.squared_error;
     sums.absolute_error += s.absolute_error;
     sums.nlpd_terms += s.nlpd_terms;
     sums.entries += s.entries;
   }
-  double totals[4] = {sums.squared_error, sums.absolute_error, sums.nlpd_terms, static_cast<double>(sums.entries)};
+  double totals[4] = {sums.squared_error, sums.absolute_error, sums.nlpd_terms,
+                      static_cast<double>(sums.entries)};
   comm.allreduce_sum(totals, 4);
   sums = {totals[0], totals[1], totals[2], static_cast<std::uint64_t>(totals[3])};
   Evaluation e{sums.finish(), 0.0};
@@ -134,7 +144,10 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   const bool have_labels = run_file.exists("/labels") && test.labels.has_value();
   if (have_labels) {
     const std::vector<std::int64_t> train_labels = run_file.read_int64_vector("/labels");
-    const double local = test.local.rows() > 0 ? knn_accuracy(train_latents, train_labels, test_mean, *test.labels, k) * test.local.rows() : 0.0;
+    const double local =
+        test.local.rows() > 0
+            ? knn_accuracy(train_latents, train_labels, test_mean, *test.labels, k) * test.local.rows()
+            : 0.0;
     e.knn = comm.allreduce_sum(local) / static_cast<double>(test.rows);
   }
   if (cl.value("output")) {
@@ -147,7 +160,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     out.write_scalar("/metrics/nlpd", e.metrics.nlpd);
     if (have_labels) out.write_scalar("/metrics/knn_accuracy", e.knn);
     out.write_attribute("/metrics", "knn_k", static_cast<std::int64_t>(k));
-    out.write_attribute("/metrics", "conditioning_points", static_cast<std::int64_t>(cond.partition.num_rows()));
+    out.write_attribute("/metrics", "conditioning_points",
+                        static_cast<std::int64_t>(cond.partition.num_rows()));
     out.write_attribute("/", "run", run.path);
     out.write_attribute("/", "test", test.file);
     out.commit();
@@ -163,9 +177,11 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     std::printf("%s\n", w.str().c_str());
   } else {
     std::printf("test points %llu, conditioning on %llu encoded training points (exact GP)\n",
-                static_cast<unsigned long long>(test.rows), static_cast<unsigned long long>(cond.partition.num_rows()));
-    std::printf("| metric (per entry) | value |\n|---|---|\n| RMSE | %.6g |\n| MAE | %.6g |\n| NLPD | %.6g |\n",
-                e.metrics.rmse, e.metrics.mae, e.metrics.nlpd);
+                static_cast<unsigned long long>(test.rows),
+                static_cast<unsigned long long>(cond.partition.num_rows()));
+    std::printf(
+        "| metric (per entry) | value |\n|---|---|\n| RMSE | %.6g |\n| MAE | %.6g |\n| NLPD | %.6g |\n",
+        e.metrics.rmse, e.metrics.mae, e.metrics.nlpd);
     if (have_labels) std::printf("| %d-NN accuracy | %.4f |\n", k, e.knn);
   }
   return kExitOk;

@@ -27,7 +27,8 @@ void parse_grid(const std::string& text, ExactDistributedOptions& options) {
   } catch (const std::exception&) {
     throw InputError("grid must be ROWSxCOLS, e.g. 2x4", {"", "--grid", text});
   }
-  require(options.grid_rows >= 1 && options.grid_cols >= 1, "grid dimensions must be positive", {"", "--grid", text});
+  require(options.grid_rows >= 1 && options.grid_cols >= 1, "grid dimensions must be positive",
+          {"", "--grid", text});
 }
 
 struct Latents {
@@ -48,8 +49,8 @@ Matrix sample_latents(const Latents& l, std::uint64_t seed, std::uint64_t sample
   Matrix x = l.mean;
   for (Index i = 0; i < x.rows(); ++i)
     for (Index q = 0; q < x.cols(); ++q)
-      x(i, q) += std::sqrt(l.variance(i, q)) *
-                 rng.normal(RngPurpose::reparameterisation, 0, sample, static_cast<std::uint64_t>(i * x.cols() + q));
+      x(i, q) += std::sqrt(l.variance(i, q)) * rng.normal(RngPurpose::reparameterisation, 0, sample,
+                                                          static_cast<std::uint64_t>(i * x.cols() + q));
   return x;
 }
 
@@ -68,15 +69,16 @@ int exact_command(const Arguments& args, const Communicator& comm) {
                  false);
   cl.parse(args);
   if (cl.has("help")) {
-    if (comm.is_root()) std::printf("%s", cl.help("Exact GPLVM log marginal likelihood of a trained run.").c_str());
+    if (comm.is_root())
+      std::printf("%s", cl.help("Exact GPLVM log marginal likelihood of a trained run.").c_str());
     return kExitOk;
   }
   const auto start = std::chrono::steady_clock::now();
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   const std::string latents_file = cl.value_or("latents", run.path);
   const Latents latents = read_latents(latents_file, comm);
-  const DistributedDataset data =
-      load_distributed_dataset(cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  const DistributedDataset data = load_distributed_dataset(
+      cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
           {latents_file, "/latent/mean",
            std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});
@@ -97,7 +99,8 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   double mc_mean = 0, mc_sq = 0;
   for (int s = 0; s < samples; ++s) {
     const Matrix x = sample_latents(latents, std::stoull(cl.value_or("seed", "0")), s);
-    const double v = ExactDistributedGp(kernel, noise, x, data.local, data.partition, comm, options).log_marginal_likelihood();
+    const double v = ExactDistributedGp(kernel, noise, x, data.local, data.partition, comm, options)
+                         .log_marginal_likelihood();
     mc_mean += v / samples;
     mc_sq += v * v / samples;
   }
@@ -105,22 +108,46 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   const double peak_rss_max = comm.allreduce_max(peak_resident_bytes());
   if (!comm.is_root()) return kExitOk;
   const double entries = static_cast<double>(data.rows * data.cols);
-  const double mc_stderr = samples > 1 ? std::sqrt(std::max(mc_sq - mc_mean * mc_mean, 0.0) * samples / (samples - 1) / samples) : 0;
+  const double mc_stderr =
+      samples > 1 ? std::sqrt(std::max(mc_sq - mc_mean * mc_mean, 0.0) * samples / (samples - 1) / samples)
+                  : 0;
   if (cl.has("json")) {
     JsonWriter w(0);
     w.begin_object().key("command").value("exact").key("run").value(run.path).key("n").value(data.rows);
-    w.key("d").value(data.cols).key("log_marginal_likelihood").value(lml).key("per_entry").value(lml / entries);
-    w.key("jitter").value(gp.jitter()).key("grid").value(std::to_string(gp.grid().nprow()) + "x" + std::to_string(gp.grid().npcol()));
-    w.key("block").value(options.block_size).key("seconds").value(seconds).key("peak_rss_bytes_max_rank").value(peak_rss_max);
-    if (samples > 0) w.key("samples").value(samples).key("expected_lml").value(mc_mean).key("expected_lml_stderr").value(mc_stderr);
+    w.key("d")
+        .value(data.cols)
+        .key("log_marginal_likelihood")
+        .value(lml)
+        .key("per_entry")
+        .value(lml / entries);
+    w.key("jitter")
+        .value(gp.jitter())
+        .key("grid")
+        .value(std::to_string(gp.grid().nprow()) + "x" + std::to_string(gp.grid().npcol()));
+    w.key("block")
+        .value(options.block_size)
+        .key("seconds")
+        .value(seconds)
+        .key("peak_rss_bytes_max_rank")
+        .value(peak_rss_max);
+    if (samples > 0)
+      w.key("samples")
+          .value(samples)
+          .key("expected_lml")
+          .value(mc_mean)
+          .key("expected_lml_stderr")
+          .value(mc_stderr);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
   } else {
-    std::printf("exact log p(Y|X) = %.10g (%.6g per entry) for N = %llu, D = %llu on a %dx%d grid, block %d, %.1f s%s\n",
-                lml, lml / entries, static_cast<unsigned long long>(data.rows), static_cast<unsigned long long>(data.cols),
-                gp.grid().nprow(), gp.grid().npcol(), options.block_size, seconds,
-                gp.jitter() > 0 ? (", jitter " + std::to_string(gp.jitter())).c_str() : "");
-    if (samples > 0) std::printf("E_q[log p(Y|X)] ~ %.10g +- %.3g (%d samples)\n", mc_mean, mc_stderr, samples);
+    std::printf(
+        "exact log p(Y|X) = %.10g (%.6g per entry) for N = %llu, D = %llu on a %dx%d grid, block %d, %.1f "
+        "s%s\n",
+        lml, lml / entries, static_cast<unsigned long long>(data.rows),
+        static_cast<unsigned long long>(data.cols), gp.grid().nprow(), gp.grid().npcol(), options.block_size,
+        seconds, gp.jitter() > 0 ? (", jitter " + std::to_string(gp.jitter())).c_str() : "");
+    if (samples > 0)
+      std::printf("E_q[log p(Y|X)] ~ %.10g +- %.3g (%d samples)\n", mc_mean, mc_stderr, samples);
   }
   return kExitOk;
 }

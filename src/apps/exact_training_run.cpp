@@ -62,8 +62,10 @@ int run_exact_training(const TrainSettings& s, const Config& config, const Distr
     const double t = std::chrono::duration<double>(Clock::now() - start).count();
     curve.lml.push_back(lml);
     curve.seconds.push_back(t);
-    if (comm.is_root() && std::chrono::duration<double>(Clock::now() - last_report).count() >= s.trainer.progress_seconds) {
-      std::fprintf(stderr, "iteration %d log p(Y|X) %.10g |grad| %.3g elapsed %.0fs\n", iteration, lml, gradient_norm, t);
+    if (comm.is_root() &&
+        std::chrono::duration<double>(Clock::now() - last_report).count() >= s.trainer.progress_seconds) {
+      std::fprintf(stderr, "iteration %d log p(Y|X) %.10g |grad| %.3g elapsed %.0fs\n", iteration, lml,
+                   gradient_norm, t);
       last_report = Clock::now();
     }
   };
@@ -76,15 +78,30 @@ int run_exact_training(const TrainSettings& s, const Config& config, const Distr
   if (comm.is_root()) {
     if (json) {
       JsonWriter w(0);
-      w.begin_object().key("command").value("train").key("model").value("exact").key("output").value(s.output_path);
-      w.key("ranks").value(comm.size()).key("iterations").value(r.iterations).key("evaluations").value(r.evaluations);
-      w.key("log_marginal_likelihood").value(r.log_marginal_likelihood).key("stop_reason").value(to_string(r.reason));
-      w.key("converged").value(r.converged).key("gradient_norm").value(r.gradient_norm).key("wall_seconds").value(seconds);
+      w.begin_object().key("command").value("train").key("model").value("exact").key("output").value(
+          s.output_path);
+      w.key("ranks")
+          .value(comm.size())
+          .key("iterations")
+          .value(r.iterations)
+          .key("evaluations")
+          .value(r.evaluations);
+      w.key("log_marginal_likelihood")
+          .value(r.log_marginal_likelihood)
+          .key("stop_reason")
+          .value(to_string(r.reason));
+      w.key("converged")
+          .value(r.converged)
+          .key("gradient_norm")
+          .value(r.gradient_norm)
+          .key("wall_seconds")
+          .value(seconds);
       w.end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
       std::printf("wrote %s: exact GPLVM, %d iterations, log p(Y|X) = %.10g, stopped: %s, %.1f s\n",
-                  s.output_path.c_str(), r.iterations, r.log_marginal_likelihood, to_string(r.reason).c_str(), seconds);
+                  s.output_path.c_str(), r.iterations, r.log_marginal_likelihood, to_string(r.reason).c_str(),
+                  seconds);
     }
   }
   return r.reason == TaoStopReason::stop_requested ? kExitStopped : kExitOk;

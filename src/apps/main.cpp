@@ -25,7 +25,8 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"generate", {generate_command, "write a synthetic data set with its true latents"}},
       {"info", {info_command, "describe a data or run file"}},
       {"exact", {exact_command, "exact log marginal likelihood of a trained run (ScaLAPACK)"}},
-      {"evaluate", {evaluate_command, "RMSE/MAE/NLPD of the exact predictive and k-NN accuracy on test data"}},
+      {"evaluate",
+       {evaluate_command, "RMSE/MAE/NLPD of the exact predictive and k-NN accuracy on test data"}},
   };
   return table;
 }

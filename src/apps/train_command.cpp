@@ -25,8 +25,9 @@ namespace fs = std::filesystem;
 CommandLine train_command_line() {
   return CommandLine("train",
                      {{"config", true, "TOML configuration file (keys: see below)"},
-                      {"resume", true, "checkpoint file to continue from, or 'auto': the newest valid one in "
-                                         "output.checkpoint_dir (a fresh start if there is none)"}},
+                      {"resume", true,
+                       "checkpoint file to continue from, or 'auto': the newest valid one in "
+                       "output.checkpoint_dir (a fresh start if there is none)"}},
                      true);
 }
 
@@ -160,7 +161,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
   if (resume == "auto") resume = newest_valid_checkpoint(s.checkpoint_dir, comm);
   TrainingState state = resume.empty() ? trainer.initial_state() : read_checkpoint(resume, comm, model, meta);
   if (comm.is_root() && !resume.empty())
-    std::fprintf(stderr, "resuming from %s at step %llu\n", resume.c_str(), static_cast<unsigned long long>(state.step));
+    std::fprintf(stderr, "resuming from %s at step %llu\n", resume.c_str(),
+                 static_cast<unsigned long long>(state.step));
 
   const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
   auto write = [&](const std::string& path, const TrainingState& st, bool with_state) {
@@ -176,8 +178,11 @@ int train_command(const Arguments& args, const Communicator& comm) {
   checkpoint(state);
   if (!stats.finished) {
     if (comm.is_root())
-      std::fprintf(stderr, "stopped by signal %d after step %llu; checkpoint written to %s (resume with --resume auto)\n",
-                   stop_signal(), static_cast<unsigned long long>(state.step), checkpoint_name(s.checkpoint_dir, state.step).c_str());
+      std::fprintf(
+          stderr,
+          "stopped by signal %d after step %llu; checkpoint written to %s (resume with --resume auto)\n",
+          stop_signal(), static_cast<unsigned long long>(state.step),
+          checkpoint_name(s.checkpoint_dir, state.step).c_str());
     return kExitStopped;
   }
   write(s.output_path, state, false);

@@ -44,10 +44,12 @@ ConfigSchema train_config_schema() {
       .add_double("exact.gatol", 1e-5, "exact: stop when ||grad LML|| <= gatol", {R::at_least(0)})
       .add_double("exact.grtol", 1e-8, "exact: stop when ||grad LML|| / |LML| <= grtol", {R::at_least(0)})
       .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::at_least(1)})
-      .add_double("exact.min_noise_variance", 1e-6, "exact: lower bound on the noise variance", {R::greater_than(0)})
+      .add_double("exact.min_noise_variance", 1e-6, "exact: lower bound on the noise variance",
+                  {R::greater_than(0)})
       .add_int("exact.block_size", 64, "exact: ScaLAPACK block size", {R::at_least(1)})
       .add_int("exact.grid_rows", 0, "exact: process grid rows (0: as square as possible)", {R::at_least(0)})
-      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: as square as possible)", {R::at_least(0)})
+      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: as square as possible)",
+               {R::at_least(0)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
       .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
   return s;

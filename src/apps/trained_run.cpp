@@ -8,7 +8,8 @@ TrainedRun load_trained_run(const std::string& path, const Communicator& comm) {
   const Hdf5ResultReader run(path, comm.raw());
   require(run.exists("/config") && run.exists("/params/shared"), "not a gplvm run file (no /params/shared)",
           {path, "/params/shared", ""});
-  const Config config = resolve_config_text(train_config_schema(), run.read_string("/config"), path + ":/config", {});
+  const Config config =
+      resolve_config_text(train_config_schema(), run.read_string("/config"), path + ":/config", {});
   TrainedRun t;
   t.path = path;
   t.settings = train_settings(config, run.read_attribute_int64("/", "data_dim"));
@@ -17,12 +18,14 @@ TrainedRun load_trained_run(const std::string& path, const Communicator& comm) {
   return t;
 }
 
-SasModel TrainedRun::model(std::uint64_t num_rows, std::uint64_t local_begin, std::uint64_t local_rows) const {
+SasModel TrainedRun::model(std::uint64_t num_rows, std::uint64_t local_begin,
+                           std::uint64_t local_rows) const {
   return SasModel(settings.model, num_rows, local_begin, local_rows);
 }
 
 Vector TrainedRun::parameters(const SasModel& model) const {
-  require(model.num_shared_parameters() == shared.size(), "run file parameters do not match its configuration",
+  require(model.num_shared_parameters() == shared.size(),
+          "run file parameters do not match its configuration",
           {path, "/params/shared", std::to_string(shared.size())});
   Vector p = model.initial_parameters();
   p.head(shared.size()) = shared;

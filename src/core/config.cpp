@@ -257,7 +257,8 @@ void check_key_name(const std::string& name) {
   const auto segments = split(name, '.');
   const bool ok = segments.size() >= 2 && std::all_of(segments.begin(), segments.end(), is_bare_key);
   if (!ok)
-    throw Error("config key must be 'section.key' made of letters, digits, '_' and '-'", ErrorContext("", name));
+    throw Error("config key must be 'section.key' made of letters, digits, '_' and '-'",
+                ErrorContext("", name));
 }
 
 void check_key_declaration(const ConfigKey& key) {
@@ -671,7 +672,8 @@ class Resolver {
     const auto eq = assignment.find('=');
     const std::string name(trim(std::string_view(assignment).substr(0, eq)));
     if (eq == std::string::npos || name.empty())
-      throw InputError("command-line override must look like section.key=value", ErrorContext("", "", assignment));
+      throw InputError("command-line override must look like section.key=value",
+                       ErrorContext("", "", assignment));
     const auto i = schema_.index_of(name);
     if (!i)
       throw InputError("unknown config key on the command line" + suggestion(schema_, name),
@@ -756,8 +758,9 @@ class Resolver {
     const bool from_file = slot.source == ConfigSource::file;
     const std::string where =
         from_file ? "; set in the config file" + slot.position : "; set on the command line";
-    return InputError("invalid config value: " + requirement(rule, key.type) + where,
-                      ErrorContext(from_file ? source_name_ : "", key.name, config_value_to_toml(*slot.value)));
+    return InputError(
+        "invalid config value: " + requirement(rule, key.type) + where,
+        ErrorContext(from_file ? source_name_ : "", key.name, config_value_to_toml(*slot.value)));
   }
 
   const ConfigSchema& schema_;

@@ -7,7 +7,9 @@ namespace {
 
 volatile std::sig_atomic_t received = 0;
 
-extern "C" void record_signal(int signal) { received = signal; }
+extern "C" void record_signal(int signal) {
+  received = signal;
+}
 
 }  // namespace
 
@@ -20,10 +22,16 @@ void install_stop_signal_handlers() {
   sigaction(SIGUSR1, &action, nullptr);
 }
 
-bool stop_requested() { return received != 0; }
+bool stop_requested() {
+  return received != 0;
+}
 
-int stop_signal() { return received; }
+int stop_signal() {
+  return received;
+}
 
-void reset_stop_request() { received = 0; }
+void reset_stop_request() {
+  received = 0;
+}
 
 }  // namespace gplvm

@@ -17,7 +17,8 @@ PredictiveMetrics MetricSums::finish() const {
           0.5 * std::log(2.0 * std::numbers::pi) + 0.5 * nlpd_terms / n, entries};
 }
 
-MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean, const ConstVectorRef& variance) {
+MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
+                                  const ConstVectorRef& variance) {
   require(mean.rows() == Y.rows() && mean.cols() == Y.cols() && variance.size() == Y.rows(),
           "predictive and test data shapes differ", {"", "rows", std::to_string(Y.rows())});
   require((variance.array() > 0).all(), "predictive variances must be positive", {"", "variance", "<= 0"});
@@ -34,10 +35,12 @@ MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean, 
 
 namespace {
 
-std::int64_t vote(const std::vector<std::pair<double, Index>>& nearest, const std::vector<std::int64_t>& labels) {
+std::int64_t vote(const std::vector<std::pair<double, Index>>& nearest,
+                  const std::vector<std::int64_t>& labels) {
   std::map<std::int64_t, int> counts;
   for (const auto& [distance, index] : nearest) ++counts[labels[index]];
-  return std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
+  return std::max_element(counts.begin(), counts.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; })
       ->first;  // max_element keeps the first (smallest label) among equal counts
 }
 
@@ -56,7 +59,8 @@ double knn_accuracy(const ConstMatrixRef& reference, const std::vector<std::int6
   Index correct = 0;
   std::vector<std::pair<double, Index>> candidates(reference.rows());
   for (Index i = 0; i < query.rows(); ++i) {
-    for (Index j = 0; j < reference.rows(); ++j) candidates[j] = {(reference.row(j) - query.row(i)).squaredNorm(), j};
+    for (Index j = 0; j < reference.rows(); ++j)
+      candidates[j] = {(reference.row(j) - query.row(i)).squaredNorm(), j};
     std::partial_sort(candidates.begin(), candidates.begin() + k, candidates.end());
     const std::vector<std::pair<double, Index>> nearest(candidates.begin(), candidates.begin() + k);
     correct += vote(nearest, reference_labels) == query_labels[i];

@@ -18,7 +18,8 @@ std::uint64_t overlap(std::uint64_t a0, std::uint64_t a1, std::uint64_t b0, std:
 
 }  // namespace
 
-RowMatrix rebalance_rows(const Communicator& comm, const DataRef& local, std::uint64_t offset, std::uint64_t total) {
+RowMatrix rebalance_rows(const Communicator& comm, const DataRef& local, std::uint64_t offset,
+                         std::uint64_t total) {
   const int p = comm.size();
   const Index cols = local.cols();
   // Everyone's current ranges.

@@ -88,9 +88,13 @@ std::array<int, 9> descinit(Index m, Index n, int mb, int nb, int rsrc, int csrc
 // On a 1 x 1 grid the local storage is the whole column-major matrix, and LAPACK's recursive
 // dpotrf (and plain BLAS/LAPACK for the others) run at the machine's rate where ScaLAPACK's
 // right-looking panel algorithm loses a third of it (measured: pdpotrf 34 vs dpotrf 52 GFLOP/s).
-bool single_process(const BlockCyclicMatrix& a) { return a.grid().nprow() == 1 && a.grid().npcol() == 1; }
+bool single_process(const BlockCyclicMatrix& a) {
+  return a.grid().nprow() == 1 && a.grid().npcol() == 1;
+}
 
-int leading_dimension(const BlockCyclicMatrix& a) { return std::max(1, to_int(a.local().rows(), "lld")); }
+int leading_dimension(const BlockCyclicMatrix& a) {
+  return std::max(1, to_int(a.local().rows(), "lld"));
+}
 
 int pdpotrf(BlockCyclicMatrix& a, char uplo) {
   require_square_blocks(a, "pdpotrf");

@@ -42,14 +42,16 @@ struct Trained {
     testing::write_fixture_labels(dir / "train.h5", "/labels", {labels.begin(), labels.begin() + 120});
     testing::write_fixture_matrix(dir / "test.h5", "/Y", Y.bottomRows(40));
     testing::write_fixture_labels(dir / "test.h5", "/labels", {labels.begin() + 120, labels.end()});
-    testing::write_text(dir / "c.toml",
-                        "[data]\npath = \"train.h5\"\n[model]\nencoder_hidden = [16]\nlengthscale = 1.0\n"
-                        "[sas]\nbatch_size = 40\nactive_size = 10\n[train]\nepochs = 100\nlearning_rate = 0.01\n"
-                        "progress_seconds = 1000\n[output]\npath = \"run.h5\"\n");
+    testing::write_text(
+        dir / "c.toml",
+        "[data]\npath = \"train.h5\"\n[model]\nencoder_hidden = [16]\nlengthscale = 1.0\n"
+        "[sas]\nbatch_size = 40\nactive_size = 10\n[train]\nepochs = 100\nlearning_rate = 0.01\n"
+        "progress_seconds = 1000\n[output]\npath = \"run.h5\"\n");
     const auto r = run_gplvm("train --config c.toml", 2, dir);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::vector<double> theta = testing::read_fixture_vector(dir / "run.h5", "/params/kernel/variance");
-    const std::vector<double> ell = testing::read_fixture_vector(dir / "run.h5", "/params/kernel/lengthscales");
+    const std::vector<double> ell =
+        testing::read_fixture_vector(dir / "run.h5", "/params/kernel/lengthscales");
     kernel = EqArdKernel(theta[0], Eigen::Map<const Vector>(ell.data(), 2));
     noise = testing::read_fixture_vector(dir / "run.h5", "/params/noise_variance")[0];
   }
@@ -76,9 +78,11 @@ TEST(ExactCli, EqualsTheSerialExactLmlOfTheRunAtEveryGrid) {
 TEST(EvaluateCli, MetricsAndKnnEqualAnIndependentComputation) {
   Trained t;
   ASSERT_EQ(run_gplvm("encode --run run.h5 --data test.h5 --output test_latents.h5", 2, t.dir).exit_code, 0);
-  const auto r = run_gplvm("evaluate --run run.h5 --test test.h5 --condition 0 --k 3 --json --output eval.h5", 3, t.dir);
+  const auto r =
+      run_gplvm("evaluate --run run.h5 --test test.h5 --condition 0 --k 3 --json --output eval.h5", 3, t.dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NEAR(testing::read_fixture_vector(t.dir / "eval.h5", "/metrics/rmse")[0], json_number(r.out, "rmse"), 1e-15);
+  EXPECT_NEAR(testing::read_fixture_vector(t.dir / "eval.h5", "/metrics/rmse")[0], json_number(r.out, "rmse"),
+              1e-15);
 
   const Matrix X = read_fixture_matrix(t.dir / "run.h5", "/latent/mean");
   const RowMatrix Y = read_fixture_matrix(t.dir / "train.h5", "/Y");

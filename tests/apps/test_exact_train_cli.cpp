@@ -19,17 +19,20 @@ using testing::run_gplvm;
 
 double json_value(const std::string& json, const std::string& key) {
   std::smatch m;
-  if (!std::regex_search(json, m, std::regex("\"" + key + "\":(-?[0-9.eE+-]+)"))) ADD_FAILURE() << key << " in " << json;
+  if (!std::regex_search(json, m, std::regex("\"" + key + "\":(-?[0-9.eE+-]+)")))
+    ADD_FAILURE() << key << " in " << json;
   return m.size() > 1 ? std::stod(m[1]) : NAN;
 }
 
 TEST(ExactTrainCli, LmlRisesMonotonicallyAndAgreesAcrossRankCountsAndWithGplvmExact) {
   testing::ScratchDir dir;
   const Matrix X = testing::random_normal(70, 2, 3);
-  testing::write_fixture_matrix(dir / "d.h5", "/Y", sample_gp_outputs(EqArdKernel(1.0, 1.0, 2), 0.05, X, 5, CounterRng(4), 0));
-  testing::write_text(dir / "c.toml",
-                      "[data]\npath = \"d.h5\"\n[model]\nkind = \"exact\"\nlengthscale = 1.0\nkernel_variance = 1.0\n"
-                      "noise_variance = 0.1\n[exact]\nmax_iterations = 3000\n[output]\npath = \"exact1.h5\"\n");
+  testing::write_fixture_matrix(dir / "d.h5", "/Y",
+                                sample_gp_outputs(EqArdKernel(1.0, 1.0, 2), 0.05, X, 5, CounterRng(4), 0));
+  testing::write_text(
+      dir / "c.toml",
+      "[data]\npath = \"d.h5\"\n[model]\nkind = \"exact\"\nlengthscale = 1.0\nkernel_variance = 1.0\n"
+      "noise_variance = 0.1\n[exact]\nmax_iterations = 3000\n[output]\npath = \"exact1.h5\"\n");
   const auto one = run_gplvm("train --config c.toml --json", 1, dir);
   ASSERT_EQ(one.exit_code, 0) << one.err;
   const auto two = run_gplvm("train --config c.toml --json --output.path=exact2.h5", 2, dir);
@@ -37,12 +40,14 @@ TEST(ExactTrainCli, LmlRisesMonotonicallyAndAgreesAcrossRankCountsAndWithGplvmEx
   // Both must converge (on a gradient tolerance) for their optima to be comparable.
   EXPECT_NE(one.out.find("\"converged\":true"), std::string::npos) << one.out;
   EXPECT_NE(two.out.find("\"converged\":true"), std::string::npos) << two.out;
-  const double lml1 = json_value(one.out, "log_marginal_likelihood"), lml2 = json_value(two.out, "log_marginal_likelihood");
+  const double lml1 = json_value(one.out, "log_marginal_likelihood"),
+               lml2 = json_value(two.out, "log_marginal_likelihood");
   EXPECT_NEAR(lml2, lml1, 1e-6 * std::abs(lml1));
 
   const RowMatrix curve = testing::read_fixture_matrix(dir / "exact2.h5", "/train/curve");
   ASSERT_GT(curve.rows(), 10);
-  for (Index i = 1; i < curve.rows(); ++i) EXPECT_GE(curve(i, 2), curve(i - 1, 2) - 1e-9 * std::abs(curve(i - 1, 2))) << i;
+  for (Index i = 1; i < curve.rows(); ++i)
+    EXPECT_GE(curve(i, 2), curve(i - 1, 2) - 1e-9 * std::abs(curve(i - 1, 2))) << i;
   EXPECT_GT(curve(curve.rows() - 1, 2), curve(0, 2) + 10.0);
 
   const auto check = run_gplvm("exact --run exact2.h5 --json", 2, dir);

@@ -56,8 +56,9 @@ TEST(StopResumeCli, SignalCheckpointsAndResumeAutoMatchesAnUninterruptedRun) {
   fs::create_directories(dir.path() / "out");
 
   const std::string flags = std::string(GPLVM_MPI_FLAGS);
-  const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " + flags + " " +
-                              GPLVM_CLI + " train --config config.toml > stop.out 2> stop.err & pid=$!; sleep 3; " +
+  const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " + flags +
+                              " " + GPLVM_CLI +
+                              " train --config config.toml > stop.out 2> stop.err & pid=$!; sleep 3; " +
                               "kill -USR1 $pid; wait $pid; echo $? > stop.code)";
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::ifstream code_file(dir / "stop.code");
@@ -74,12 +75,14 @@ TEST(StopResumeCli, SignalCheckpointsAndResumeAutoMatchesAnUninterruptedRun) {
   testing::write_text(dir / corrupt, "not an HDF5 file");
 
   const std::string total = " --train.max_steps=" + std::to_string(stopped + 40);
-  const auto resumed = run_gplvm("train --config config.toml --resume auto --output.path=out/resumed.h5" + total, 2, dir);
+  const auto resumed =
+      run_gplvm("train --config config.toml --resume auto --output.path=out/resumed.h5" + total, 2, dir);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("skipping"), std::string::npos) << resumed.err;
   EXPECT_NE(resumed.err.find("resuming from ck/checkpoint-"), std::string::npos) << resumed.err;
 
-  const auto full = run_gplvm("train --config config.toml --output.path=out/full.h5 --output.checkpoint_dir=ck_full" + total, 2, dir);
+  const auto full = run_gplvm(
+      "train --config config.toml --output.path=out/full.h5 --output.checkpoint_dir=ck_full" + total, 2, dir);
   ASSERT_EQ(full.exit_code, 0) << full.err;
   const RowMatrix a = testing::read_fixture_matrix(dir / "out/full.h5", "/params/shared");
   const RowMatrix b = testing::read_fixture_matrix(dir / "out/resumed.h5", "/params/shared");

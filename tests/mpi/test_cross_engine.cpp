@@ -28,12 +28,14 @@ TEST(CrossEngine, SasWithEveryPointActiveEqualsDistributedExactLml) {
   ExactDistributedOptions options;
   options.block_size = 16;  // does not divide 97
   options.with_gradient = false;
-  const double exact = ExactDistributedGp(kernel, noise, X, local, partition, comm, options).log_marginal_likelihood();
+  const double exact =
+      ExactDistributedGp(kernel, noise, X, local, partition, comm, options).log_marginal_likelihood();
 
   const double sas_all = sas_objective(kernel, noise, X, Y, X.topRows(0), Y.topRows(0), 1.0).value;
   EXPECT_NEAR(sas_all, exact, 1e-10 * std::abs(exact));
   const double sas_one_out =
-      sas_objective(kernel, noise, X.topRows(n - 1), Y.topRows(n - 1), X.bottomRows(1), Y.bottomRows(1), 1.0).value;
+      sas_objective(kernel, noise, X.topRows(n - 1), Y.topRows(n - 1), X.bottomRows(1), Y.bottomRows(1), 1.0)
+          .value;
   EXPECT_NEAR(sas_one_out, exact, 1e-10 * std::abs(exact));
 }
 

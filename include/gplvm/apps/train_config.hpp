@@ -18,7 +18,7 @@ struct TrainSettings {
   TrainerOptions trainer;
   std::string output_path, checkpoint_dir;
   std::int64_t keep_checkpoints = 2;
-  bool exact = false;                   // model.kind = "exact"
+  bool exact = false;                  // model.kind = "exact"
   ExactTrainingOptions exact_options;  // used when exact
 };
 

@@ -7,7 +7,7 @@ namespace gplvm {
 
 void install_stop_signal_handlers();
 bool stop_requested();
-int stop_signal();  // the signal number received, or 0
+int stop_signal();          // the signal number received, or 0
 void reset_stop_request();  // for tests
 
 }  // namespace gplvm

@@ -23,7 +23,8 @@ struct MetricSums {
   PredictiveMetrics finish() const;
 };
 
-MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean, const ConstVectorRef& variance);
+MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
+                                  const ConstVectorRef& variance);
 
 // Fraction of query points whose k nearest reference points (Euclidean; ties to the lower index)
 // vote for the query's label (majority; ties to the smallest label).

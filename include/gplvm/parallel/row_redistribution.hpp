@@ -10,6 +10,7 @@ namespace gplvm {
 
 // Rank r holds rows [offset_r, offset_r + local.rows()) of a sequence of `total` rows, the ranges
 // being contiguous and in rank order. Returns rows [RowPartition(total, P).begin(rank), ...).
-RowMatrix rebalance_rows(const Communicator& comm, const DataRef& local, std::uint64_t offset, std::uint64_t total);
+RowMatrix rebalance_rows(const Communicator& comm, const DataRef& local, std::uint64_t offset,
+                         std::uint64_t total);
 
 }  // namespace gplvm
