@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""PyTorch baseline of one SAS / Bayesian SAS training step (the same maths as gplvm-hpc).
+
+The correct objective of spec sas.md §1.3/§1.7: active term sum_d log N(Y_A[:, d] | 0, K_AA + s2 I)
+plus (N - A)/(B - A) times the remainder predictive log-likelihoods with D outputs sharing c_n;
+Bayesian: one reparameterised sample and KL x N/B. EQ-ARD kernel, log-parametrised; encoder
+D -> 512 -> 256 -> Q ReLU (PyTorch default init); autograd; torch.optim.Adam. Prints one JSON line
+with the median ms/step.
+
+usage: /usr/bin/python3 bench/pytorch_sas.py [--batch 1024] [--active 200] [--dim 784] [--latent 2]
+       [--steps 20] [--warmup 3] [--dtype float64|float32] [--threads 1] [--bayesian]
+"""
+import argparse
+import json
+import math
+import statistics
+import time
+
+import torch
+
+
+def encoder(d, q, softplus=False):
+    layers = [torch.nn.Linear(d, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256), torch.nn.ReLU(),
+              torch.nn.Linear(256, q)]
+    if softplus:
+        layers.append(torch.nn.Softplus())
+    return torch.nn.Sequential(*layers)
+
+
+def eq_ard(x1, x2, log_variance, log_lengthscale):
+    s1, s2 = x1 / log_lengthscale.exp(), x2 / log_lengthscale.exp()
+    sq = (s1 * s1).sum(1)[:, None] + (s2 * s2).sum(1)[None, :] - 2.0 * s1 @ s2.T
+    return log_variance.exp() * torch.exp(-0.5 * sq.clamp_min(0.0))
+
+
+def sas_objective(x, y, a, n_total, log_variance, log_lengthscale, log_noise):
+    b, d = y.shape
+    xa, xr, ya, yr = x[:a], x[a:], y[:a], y[a:]
+    noise = log_noise.exp()
+    k_aa = eq_ard(xa, xa, log_variance, log_lengthscale) + noise * torch.eye(a, dtype=y.dtype)
+    chol = torch.linalg.cholesky(k_aa)
+    half = torch.linalg.solve_triangular(chol, ya, upper=False)
+    active = -0.5 * a * d * math.log(2 * math.pi) - d * torch.log(torch.diagonal(chol)).sum() - 0.5 * (half * half).sum()
+    k_ar = eq_ard(xa, xr, log_variance, log_lengthscale)
+    w = torch.linalg.solve_triangular(chol, k_ar, upper=False)
+    alpha = torch.cholesky_solve(ya, chol)
+    mean = k_ar.T @ alpha
+    c = log_variance.exp() + noise - (w * w).sum(0)
+    resid = ((yr - mean) ** 2).sum(1)
+    remainder = (-0.5 * d * torch.log(2 * math.pi * c) - 0.5 * resid / c).sum()
+    return active + (n_total - a) / (b - a) * remainder
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch", type=int, default=1024)
+    ap.add_argument("--active", type=int, default=200)
+    ap.add_argument("--dim", type=int, default=784)
+    ap.add_argument("--latent", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--bayesian", action="store_true")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    dtype = getattr(torch, a.dtype)
+    torch.set_default_dtype(dtype)
+    torch.manual_seed(1)
+    n_total = 8 * a.batch
+    data = torch.rand(n_total, a.dim, dtype=dtype)
+    mean_net = encoder(a.dim, a.latent)
+    var_net = encoder(a.dim, a.latent, softplus=True) if a.bayesian else None
+    log_variance = torch.tensor(math.log(0.5), requires_grad=True)
+    log_lengthscale = torch.full((a.latent,), math.log(0.1), requires_grad=True)
+    log_noise = torch.tensor(math.log(0.5), requires_grad=True)
+    params = list(mean_net.parameters()) + [log_variance, log_lengthscale, log_noise]
+    if var_net is not None:
+        params += list(var_net.parameters())
+    opt = torch.optim.Adam(params, lr=1e-3)
+    times = []
+    for step in range(a.warmup + a.steps):
+        t0 = time.perf_counter()
+        rows = torch.randperm(n_total)[:a.batch]
+        y = data[rows]
+        mu = mean_net(y)
+        if var_net is not None:
+            var = var_net(y)
+            x = mu + var.sqrt() * torch.randn_like(mu)
+            kl = -0.5 * (1 + var.log() - mu * mu - var).sum()
+        else:
+            x, kl = mu, torch.zeros(())
+        loss = -(sas_objective(x, y, a.active, n_total, log_variance, log_lengthscale, log_noise)
+                 - n_total / a.batch * kl)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step >= a.warmup:
+            times.append(time.perf_counter() - t0)
+    print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "dtype": a.dtype, "threads": a.threads,
+                      "batch": a.batch, "active": a.active, "dim": a.dim, "bayesian": a.bayesian,
+                      "ms_per_step": 1e3 * statistics.median(times)}))
+
+
+if __name__ == "__main__":
+    main()
