@@ -19,6 +19,7 @@
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/lapack.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
@@ -225,6 +226,7 @@ int run(const Communicator& comm, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  use_avx512_blas_kernels_if_misdetected(argv);
   MpiEnvironment mpi(&argc, &argv);
   const Options o = parse(argc, argv);
   openblas_set_num_threads(1);  // one core per rank: the ratio compares cores, not thread pools

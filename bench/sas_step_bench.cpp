@@ -1,10 +1,14 @@
-// Times one SAS training step (gather batch, encoder forward, SAS objective and adjoints, encoder
-// backward, Adam) and, interleaved in the same run, OpenBLAS DGEMM at the step's dominant GEMM
-// shape (B x D times D x h1). Prints ms/step, the DGEMM rate, and the step's useful FLOP rate as a
-// fraction of it.
+// Times one SAS training step (gather the batch, encoder forward, SAS objective and adjoints,
+// encoder backward, gradient allreduces, Adam) through the same DistributedSasStep that
+// `gplvm train` uses, on 1 or more MPI ranks, and, interleaved in the same run, the machine's GEMM
+// at the step's dominant shape (B x D times D x h1) in the step's precision: both OpenBLAS
+// (dgemm_/sgemm_, the library PyTorch also calls) and the engine the step itself uses (Eigen's
+// GEMM unless built with GPLVM_GEMM=blas). Prints ms/step, both GEMM rates, and the step's useful
+// FLOP rate as a fraction of the faster one (times the number of ranks).
 //
-//   bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2] [--hidden 512,256]
-//                  [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--threads 1]
+//   [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
+//       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
+//       [--json]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,15 +17,25 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/memory_reuse.hpp"
+#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/optim/adam.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/train/distributed_sas_step.hpp"
 
-extern "C" void openblas_set_num_threads(int);
+extern "C" {
+void openblas_set_num_threads(int);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+            const int*, const double*, const int*, const double*, double*, const int*);
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
+            const int*, const float*, const int*, const float*, float*, const int*);
+}
 
 namespace {
 
@@ -31,8 +45,8 @@ using Clock = std::chrono::steady_clock;
 struct Options {
   Index batch = 1024, active = 200, dim = 784, latent = 2;
   std::vector<Index> hidden{512, 256};
-  int rounds = 7, steps_per_round = 5, threads = 1;
-  bool bayesian = false, free_latents = false;
+  int rounds = 7, steps_per_round = 5;
+  bool bayesian = false, free_latents = false, float32 = false, json = false;
 };
 
 std::vector<Index> parse_list(const std::string& s) {
@@ -67,8 +81,10 @@ Options parse(int argc, char** argv) {
       o.rounds = std::stoi(next());
     else if (a == "--steps-per-round")
       o.steps_per_round = std::stoi(next());
-    else if (a == "--threads")
-      o.threads = std::stoi(next());
+    else if (a == "--float32")
+      o.float32 = true;
+    else if (a == "--json")
+      o.json = true;
     else if (a == "--bayesian")
       o.bayesian = true;
     else if (a == "--free")
@@ -84,7 +100,7 @@ Options parse(int argc, char** argv) {
 // Useful floating-point operations of one step, counted from the maths (not from the code):
 // GEMMs of the encoder forward and backward (no input gradient for the first layer), and the SAS
 // terms: Cholesky and inverse of the A x A block, two triangular solves against Y_A and against
-// k_AR, the means k_RA alpha, the adjoint alpha Z^T, and the two A x A x R adjoint products.
+// k_AR, the means k_RA alpha, the adjoint alpha Z^T, and the A x A x R adjoint product.
 double step_flops(const Options& o) {
   const double B = o.batch, A = o.active, R = B - A, D = o.dim, Q = o.latent;
   double encoder = 0;
@@ -99,7 +115,9 @@ double step_flops(const Options& o) {
     if (o.bayesian) encoder *= 2;  // mean and variance encoders
   }
   const double active = A * A * A / 3 + 2 * A * A * A / 3 + 2 * A * A * D + A * A * D;
-  const double remainder = 2 * A * A * R + 2 * A * R * D + 2 * A * R * D + 2 * A * A * R + 2 * A * A * R;
+  // two triangular solves (A^2 R each), the means and alpha Z^T (2 A R D each), and the A x A
+  // adjoint (G + V diag(g)) V^T (2 A^2 R; it was two such products before they were fused).
+  const double remainder = 2 * A * A * R + 2 * A * R * D + 2 * A * R * D + 2 * A * A * R;
   return encoder + active + remainder;
 }
 
@@ -108,19 +126,41 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Seconds per DGEMM call at the encoder's first-layer shape, (B x D) * (D x h1).
-double time_dgemm(const Matrix& a, const Matrix& b, Matrix& c) {
-  const auto t0 = Clock::now();
-  c.noalias() = a * b;
+template <typename Scalar>
+double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-}  // namespace
+// Seconds of one C = A B at the encoder's first-layer shape, (B x D) * (D x h1): through OpenBLAS
+// directly, and through Eigen's product (= whatever engine the library was built with).
+template <typename Scalar>
+struct GemmTimer {
+  MatrixT<Scalar> a, b, c;
+  GemmTimer(Index m, Index k, Index n) : a(MatrixT<Scalar>::Random(m, k)), b(MatrixT<Scalar>::Random(k, n)), c(m, n) {}
 
-int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
-  openblas_set_num_threads(o.threads);
-  keep_freed_memory_for_reuse();
+  double openblas() {
+    const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols()), n = static_cast<int>(b.cols());
+    const Scalar one = 1, zero = 0;
+    const auto t0 = Clock::now();
+    if constexpr (std::is_same_v<Scalar, double>)
+      dgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
+    else
+      sgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
+    return seconds_since<Scalar>(t0);
+  }
+  double engine() {
+    const auto t0 = Clock::now();
+    c.noalias() = a * b;
+    return seconds_since<Scalar>(t0);
+  }
+};
+
+struct Timings {
+  std::vector<double> step, gemm_blas, gemm_engine;
+};
+
+template <typename Scalar>
+Timings run(const Options& o, const Communicator& comm) {
   const Index n = 8 * o.batch;
   SasModelConfig c;
   c.data_dim = o.dim;
@@ -128,52 +168,90 @@ int main(int argc, char** argv) {
   c.encoder_hidden = o.hidden;
   c.bayesian = o.bayesian;
   c.latents = o.free_latents ? LatentKind::free : LatentKind::amortised;
+  c.precision = o.float32 ? Precision::float32 : Precision::float64;
   c.seed = 1;
-  const SasModel model(c, n, 0, n);
-  RowMatrix data(n, o.dim);
+  const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
+  const auto begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const SasModel model(c, static_cast<std::uint64_t>(n), begin, count);
+  RowMatrix data(static_cast<Index>(count), o.dim);
   const CounterRng rng(7);
-  for (Index i = 0; i < data.size(); ++i) data.data()[i] = rng.uniform(RngPurpose::test, 0, 0, i);
+  for (Index i = 0; i < data.rows(); ++i)
+    for (Index j = 0; j < o.dim; ++j)
+      data(i, j) = rng.uniform(RngPurpose::test, 0, 0, (begin + i) * o.dim + j);
+  const DistributedSasStep step(model, comm, partition, data);
 
   Vector params = model.initial_parameters(), grad;
   Adam adam(params.size(), {.learning_rate = 1e-3});
-  const BatchSchedule schedule(n, o.batch, c.seed);
-  RowMatrix batch_data(o.batch, o.dim);
-  std::uint64_t step = 0;
+  const BatchSchedule schedule(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(o.batch), c.seed);
+  std::uint64_t done = 0;
   auto one_step = [&] {
-    const std::uint64_t b = step % schedule.batches_per_epoch(), epoch = step / schedule.batches_per_epoch();
-    const auto rows = schedule.batch_rows(epoch, b);
-    batch_data.resize(static_cast<Index>(rows.size()), o.dim);
-    for (size_t i = 0; i < rows.size(); ++i) batch_data.row(i) = data.row(rows[i]);
-    model.evaluate(params, {rows, batch_data, o.active}, {epoch, b}, grad);
+    const std::uint64_t b = done % schedule.batches_per_epoch(), epoch = done / schedule.batches_per_epoch();
+    step.evaluate(params, schedule.batch_rows(epoch, b), o.active, {epoch, b}, grad);
     adam.ascend(params, grad);
-    ++step;
+    ++done;
   };
 
-  const Matrix ga = Matrix::Random(o.batch, o.dim), gb = Matrix::Random(o.dim, o.hidden.front());
-  Matrix gc(o.batch, o.hidden.front());
-  const double gemm_flops = 2.0 * o.batch * o.dim * o.hidden.front();
+  GemmTimer<Scalar> gemm(o.batch, o.dim, o.hidden.front());
   one_step();  // warm-up: first-touch allocations
-  time_dgemm(ga, gb, gc);
-  std::vector<double> step_seconds, gemm_seconds;
+  gemm.openblas();
+  gemm.engine();
+  Timings t;
   for (int r = 0; r < o.rounds; ++r) {
-    for (int i = 0; i < 3; ++i) gemm_seconds.push_back(time_dgemm(ga, gb, gc));
+    for (int i = 0; i < 3; ++i) {
+      comm.barrier();
+      t.gemm_blas.push_back(comm.allreduce_max(gemm.openblas()));
+      comm.barrier();
+      t.gemm_engine.push_back(comm.allreduce_max(gemm.engine()));
+    }
     for (int i = 0; i < o.steps_per_round; ++i) {
+      comm.barrier();
       const auto t0 = Clock::now();
       one_step();
-      step_seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      t.step.push_back(comm.allreduce_max(seconds_since<Scalar>(t0)));
     }
   }
-  const double t_step = median(step_seconds), t_gemm = median(gemm_seconds);
-  const double gemm_rate = gemm_flops / t_gemm, step_rate = step_flops(o) / t_step;
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  use_avx512_blas_kernels_if_misdetected(argv);
+  MpiEnvironment mpi(&argc, &argv);
+  const Options o = parse(argc, argv);
+  openblas_set_num_threads(1);  // one core per rank
+  keep_freed_memory_for_reuse();
+  const Communicator comm;
+  const Timings t = o.float32 ? run<float>(o, comm) : run<double>(o, comm);
+  if (!comm.is_root()) return 0;
+  const double ranks = comm.size();
+  const double t_step = median(t.step), t_blas = median(t.gemm_blas), t_engine = median(t.gemm_engine);
+  const double gemm_flops = 2.0 * o.batch * o.dim * o.hidden.front();
+  const double blas_rate = ranks * gemm_flops / t_blas, engine_rate = ranks * gemm_flops / t_engine;
+  const double best_rate = std::max(blas_rate, engine_rate), step_rate = step_flops(o) / t_step;
+  const char* gemm_name = o.float32 ? "sgemm" : "dgemm";
+  if (o.json) {
+    std::printf("{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"batch\": %ld, \"active\": %ld, "
+                "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
+                "\"gflops_openblas\": %.3f, \"gflops_engine\": %.3f, \"ratio_to_best_gemm\": %.4f, "
+                "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
+                o.float32 ? "float32" : "float64", comm.size(), (long)o.batch, (long)o.active, (long)o.dim,
+                o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
+                blas_rate / 1e9, engine_rate / 1e9, step_rate / best_rate, GPLVM_GEMM_ENGINE,
+                blas_core_name().c_str());
+    return 0;
+  }
+  std::printf("%s; product engine: %s\n", blas_kernel_note().c_str(), GPLVM_GEMM_ENGINE);
   std::printf("config: B=%ld A=%ld D=%ld Q=%ld hidden=", (long)o.batch, (long)o.active, (long)o.dim,
               (long)o.latent);
   for (Index h : o.hidden) std::printf("%ld,", (long)h);
-  std::printf(" %s %s threads=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
-              o.free_latents ? "free" : "amortised", o.threads, step_seconds.size());
-  std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step,
-              step_flops(o) / 1e9, step_rate / 1e9);
-  std::printf("dgemm %ldx%ldx%ld: %.2f GFLOP/s (median)\n", (long)o.batch, (long)o.dim,
-              (long)o.hidden.front(), gemm_rate / 1e9);
-  std::printf("step FLOP rate / DGEMM rate: %.3f\n", step_rate / gemm_rate);
+  std::printf(" %s %s %s ranks=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
+              o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(), t.step.size());
+  std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step, step_flops(o) / 1e9,
+              step_rate / 1e9);
+  std::printf("%s %ldx%ldx%ld x %d ranks: OpenBLAS %.2f GFLOP/s, %s engine %.2f GFLOP/s (medians)\n", gemm_name,
+              (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), blas_rate / 1e9, GPLVM_GEMM_ENGINE,
+              engine_rate / 1e9);
+  std::printf("step FLOP rate / best %s rate: %.3f\n", gemm_name, step_rate / best_rate);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/exact_training_run.hpp"
 #include "gplvm/apps/train_config.hpp"
+#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
@@ -133,7 +134,9 @@ int train_command(const Arguments& args, const Communicator& comm) {
     return kExitOk;
   }
   const Config config = resolve_config(schema, cl.value_or("config", ""), cl.overrides());
-  if (comm.is_root()) std::fprintf(stderr, "# resolved configuration\n%s\n", config.to_toml().c_str());
+  if (comm.is_root())
+    std::fprintf(stderr, "# %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
+                 config.to_toml().c_str());
 
   const DistributedDataset data =
       load_distributed_dataset(config.get_string("data.path"), config.get_string("data.dataset"),

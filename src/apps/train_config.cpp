@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "gplvm/core/error.hpp"
+
 namespace gplvm {
 
 ConfigSchema train_config_schema() {
@@ -25,6 +27,9 @@ ConfigSchema train_config_schema() {
                   {R::greater_than(0)})
       .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
                   {R::greater_than(0)})
+      .add_string("model.precision", "float64",
+                  "float64, or float32: encoder and data products in fp32, the rest in fp64 (sas/bayesian_sas)",
+                  {R::one_of({"float64", "float32"})})
       .add_int("sas.batch_size", 1024, "batch size B (batches hold B to 2B-1 rows)", {R::at_least(2)})
       .add_int("sas.active_size", 200, "active set size A < B", {R::at_least(1)})
       .add_string("sas.scaling", "full_data",
@@ -76,6 +81,10 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   m.free_latent_scale = c.get_double("model.free_latent_scale");
   m.free_latent_variance = c.get_double("model.free_latent_variance");
   m.scaling = parse_remainder_scaling(c.get_string("sas.scaling"));
+  m.precision = parse_precision(c.get_string("model.precision"));
+  require(!(t.exact && m.precision == Precision::float32),
+          "model.kind = \"exact\" runs in float64 only (its Cholesky of the N x N kernel needs it)",
+          {"", "model.precision", "float32"});
   m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
   TrainerOptions& o = t.trainer;
   o.batch_size = static_cast<std::uint64_t>(c.get_int("sas.batch_size"));

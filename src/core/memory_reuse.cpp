@@ -1,5 +1,7 @@
 #include "gplvm/core/memory_reuse.hpp"
 
+#include <cstdlib>  // defines __GLIBC__ (via <features.h>), which the test below needs
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

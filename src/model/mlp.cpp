@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <utility>
@@ -11,10 +12,10 @@
 namespace gplvm {
 namespace {
 
-using ConstMatrixMap = Eigen::Map<const Matrix>;
-using MatrixMap = Eigen::Map<Matrix>;
-using ArrayMap = Eigen::Map<Eigen::ArrayXd>;
-using ConstArrayMap = Eigen::Map<const Eigen::ArrayXd>;
+template <typename Scalar>
+using ArrayMap = Eigen::Map<Eigen::Array<Scalar, Eigen::Dynamic, 1>>;
+template <typename Scalar>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<Scalar, Eigen::Dynamic, 1>>;
 
 constexpr const char* kValidActivations = "identity, relu, tanh, softplus";
 
@@ -32,37 +33,46 @@ bool is_known(Activation a) {
 // independent and a ragged tail is padded to a full packet, so a value never depends on where it
 // sits in the batch (or on how a batch is split across ranks).
 namespace ei = Eigen::internal;
-using Packet = ei::packet_traits<double>::type;
-constexpr Index kLanes = ei::packet_traits<double>::size;
+template <typename Scalar>
+using Packet = typename ei::packet_traits<Scalar>::type;
+template <typename Scalar>
+constexpr Index kLanes = ei::packet_traits<Scalar>::size;
 // With 2-lane (SSE) packets Eigen's exp and log are slower than glibc's scalar functions.
-constexpr bool kUsePackets = kLanes >= 4;
+template <typename Scalar>
+constexpr bool kUsePackets = kLanes<Scalar> >= 4;
 
-Packet splat(double v) {
-  return ei::pset1<Packet>(v);
+template <typename P>
+P splat(typename ei::unpacket_traits<P>::type v) {
+  return ei::pset1<P>(v);
 }
 
 // 1 - v for v = e^-a, a >= 0. Below a = ln 2 the subtraction cancels, so there use Kahan's expm1
 // trick (v - 1) * a / log(v), in which the rounding error of v cancels between numerator and log.
-Packet one_minus_exp_neg(const Packet& a, const Packet& v) {
-  const Packet one = splat(1.0);
-  const Packet kahan =
-      ei::pselect(ei::pcmp_eq(v, one), a, ei::pdiv(ei::pmul(ei::psub(v, one), a), ei::plog(v)));
-  return ei::pselect(ei::pcmp_lt(splat(std::numbers::ln2), a), ei::psub(one, v), kahan);
+template <typename P>
+P one_minus_exp_neg(const P& a, const P& v) {
+  const P one = splat<P>(1);
+  const P kahan = ei::pselect(ei::pcmp_eq(v, one), a, ei::pdiv(ei::pmul(ei::psub(v, one), a), ei::plog(v)));
+  return ei::pselect(ei::pcmp_lt(splat<P>(std::numbers::ln2), a), ei::psub(one, v), kahan);
 }
 
 // log1p(u) for u in [0, 1], by Kahan's trick log(w) * u / (w - 1) with w = 1 + u.
-Packet log1p_unit(const Packet& u) {
-  const Packet one = splat(1.0), w = ei::padd(one, u);
+template <typename P>
+P log1p_unit(const P& u) {
+  const P one = splat<P>(1), w = ei::padd(one, u);
   return ei::pselect(ei::pcmp_eq(w, one), u, ei::pmul(ei::plog(w), ei::pdiv(u, ei::psub(w, one))));
 }
 
 struct Tanh {
-  static double scalar(double x) { return std::tanh(x); }
+  template <typename S>
+  static S scalar(S x) {
+    return std::tanh(x);
+  }
   // tanh|x| = (1 - t) / (1 + t) with t = e^-2|x| in (0, 1]: nothing overflows.
-  static Packet packet(const Packet& x) {
-    const Packet a2 = ei::pmul(splat(2.0), ei::pabs(x));
-    const Packet t = ei::pexp(ei::pnegate(a2));
-    const Packet r = ei::pdiv(one_minus_exp_neg(a2, t), ei::padd(splat(1.0), t));
+  template <typename P>
+  static P packet(const P& x) {
+    const P a2 = ei::pmul(splat<P>(2), ei::pabs(x));
+    const P t = ei::pexp(ei::pnegate(a2));
+    const P r = ei::pdiv(one_minus_exp_neg(a2, t), ei::padd(splat<P>(1), t));
     return ei::pselect(ei::pcmp_lt(x, ei::pzero(x)), ei::pnegate(r), r);
   }
 };
@@ -70,64 +80,82 @@ struct Tanh {
 struct Softplus {
   // log(1 + e^x) = log1p(e^-|x|) + max(x, 0): e^-|x| <= 1 never overflows, and log1p keeps full
   // precision where it is tiny (x -> -inf gives e^x, where log(1 + tiny) would give 0).
-  static double scalar(double x) { return std::log1p(std::exp(-std::abs(x))) + std::max(x, 0.0); }
-  static Packet packet(const Packet& x) {
-    Packet y = ei::padd(ei::pmax(x, ei::pzero(x)), log1p_unit(ei::pexp(ei::pnegate(ei::pabs(x)))));
-    // Eigen's exp clamps its argument at -709.78; the scalar form follows e^x into the subnormals.
-    if (ei::predux_min(x) < -700.0) y = scalar_where_below(x, y, -700.0);
+  template <typename S>
+  static S scalar(S x) {
+    return std::log1p(std::exp(-std::abs(x))) + std::max(x, S(0));
+  }
+  template <typename P>
+  static P packet(const P& x) {
+    using S = typename ei::unpacket_traits<P>::type;
+    P y = ei::padd(ei::pmax(x, ei::pzero(x)), log1p_unit(ei::pexp(ei::pnegate(ei::pabs(x)))));
+    // Eigen's exp clamps its argument near log(smallest normal); the scalar form follows e^x into
+    // the subnormals.
+    const S threshold = std::log(std::numeric_limits<S>::min()) + S(8);
+    if (ei::predux_min(x) < threshold) y = scalar_where_below(x, y, threshold);
     return y;
   }
-  static Packet scalar_where_below(const Packet& x, const Packet& y, double threshold) {
-    double xs[kLanes], ys[kLanes];
+  template <typename P, typename S>
+  static P scalar_where_below(const P& x, const P& y, S threshold) {
+    constexpr Index lanes = ei::unpacket_traits<P>::size;
+    S xs[lanes], ys[lanes];
     ei::pstoreu(xs, x);
     ei::pstoreu(ys, y);
-    for (Index k = 0; k < kLanes; ++k)
+    for (Index k = 0; k < lanes; ++k)
       if (xs[k] < threshold) ys[k] = scalar(xs[k]);
-    return ei::ploadu<Packet>(ys);
+    return ei::ploadu<P>(ys);
   }
 };
 
 // softplus'(pre) = sigmoid(pre) = 1 - e^-out, from the cached output so that backward needs no
 // pre-activations. -expm1 keeps relative accuracy where the output (and the sigmoid) is tiny.
 struct SoftplusSlope {
-  static double scalar(double out) { return -std::expm1(-out); }
-  static Packet packet(const Packet& out) { return one_minus_exp_neg(out, ei::pexp(ei::pnegate(out))); }
+  template <typename S>
+  static S scalar(S out) {
+    return -std::expm1(-out);
+  }
+  template <typename P>
+  static P packet(const P& out) {
+    return one_minus_exp_neg(out, ei::pexp(ei::pnegate(out)));
+  }
 };
 
 // y[i] = f(a[i], b[i]) for i < n, a packet at a time; y may alias a or b.
-template <typename PacketFn, typename ScalarFn>
-void map2(const double* a, const double* b, double* y, Index n, PacketFn packet_fn, ScalarFn scalar_fn) {
-  if constexpr (!kUsePackets) {
+template <typename Scalar, typename PacketFn, typename ScalarFn>
+void map2(const Scalar* a, const Scalar* b, Scalar* y, Index n, PacketFn packet_fn, ScalarFn scalar_fn) {
+  using P = Packet<Scalar>;
+  constexpr Index lanes = kLanes<Scalar>;
+  if constexpr (!kUsePackets<Scalar>) {
     for (Index i = 0; i < n; ++i) y[i] = scalar_fn(a[i], b[i]);
   } else {
     Index i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      ei::pstoreu(y + i, packet_fn(ei::ploadu<Packet>(a + i), ei::ploadu<Packet>(b + i)));
+    for (; i + lanes <= n; i += lanes) ei::pstoreu(y + i, packet_fn(ei::ploadu<P>(a + i), ei::ploadu<P>(b + i)));
     if (i == n) return;
-    double pa[kLanes] = {}, pb[kLanes] = {};  // zero padding lies in every kernel's domain
+    Scalar pa[lanes] = {}, pb[lanes] = {};  // zero padding lies in every kernel's domain
     std::copy(a + i, a + n, pa);
     std::copy(b + i, b + n, pb);
-    ei::pstoreu(pa, packet_fn(ei::ploadu<Packet>(pa), ei::ploadu<Packet>(pb)));
+    ei::pstoreu(pa, packet_fn(ei::ploadu<P>(pa), ei::ploadu<P>(pb)));
     std::copy(pa, pa + (n - i), y + i);
   }
 }
 
-template <typename Kernel>
-void map_in_place(double* x, Index n) {
+template <typename Kernel, typename Scalar>
+void map_in_place(Scalar* x, Index n) {
+  using P = Packet<Scalar>;
   map2(
-      x, x, x, n, [](const Packet& v, const Packet&) { return Kernel::packet(v); },
-      [](double v, double) { return Kernel::scalar(v); });
+      x, x, x, n, [](const P& v, const P&) { return Kernel::packet(v); },
+      [](Scalar v, Scalar) { return Kernel::scalar(v); });
 }
 
 // ---- Layer steps --------------------------------------------------------------------------------
 
 // z <- act(z), in place. The bias is already in z (see forward), so this is the one extra pass.
-void activate(Activation a, Matrix& z) {
+template <typename Scalar>
+void activate(Activation a, MatrixT<Scalar>& z) {
   switch (a) {
     case Activation::identity:
       return;
     case Activation::relu:
-      z = z.cwiseMax(0.0);
+      z = z.cwiseMax(Scalar(0));
       return;
     case Activation::tanh:
       map_in_place<Tanh>(z.data(), z.size());
@@ -139,24 +167,26 @@ void activate(Activation a, Matrix& z) {
 }
 
 // dz = g * act'(pre), from out = act(pre), for one column of n values. dz may alias g.
-void derivative_column(Activation a, const double* out, const double* g, double* dz, Index n) {
-  const ConstArrayMap o(out, n), gg(g, n);
-  ArrayMap d(dz, n);
+template <typename Scalar>
+void derivative_column(Activation a, const Scalar* out, const Scalar* g, Scalar* dz, Index n) {
+  using P = Packet<Scalar>;
+  const ConstArrayMap<Scalar> o(out, n), gg(g, n);
+  ArrayMap<Scalar> d(dz, n);
   switch (a) {
     case Activation::identity:
       d = gg;
       return;
     case Activation::relu:  // out > 0 exactly where pre > 0; the kink gets 0, as in PyTorch
-      d = (o > 0.0).select(gg, 0.0);
+      d = (o > Scalar(0)).select(gg, Scalar(0));
       return;
     case Activation::tanh:
-      d = gg * (1.0 - o.square());
+      d = gg * (Scalar(1) - o.square());
       return;
     case Activation::softplus:
       map2(
           out, g, dz, n,
-          [](const Packet& ov, const Packet& gv) { return ei::pmul(gv, SoftplusSlope::packet(ov)); },
-          [](double ov, double gv) { return gv * SoftplusSlope::scalar(ov); });
+          [](const P& ov, const P& gv) { return ei::pmul(gv, SoftplusSlope::packet(ov)); },
+          [](Scalar ov, Scalar gv) { return gv * SoftplusSlope::scalar(ov); });
       return;
   }
 }
@@ -164,27 +194,30 @@ void derivative_column(Activation a, const double* out, const double* g, double*
 // dz = g * act'(out) and db += column sums of dz, for rows x cols column-major blocks, column by
 // column so that each column is read from memory once (the sum re-reads it from L1). Returns dz:
 // g itself for identity (no copy), otherwise `buffer`, which may be g's own storage.
-const double* layer_pre_gradient(Activation a, const double* out, const double* g, double* buffer, Index rows,
-                                 Index cols, double* db) {
-  const double* dz = a == Activation::identity ? g : buffer;
+template <typename Scalar>
+const Scalar* layer_pre_gradient(Activation a, const Scalar* out, const Scalar* g, Scalar* buffer, Index rows,
+                                 Index cols, Scalar* db) {
+  const Scalar* dz = a == Activation::identity ? g : buffer;
   for (Index j = 0; j < cols; ++j) {
     const Index at = j * rows;
     if (a != Activation::identity) derivative_column(a, out + at, g + at, buffer + at, rows);
-    db[j] += ConstArrayMap(dz + at, rows).sum();
+    db[j] += ConstArrayMap<Scalar>(dz + at, rows).sum();
   }
   return dz;
 }
 
 // The hot-path checks build their message only when they fail: no allocation per call.
-void check_input_width(const DataRef& input, Index input_dim) {
+template <typename Input>
+void check_input_width(const Input& input, Index input_dim) {
   if (input.cols() != input_dim)
     throw InputError("MLP input has " + std::to_string(input.cols()) +
                          " columns but the layout's input_dim is " + std::to_string(input_dim),
                      {"", "input_dim", std::to_string(input.cols())});
 }
 
-void check_backward_shapes(const Mlp& mlp, const DataRef& input, const std::vector<Matrix>& outputs,
-                           const Matrix& d_out) {
+template <typename Scalar>
+void check_backward_shapes(const Mlp& mlp, const DataRefT<Scalar>& input,
+                           const std::vector<MatrixT<Scalar>>& outputs, const MatrixT<Scalar>& d_out) {
   check_input_width(input, mlp.input_dim());
   if (outputs.size() != static_cast<std::size_t>(mlp.num_layers()) || outputs.back().rows() != input.rows())
     throw InputError("MLP backward needs the workspace of a forward call on the same input");
@@ -275,19 +308,22 @@ void Mlp::initialize(double* params, const CounterRng& rng, std::uint64_t stream
   }
 }
 
-void Mlp::forward(const double* params, const DataRef& input, Workspace& ws, Matrix& out) const {
+template <typename Scalar>
+void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                  MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out) const {
+  using ConstMap = Eigen::Map<const MatrixT<Scalar>>;
   check_input_width(input, input_dim());
   const Index rows = input.rows();
   ws.outputs.resize(static_cast<std::size_t>(num_layers()));
   for (Index l = 0; l < num_layers(); ++l) {
     const auto s = static_cast<std::size_t>(l);
     const Index fan_out = layout_.widths[s];
-    const ConstMatrixMap w(params + weight_offsets_[s], fan_in(l), fan_out);
-    const double* b = params + bias_offsets_[s];
-    Matrix& z = ws.outputs[s];
+    const ConstMap w(params + weight_offsets_[s], fan_in(l), fan_out);
+    const Scalar* b = params + bias_offsets_[s];
+    MatrixT<Scalar>& z = ws.outputs[s];
     z.resize(rows, fan_out);  // a no-op in the steady state
-    // Eigen zero-fills the destination before dgemm (beta = 1); filling it with the bias instead
-    // folds the bias in for free, so the activation is the only extra pass over z.
+    // Eigen zero-fills the destination before the GEMM (beta = 1); filling it with the bias
+    // instead folds the bias in for free, so the activation is the only extra pass over z.
     for (Index j = 0; j < fan_out; ++j) z.col(j).setConstant(b[j]);
     if (l == 0)
       z.noalias() += input * w;
@@ -298,37 +334,47 @@ void Mlp::forward(const double* params, const DataRef& input, Workspace& ws, Mat
   out = ws.outputs.back();  // rows x output_dim: small next to the hidden layers
 }
 
-void Mlp::backward(const double* params, const DataRef& input, const Workspace& ws, const Matrix& d_out,
-                   double* d_params) const {
-  check_backward_shapes(*this, input, ws.outputs, d_out);
+template <typename Scalar>
+void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                   const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
+                   Scalar* d_params) const {
+  using ConstMap = Eigen::Map<const MatrixT<Scalar>>;
+  using Map = Eigen::Map<MatrixT<Scalar>>;
+  check_backward_shapes<Scalar>(*this, input, ws.outputs, d_out);
   // Two ping-pong buffers, grown to the widest layer and never shrunk, so that neither a steady
   // state nor a smaller (last) batch allocates.
   const Index rows = input.rows();
   const Index widest = *std::max_element(layout_.widths.begin(), layout_.widths.end());
-  for (Vector& buffer : ws.scratch_)
+  for (VectorT<Scalar>& buffer : ws.scratch)
     if (buffer.size() < rows * widest) buffer.resize(rows * widest);
-  double* const scratch[2] = {ws.scratch_[0].data(), ws.scratch_[1].data()};
+  Scalar* const scratch[2] = {ws.scratch[0].data(), ws.scratch[1].data()};
 
-  const double* g = d_out.data();  // dL/d(output of layer l), rows x width_l
-  double* g_own = nullptr;         // g when it lives in scratch, so that dz may overwrite it
+  const Scalar* g = d_out.data();  // dL/d(output of layer l), rows x width_l
+  Scalar* g_own = nullptr;         // g when it lives in scratch, so that dz may overwrite it
   for (Index l = num_layers() - 1; l >= 0; --l) {
     const auto s = static_cast<std::size_t>(l);
     const Index width = layout_.widths[s];
-    const ConstMatrixMap dz(
-        layer_pre_gradient(layout_.activations[s], ws.outputs[s].data(), g, g_own ? g_own : scratch[0], rows,
-                           width, d_params + bias_offsets_[s]),
-        rows, width);
-    MatrixMap dw(d_params + weight_offsets_[s], fan_in(l), width);
+    const ConstMap dz(layer_pre_gradient(layout_.activations[s], ws.outputs[s].data(), g,
+                                         g_own ? g_own : scratch[0], rows, width, d_params + bias_offsets_[s]),
+                      rows, width);
+    Map dw(d_params + weight_offsets_[s], fan_in(l), width);
     if (l == 0) {
       dw.noalias() += input.transpose() * dz;
       return;
     }
     dw.noalias() += ws.outputs[s - 1].transpose() * dz;
-    double* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
-    const ConstMatrixMap w(params + weight_offsets_[s], fan_in(l), width);
-    MatrixMap(next, rows, fan_in(l)).noalias() = dz * w.transpose();
+    Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
+    const ConstMap w(params + weight_offsets_[s], fan_in(l), width);
+    Map(next, rows, fan_in(l)).noalias() = dz * w.transpose();
     g = g_own = next;
   }
 }
+
+template void Mlp::forward<double>(const double*, const DataRef&, MlpWorkspace<double>&, Matrix&) const;
+template void Mlp::forward<float>(const float*, const DataRefF&, MlpWorkspace<float>&, MatrixT<float>&) const;
+template void Mlp::backward<double>(const double*, const DataRef&, const MlpWorkspace<double>&, const Matrix&,
+                                    double*) const;
+template void Mlp::backward<float>(const float*, const DataRefF&, const MlpWorkspace<float>&,
+                                   const MatrixT<float>&, float*) const;
 
 }  // namespace gplvm

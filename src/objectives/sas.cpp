@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <type_traits>
 
 #include "gplvm/core/error.hpp"
 
@@ -100,10 +101,28 @@ SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const Sas
   return p;
 }
 
-SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
-                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
-                                         const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
-                                         double weight) {
+namespace {
+
+// The remainder terms with the data-sized work (Y_R - K_RA alpha and alpha Z^T, both O(A R D)) in
+// Scalar. Everything O(A^2 R) or smaller, and every quantity that cancels, stays in fp64: the
+// kernel block, the half-solve v and the variances c_n = k_nn + s2 - ||v_n||^2 (which lose all
+// precision in fp32 once c_n is small next to k_nn), the sums making up the value, and the A x A
+// adjoint. For Scalar = double the casts below are no-ops.
+// m itself for Scalar = double; otherwise m converted into storage.
+template <typename Scalar>
+const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
+  if constexpr (std::is_same_v<Scalar, double>) {
+    return m;
+  } else {
+    storage = m.cast<Scalar>();
+    return storage;
+  }
+}
+
+template <typename Scalar>
+SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                                     const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
+                                     const DataRefT<Scalar>& Y_remainder, double weight) {
   const Index A = X_active.rows(), R = X_remainder.rows(), D = Y_remainder.cols();
   require(Y_remainder.rows() == R, "remainder latents and data have different numbers of rows",
           {"", "rows", std::to_string(R) + " vs " + std::to_string(Y_remainder.rows())});
@@ -117,34 +136,58 @@ SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_vari
 
   const RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
   require_positive_variances(s.variance);
-  const Matrix& alpha = active.marginal.alpha;
+  MatrixT<Scalar> alpha_storage, k_cross_storage;
+  const MatrixT<Scalar>& alpha = in_scalar(active.marginal.alpha, alpha_storage);
+  const MatrixT<Scalar>& k_cross = in_scalar(s.k_cross, k_cross_storage);
   // r_n = y_n - alpha^T k_An, rows are points; row-major like Y, so the copy is a memcpy.
-  RowMatrix residual = Y_remainder;
-  residual.noalias() -= s.k_cross.transpose() * alpha;
-  const Vector sq = residual.rowwise().squaredNorm();
+  RowMatrixT<Scalar> residual = Y_remainder;
+  residual.noalias() -= k_cross.transpose() * alpha;
+  const Vector sq = residual.rowwise().squaredNorm().template cast<double>();
   const Eigen::ArrayXd c = s.variance.array();
   const double d = static_cast<double>(D);
 
   out.value = weight * (-0.5 * d * (2.0 * std::numbers::pi * c).log() - 0.5 * sq.array() / c).sum();
   // g_n = dL/dc_n and z_n = dL/dm_n = r_n / c_n, both times the weight.
   const Vector g = weight * (-0.5 * d / c + 0.5 * sq.array() / c.square()).matrix();
-  residual.array().colwise() *= (weight / c);  // now Z, R x D
+  residual.array().colwise() *= (weight / c).template cast<Scalar>();  // now Z, R x D
 
   // G = dL/dk_An = alpha z_n - 2 g_n v_n  (A x R)
   Matrix G = -2.0 * s.v * g.asDiagonal();
-  G.noalias() += alpha * residual.transpose();
-  // dL/dK through v_n and alpha: sum_n sym(g v v^T - alpha z v^T) = -sym(G V^T) - V diag(g) V^T
-  Matrix GVt(A, A);
-  GVt.noalias() = G * s.v.transpose();
-  Matrix Vg = s.v * g.asDiagonal();
-  out.adjoint_active.noalias() = -0.5 * (GVt + GVt.transpose());
-  out.adjoint_active.noalias() -= Vg * s.v.transpose();
+  if constexpr (std::is_same_v<Scalar, double>) {
+    G.noalias() += alpha * residual.transpose();
+  } else {
+    MatrixT<Scalar> alpha_z(A, R);
+    alpha_z.noalias() = alpha * residual.transpose();
+    G += alpha_z.template cast<double>();
+  }
+  // dL/dK through v_n and alpha: sum_n sym(g v v^T - alpha z v^T) = -sym(G V^T) - V diag(g) V^T,
+  // and since V diag(g) V^T = sym(V diag(g) V^T) that is -sym(H) with H = (G + V diag(g)) V^T:
+  // one A x A x R product instead of two.
+  Matrix H(A, A);
+  H.noalias() = (G + s.v * g.asDiagonal()) * s.v.transpose();
+  out.adjoint_active = -0.5 * (H + H.transpose());
 
   kernel.cross_backward(X_active, X_remainder, s.k_cross, G, &out.d_latents_active, &out.d_latents_remainder,
                         out.d_kernel);
   kernel.diagonal_backward(X_remainder, g, &out.d_latents_remainder, out.d_kernel);
   out.d_log_noise = noise_variance * g.sum();
   return out;
+}
+
+}  // namespace
+
+SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
+                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
+                                         const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
+                                         double weight) {
+  return remainder_terms<double>(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);
+}
+
+SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
+                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
+                                         const ConstMatrixRef& X_remainder, const DataRefF& Y_remainder,
+                                         double weight) {
+  return remainder_terms<float>(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);
 }
 
 GpGradient sas_combine(const Kernel& kernel, double noise_variance, const SasActiveSet& active,

@@ -1,6 +1,7 @@
 #include "gplvm/train/distributed_sas_step.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -17,8 +18,9 @@ struct ActiveRows {
   RowMatrix data;
 };
 
+template <typename Scalar>
 ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& positions, const Matrix& sample,
-                         const RowMatrix& data, Index num_active) {
+                         const RowMatrixT<Scalar>& data, Index num_active) {
   const Index q = sample.cols(), d = data.cols();
   Index local = 0;
   while (local < static_cast<Index>(positions.size()) && positions[local] < num_active) ++local;
@@ -26,7 +28,7 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
   for (Index i = 0; i < local; ++i) {
     packed(i, 0) = static_cast<double>(positions[i]);
     packed.row(i).segment(1, q) = sample.row(i);
-    packed.row(i).tail(d) = data.row(i);
+    packed.row(i).tail(d) = data.row(i).template cast<double>();
   }
   const RowMatrix all = comm.allgather_rows(DataRef(packed));
   if (all.rows() != num_active)
@@ -50,6 +52,14 @@ DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator
   require(static_cast<std::uint64_t>(local_data.rows()) == partition.count(comm.rank()),
           "local data block does not match this rank's rows",
           {"", "rows", std::to_string(local_data.rows())});
+  require(local_data.cols() == model.config().data_dim, "local data has the wrong number of columns",
+          {"", "data_dim", std::to_string(local_data.cols())});
+  // Checked once here rather than in every step: the data never change during training.
+  const std::int64_t bad = first_non_finite_row(local_data);
+  const std::int64_t first_bad = comm.allreduce_min(bad < 0 ? std::numeric_limits<std::int64_t>::max()
+                                                            : static_cast<std::int64_t>(partition.begin(comm.rank())) + bad);
+  if (first_bad != std::numeric_limits<std::int64_t>::max())
+    throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(first_bad)});
 }
 
 DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(
@@ -61,20 +71,38 @@ DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(
       owned.positions.push_back(i);
       owned.rows.push_back(batch_rows[i]);
     }
-  owned.data.resize(static_cast<Index>(owned.rows.size()), local_data_.cols());
-  for (Index i = 0; i < owned.data.rows(); ++i)
-    owned.data.row(i) = local_data_.row(static_cast<Index>(owned.rows[i] - begin));
   return owned;
+}
+
+template <typename Scalar>
+RowMatrixT<Scalar> DistributedSasStep::owned_data(const OwnedRows& owned) const {
+  const std::uint64_t begin = partition_.begin(comm_.rank());
+  RowMatrixT<Scalar> data(static_cast<Index>(owned.rows.size()), local_data_.cols());
+  for (Index i = 0; i < data.rows(); ++i)
+    data.row(i) = local_data_.row(static_cast<Index>(owned.rows[i] - begin)).template cast<Scalar>();
+  return data;
 }
 
 BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows,
                                         Index num_active, StepKey key, Vector& gradient) const {
   const Index b = static_cast<Index>(batch_rows.size());
-  const double weight = model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N
+  model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N before any communication
   const OwnedRows own = owned_rows(batch_rows);
-  model_.validate_rows(own.rows, own.data);
-  const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, own.data, key);
-  const ActiveRows active = gather_active(comm_, own.positions, latents.sample, own.data, num_active);
+  if (model_.config().precision == Precision::float64)
+    return evaluate_in<double>(params, own, owned_data<double>(own), num_active, b, key, gradient);
+  return evaluate_in<float>(params, own, owned_data<float>(own), num_active, b, key, gradient);
+}
+
+// In fp32 mode the rows are rounded to float once, here: the encoder and the remainder's data
+// products use them as float, the active rows travel and are factorised as (exactly converted)
+// doubles, so the objective is that of the fp32-rounded data throughout.
+template <typename Scalar>
+BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows& own,
+                                           const RowMatrixT<Scalar>& data, Index num_active, Index b, StepKey key,
+                                           Vector& gradient) const {
+  const double weight = model_.remainder_weight(b, num_active);
+  const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, data, key);
+  const ActiveRows active = gather_active(comm_, own.positions, latents.sample, data, num_active);
 
   const EqArdKernel kernel = model_.kernel(params);
   const double noise = model_.noise_variance(params);
@@ -84,7 +112,7 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   const Index own_remainder = static_cast<Index>(own.rows.size()) - own_active;
   SasRemainderPartials partials =
       sas_remainder_terms(kernel, noise, factor, active.latents, latents.sample.bottomRows(own_remainder),
-                          own.data.bottomRows(own_remainder), weight);
+                          DataRefT<Scalar>(data.bottomRows(own_remainder)), weight);
 
   // One allreduce: the remainder partials and this rank's share of the KL.
   const double local_kl = model_.config().bayesian ? gaussian_kl(latents.mean, latents.variance) : 0.0;
@@ -103,7 +131,7 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   for (Index i = 0; i < own_active; ++i) d_sample.row(i) = total.d_latents.row(own.positions[i]);
   d_sample.bottomRows(own_remainder) = partials.d_latents_remainder;
   const double kl_w = model_.kl_weight(b);
-  model_.latents_backward(params, own.rows, own.data, latents, d_sample, kl_w, gradient);
+  model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient);
 
   // Second allreduce: the encoder gradient (ranks back-propagated only their own rows).
   const Index hyper = model_.num_hyperparameters();

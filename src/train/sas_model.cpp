@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
@@ -34,6 +35,13 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
 }
 
 }  // namespace
+
+Index first_non_finite_row(const DataRef& data) {
+  if (data.allFinite()) return -1;
+  for (Index i = 0; i < data.rows(); ++i)
+    if (!data.row(i).allFinite()) return i;
+  return -1;
+}
 
 LatentKind parse_latent_kind(const std::string& name) {
   if (name == "amortised") return LatentKind::amortised;
@@ -153,21 +161,43 @@ void SasModel::validate_rows(const std::vector<std::uint64_t>& rows, const DataR
           {"", "batch", std::to_string(data.rows()) + " vs " + std::to_string(b)});
   require(data.cols() == config_.data_dim, "batch data has the wrong number of columns",
           {"", "data_dim", std::to_string(data.cols())});
-  if (data.allFinite()) return;
-  for (Index i = 0; i < b; ++i)
-    if (!data.row(i).allFinite())
-      throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(rows[i])});
+  const Index bad = first_non_finite_row(data);
+  if (bad >= 0) throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(rows[bad])});
 }
 
-SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                                const DataRef& data, StepKey key) const {
+template <typename Scalar>
+const Scalar* SasModel::encoder_weights(const Vector& params) const {
+  if constexpr (std::is_same_v<Scalar, double>) {
+    return params.data() + mean_encoder_offset_;
+  } else {
+    encoder_weights_f32_ = params.segment(mean_encoder_offset_, num_shared_ - mean_encoder_offset_).cast<float>();
+    return encoder_weights_f32_.data();
+  }
+}
+
+template <typename Scalar>
+MlpWorkspace<Scalar>& SasModel::workspace(bool variance) const {
+  if constexpr (std::is_same_v<Scalar, double>)
+    return variance ? variance_workspace_ : mean_workspace_;
+  else
+    return variance ? variance_workspace_f32_ : mean_workspace_f32_;
+}
+
+template <typename Scalar>
+SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                                   const DataRefT<Scalar>& data, StepKey key) const {
   LatentBatch l;
   const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
   if (mean_encoder_) {
-    mean_encoder_->forward(params.data() + mean_encoder_offset_, data, mean_workspace_, l.mean);
-    if (variance_encoder_)
-      variance_encoder_->forward(params.data() + variance_encoder_offset_, data, variance_workspace_,
-                                 l.variance);
+    const Scalar* weights = encoder_weights<Scalar>(params);
+    MatrixT<Scalar> out;
+    mean_encoder_->forward<Scalar>(weights, data, workspace<Scalar>(false), out);
+    l.mean = out.template cast<double>();
+    if (variance_encoder_) {
+      variance_encoder_->forward<Scalar>(weights + (variance_encoder_offset_ - mean_encoder_offset_), data,
+                                         workspace<Scalar>(true), out);
+      l.variance = out.template cast<double>();
+    }
   } else {
     l.mean.resize(b, q);
     if (config_.bayesian) l.variance.resize(b, q);
@@ -193,9 +223,20 @@ SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std:
   return l;
 }
 
-double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                  const DataRef& data, const LatentBatch& l, const Matrix& d_sample,
-                                  double kl_weight, Vector& gradient) const {
+SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                                const DataRef& data, StepKey key) const {
+  return latents_forward_in<double>(params, rows, data, key);
+}
+
+SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                                const DataRefF& data, StepKey key) const {
+  return latents_forward_in<float>(params, rows, data, key);
+}
+
+template <typename Scalar>
+double SasModel::latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                     const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
+                                     double kl_weight, Vector& gradient) const {
   Matrix d_mean = d_sample, d_variance;
   double kl = 0.0;
   if (config_.bayesian) {
@@ -206,11 +247,24 @@ double SasModel::latents_backward(const Vector& params, const std::vector<std::u
     gaussian_kl_backward(l.mean, l.variance, -kl_weight, d_mean, d_variance);
   }
   if (mean_encoder_) {
-    mean_encoder_->backward(params.data() + mean_encoder_offset_, data, mean_workspace_, d_mean,
-                            gradient.data() + mean_encoder_offset_);
-    if (variance_encoder_)
-      variance_encoder_->backward(params.data() + variance_encoder_offset_, data, variance_workspace_,
-                                  d_variance, gradient.data() + variance_encoder_offset_);
+    const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
+    if constexpr (std::is_same_v<Scalar, double>) {
+      const double* weights = params.data() + mean_encoder_offset_;
+      double* grad = gradient.data() + mean_encoder_offset_;
+      mean_encoder_->backward<double>(weights, data, mean_workspace_, d_mean, grad);
+      if (variance_encoder_)
+        variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
+                                            grad + variance_at);
+    } else {  // weights as converted by the forward call; gradient summed in fp32, added in fp64
+      const float* weights = encoder_weights_f32_.data();
+      encoder_gradient_f32_.setZero(encoder_weights_f32_.size());
+      float* grad = encoder_gradient_f32_.data();
+      mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
+      if (variance_encoder_)
+        variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
+                                           d_variance.cast<float>(), grad + variance_at);
+      gradient.segment(mean_encoder_offset_, encoder_gradient_f32_.size()) += encoder_gradient_f32_.cast<double>();
+    }
     freeze_translation(gradient);
     return kl;
   }
@@ -225,6 +279,18 @@ double SasModel::latents_backward(const Vector& params, const std::vector<std::u
   return kl;
 }
 
+double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                  const DataRef& data, const LatentBatch& l, const Matrix& d_sample,
+                                  double kl_weight, Vector& gradient) const {
+  return latents_backward_in<double>(params, rows, data, l, d_sample, kl_weight, gradient);
+}
+
+double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                  const DataRefF& data, const LatentBatch& l, const Matrix& d_sample,
+                                  double kl_weight, Vector& gradient) const {
+  return latents_backward_in<float>(params, rows, data, l, d_sample, kl_weight, gradient);
+}
+
 void SasModel::freeze_translation(Vector& gradient) const {
   // A stationary kernel makes the SAS objective invariant to translating every latent, so without
   // a prior (non-Bayesian) the mean encoder's output bias is a flat direction: its gradient is
@@ -237,20 +303,34 @@ void SasModel::freeze_translation(Vector& gradient) const {
 
 BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const {
   validate_rows(batch.rows, batch.data);
+  if (config_.precision == Precision::float64) return evaluate_in<double>(params, batch, batch.data, key, gradient);
+  const RowMatrixF data = batch.data.cast<float>();
+  return evaluate_in<float>(params, batch, data, key, gradient);
+}
+
+// The active block is always factorised in fp64 from the double rows; `data` (batch.data itself
+// or its fp32 copy) feeds the encoder and the remainder's data products.
+template <typename Scalar>
+BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const DataRefT<Scalar>& data,
+                                 StepKey key, Vector& gradient) const {
   const Index b = batch.data.rows(), a = batch.num_active, r = b - a;
   const double weight = remainder_weight(b, a);  // also rejects A outside [1, B) and B > N
   const EqArdKernel k = kernel(params);
   const double noise = noise_variance(params);
-  const LatentBatch l = latents_forward(params, batch.rows, batch.data, key);
-  const SasGradient g = sas_objective(k, noise, l.sample.topRows(a), batch.data.topRows(a),
-                                      l.sample.bottomRows(r), batch.data.bottomRows(r), weight);
+  const LatentBatch l = latents_forward_in<Scalar>(params, batch.rows, data, key);
+  // The active rows as doubles of `data`: in fp32 mode, the fp32-rounded values (as in training).
+  const RowMatrix active_rows = data.topRows(a).template cast<double>();
+  const SasActiveSet active = sas_active_set(k, noise, l.sample.topRows(a), active_rows);
+  SasRemainderPartials partials = sas_remainder_terms(k, noise, active, l.sample.topRows(a), l.sample.bottomRows(r),
+                                                      DataRefT<Scalar>(data.bottomRows(r)), weight);
+  const GpGradient g = sas_combine(k, noise, active, l.sample.topRows(a), partials);
   gradient.setZero(num_parameters());
   gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
   gradient[noise_offset_] = g.d_log_noise;
   Matrix d_sample(b, config_.latent_dim);
-  d_sample << g.d_latents_active, g.d_latents_remainder;
+  d_sample << g.d_latents, partials.d_latents_remainder;
   const double kl_w = kl_weight(b);
-  const double kl = latents_backward(params, batch.rows, batch.data, l, d_sample, kl_w, gradient);
+  const double kl = latents_backward_in<Scalar>(params, batch.rows, data, l, d_sample, kl_w, gradient);
   return {g.value - kl_w * kl, g.value, kl};
 }
 

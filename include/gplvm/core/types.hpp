@@ -20,4 +20,16 @@ using ConstMatrixRef = Eigen::Ref<const Matrix>;
 using VectorRef = Eigen::Ref<Vector>;
 using ConstVectorRef = Eigen::Ref<const Vector>;
 
+// The same shapes in any scalar type (fp32 mode: include/gplvm/train/precision.hpp).
+template <typename Scalar>
+using MatrixT = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+template <typename Scalar>
+using RowMatrixT = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename Scalar>
+using VectorT = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+template <typename Scalar>
+using DataRefT = Eigen::Ref<const RowMatrixT<Scalar>>;
+using RowMatrixF = RowMatrixT<float>;
+using DataRefF = DataRefT<float>;
+
 }  // namespace gplvm

@@ -8,6 +8,7 @@
 // Flat layout, layer by layer: W_l (fan_in x fan_out, column-major), then b_l (fan_out).
 // Rows of the input are data points: out = act(in * W + 1 b^T).
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gplvm/core/counter_rng.hpp"
@@ -27,19 +28,22 @@ struct MlpLayout {
   std::vector<Activation> activations;  // one per layer
 };
 
+// Activations cached by forward() for backward(); reused across calls to avoid allocation.
+template <typename Scalar>
+struct MlpWorkspace {
+  std::vector<MatrixT<Scalar>> outputs;  // post-activation output of each layer
+  // backward()'s two ping-pong gradient buffers (rows x widest layer, grown only), kept here so
+  // that backward does not allocate. Mutable because backward() takes the workspace as const: it
+  // never changes the cached activations, and a workspace belongs to one caller at a time.
+  mutable VectorT<Scalar> scratch[2];
+};
+
+// Forward and backward run in the scalar type of their arguments: double, or float for the fp32
+// mode (SGEMM, twice the SIMD lanes). Parameters and gradients are then float copies too; the
+// caller keeps the double master copy (train/precision.hpp).
 class Mlp {
  public:
-  // Activations cached by forward() for backward(); reused across calls to avoid allocation.
-  struct Workspace {
-    std::vector<Matrix> outputs;  // post-activation output of each layer
-
-   private:
-    friend class Mlp;
-    // backward()'s two ping-pong gradient buffers (rows x widest layer, grown only), kept here so
-    // that backward does not allocate. Mutable because backward() takes the workspace as const: it
-    // never changes the cached activations, and a workspace belongs to one caller at a time.
-    mutable Vector scratch_[2];
-  };
+  using Workspace = MlpWorkspace<double>;
 
   explicit Mlp(MlpLayout layout);  // throws InputError on an inconsistent layout
 
@@ -56,12 +60,15 @@ class Mlp {
   void initialize(double* params, const CounterRng& rng, std::uint64_t stream) const;
 
   // out = network(input); input is (rows x input_dim).
-  void forward(const double* params, const DataRef& input, Workspace& ws, Matrix& out) const;
+  template <typename Scalar>
+  void forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input, MlpWorkspace<Scalar>& ws,
+               MatrixT<Scalar>& out) const;
 
   // Given d_out = dL/d(out), adds dL/d(params) into d_params. Needs the workspace of the forward
   // call on the same input. Does not form dL/d(input): an encoder never needs it.
-  void backward(const double* params, const DataRef& input, const Workspace& ws, const Matrix& d_out,
-                double* d_params) const;
+  template <typename Scalar>
+  void backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input, const MlpWorkspace<Scalar>& ws,
+                const std::type_identity_t<MatrixT<Scalar>>& d_out, Scalar* d_params) const;
 
  private:
   Index fan_in(Index layer) const;  // rows of W_layer: input_dim, then the previous width

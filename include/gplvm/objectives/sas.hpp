@@ -66,6 +66,11 @@ SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_vari
                                          const SasActiveSet& active, const ConstMatrixRef& X_active,
                                          const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
                                          double weight);
+// The same with fp32 data: the O(A R D) products run in fp32, everything else in fp64 (sas.cpp).
+SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
+                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
+                                         const ConstMatrixRef& X_remainder, const DataRefF& Y_remainder,
+                                         double weight);
 
 // Active term plus the (reduced) remainder partials: value and every gradient. d_latents of the
 // result are the active rows; the remainder rows' gradients stay in partials.d_latents_remainder.

@@ -20,6 +20,7 @@ namespace gplvm {
 class DistributedSasStep {
  public:
   // local_data holds this rank's rows [partition.begin(rank), partition.begin(rank) + count).
+  // Throws InputError (naming the global row, on every rank) if any row is not finite.
   DistributedSasStep(const SasModel& model, const Communicator& comm, const RowPartition& partition,
                      DataRef local_data);
 
@@ -32,9 +33,13 @@ class DistributedSasStep {
   struct OwnedRows {
     std::vector<Index> positions;     // positions in the batch, ascending
     std::vector<std::uint64_t> rows;  // global row ids
-    RowMatrix data;                   // their data rows
   };
   OwnedRows owned_rows(const std::vector<std::uint64_t>& batch_rows) const;
+  template <typename Scalar>
+  RowMatrixT<Scalar> owned_data(const OwnedRows& owned) const;  // their data rows, in Scalar
+  template <typename Scalar>
+  BatchTerms evaluate_in(const Vector& params, const OwnedRows& own, const RowMatrixT<Scalar>& data,
+                         Index num_active, Index batch_size, StepKey key, Vector& gradient) const;
 
   const SasModel& model_;
   const Communicator& comm_;

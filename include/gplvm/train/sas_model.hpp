@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "gplvm/core/precision.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/mlp.hpp"
 #include "gplvm/objectives/sas.hpp"
@@ -34,6 +35,7 @@ struct SasModelConfig {
   double free_latent_scale = 1.0;      // free latents start at N(0, scale^2)
   double free_latent_variance = 0.05;  // free Bayesian latents start with this variance
   RemainderScaling scaling = RemainderScaling::full_data;
+  Precision precision = Precision::float64;  // float32: encoder and data products in fp32
   std::uint64_t seed = 0;
 };
 
@@ -55,6 +57,9 @@ struct BatchTerms {
   double sas = 0.0;  // SAS term (equals objective unless Bayesian)
   double kl = 0.0;   // unweighted KL over the batch rows (Bayesian)
 };
+
+// Index of the first row of data holding a NaN or Inf, or -1 if every value is finite.
+Index first_non_finite_row(const DataRef& data);
 
 class SasModel {
  public:
@@ -91,12 +96,19 @@ class SasModel {
   struct LatentBatch {
     Matrix mean, variance, eps, sample;  // variance and eps only for Bayesian models
   };
+  // The DataRefF overloads run the encoder in fp32 (float copies of its weights, made by the
+  // forward call and reused by the backward call that follows it).
   LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
                               const DataRef& data, StepKey key) const;
+  LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
+                              const DataRefF& data, StepKey key) const;
   // Given dL/d(sample) for those rows, adds the latent-side gradient (encoder weights or free
   // latents, through the reparameterisation, plus -kl_weight * dKL) into gradient.
   // Returns the unweighted KL of the rows (0 unless Bayesian).
   double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
+                          const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
+                          Vector& gradient) const;
+  double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRefF& data,
                           const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
                           Vector& gradient) const;
   // Length of the shared prefix that every rank computes identically (kernel and noise); the rest
@@ -121,6 +133,21 @@ class SasModel {
   void validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const;
 
  private:
+  template <typename Scalar>
+  LatentBatch latents_forward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
+                                 const DataRefT<Scalar>& data, StepKey key) const;
+  template <typename Scalar>
+  double latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
+                             const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
+                             double kl_weight, Vector& gradient) const;
+  template <typename Scalar>
+  BatchTerms evaluate_in(const Vector& params, const Batch& batch, const DataRefT<Scalar>& data, StepKey key,
+                         Vector& gradient) const;
+  // The encoders' weights in Scalar: a pointer into params for double, else a float copy.
+  template <typename Scalar>
+  const Scalar* encoder_weights(const Vector& params) const;
+  template <typename Scalar>
+  MlpWorkspace<Scalar>& workspace(bool variance) const;
   Index local_row(std::uint64_t global_row) const;
   void freeze_translation(Vector& gradient) const;
 
@@ -132,6 +159,8 @@ class SasModel {
   Index free_mean_offset_ = 0, free_log_variance_offset_ = 0;
   Index num_shared_ = 0, num_local_ = 0;
   mutable Mlp::Workspace mean_workspace_, variance_workspace_;
+  mutable MlpWorkspace<float> mean_workspace_f32_, variance_workspace_f32_;
+  mutable VectorT<float> encoder_weights_f32_, encoder_gradient_f32_;  // fp32 mode: [mean | variance]
 };
 
 }  // namespace gplvm
