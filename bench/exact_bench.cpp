@@ -5,7 +5,7 @@
 // (parallel efficiency against one core of LAPACK), and every rank's peak RSS next to the
 // objective's memory estimate.
 //
-//   mpirun -np P bench_exact [--n 2000] [--d 10] [--block 64] [--grid-rows 0 --grid-cols 0]
+//   mpirun -np P bench_exact [--n 2000] [--d 10] [--block 96] [--grid-rows 0 --grid-cols 0]
 //                            [--repeats 3] [--skip-lapack] [--skip-gradient]
 #include <sys/resource.h>
 
@@ -35,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Options {
   Index n = 2000, d = 10;
-  int block = 64, grid_rows = 0, grid_cols = 0, repeats = 3;
+  int block = ExactDistributedOptions{}.block_size, grid_rows = 0, grid_cols = 0, repeats = 3;
   bool skip_lapack = false;
   bool skip_gradient = false;
 };
@@ -208,6 +208,7 @@ int run(const Communicator& comm, const Options& o) {
   std::printf(
       "config: N=%ld D=%ld ranks=%d grid=%dx%d block=%d repeats=%d (medians, 1 BLAS thread per rank)\n",
       static_cast<long>(o.n), static_cast<long>(o.d), comm.size(), grid_rows, grid_cols, o.block, o.repeats);
+  std::printf("%s\n", blas_kernel_note().c_str());
   std::printf("exact LML (value):      %9.3f s   LML = %.10e\n", median(value_s), lml);
   if (!o.skip_gradient) std::printf("exact LML + gradients:  %9.3f s\n", median(gradient_s));
   std::printf("pdpotrf:                %9.3f s   %8.2f GFLOP/s\n", t_pd, flops / t_pd / 1e9);
@@ -226,7 +227,6 @@ int run(const Communicator& comm, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  use_avx512_blas_kernels_if_misdetected(argv);
   MpiEnvironment mpi(&argc, &argv);
   const Options o = parse(argc, argv);
   openblas_set_num_threads(1);  // one core per rank: the ratio compares cores, not thread pools

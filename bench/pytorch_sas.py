@@ -8,7 +8,9 @@ D -> 512 -> 256 -> Q ReLU (PyTorch default init); autograd; torch.optim.Adam. Pr
 with the median ms/step.
 
 usage: /usr/bin/python3 bench/pytorch_sas.py [--batch 1024] [--active 200] [--dim 784] [--latent 2]
-       [--steps 20] [--warmup 3] [--dtype float64|float32] [--threads 1] [--bayesian]
+       [--steps 20] [--warmup 3] [--dtype float64|float32] [--threads 1] [--bayesian] [--free]
+
+--free: free latents (an N x Q parameter; Bayesian: mean and log variance) instead of encoders.
 """
 import argparse
 import json
@@ -62,6 +64,7 @@ def main():
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bayesian", action="store_true")
+    ap.add_argument("--free", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     dtype = getattr(torch, a.dtype)
@@ -69,23 +72,31 @@ def main():
     torch.manual_seed(1)
     n_total = 8 * a.batch
     data = torch.rand(n_total, a.dim, dtype=dtype)
-    mean_net = encoder(a.dim, a.latent)
-    var_net = encoder(a.dim, a.latent, softplus=True) if a.bayesian else None
+    if a.free:
+        free_mean = torch.nn.Parameter(torch.randn(n_total, a.latent, dtype=dtype))
+        free_log_var = torch.nn.Parameter(torch.full((n_total, a.latent), math.log(0.05), dtype=dtype))
+        mean_net = lambda y, rows: free_mean[rows]
+        var_net = (lambda y, rows: free_log_var[rows].exp()) if a.bayesian else None
+        latent_params = [free_mean] + ([free_log_var] if a.bayesian else [])
+    else:
+        mean_mlp = encoder(a.dim, a.latent)
+        var_mlp = encoder(a.dim, a.latent, softplus=True) if a.bayesian else None
+        mean_net = lambda y, rows: mean_mlp(y)
+        var_net = (lambda y, rows: var_mlp(y)) if a.bayesian else None
+        latent_params = list(mean_mlp.parameters()) + (list(var_mlp.parameters()) if a.bayesian else [])
     log_variance = torch.tensor(math.log(0.5), requires_grad=True)
     log_lengthscale = torch.full((a.latent,), math.log(0.1), requires_grad=True)
     log_noise = torch.tensor(math.log(0.5), requires_grad=True)
-    params = list(mean_net.parameters()) + [log_variance, log_lengthscale, log_noise]
-    if var_net is not None:
-        params += list(var_net.parameters())
+    params = latent_params + [log_variance, log_lengthscale, log_noise]
     opt = torch.optim.Adam(params, lr=1e-3)
     times = []
     for step in range(a.warmup + a.steps):
         t0 = time.perf_counter()
         rows = torch.randperm(n_total)[:a.batch]
         y = data[rows]
-        mu = mean_net(y)
+        mu = mean_net(y, rows)
         if var_net is not None:
-            var = var_net(y)
+            var = var_net(y, rows)
             x = mu + var.sqrt() * torch.randn_like(mu)
             kl = -0.5 * (1 + var.log() - mu * mu - var).sum()
         else:
@@ -98,7 +109,7 @@ def main():
         if step >= a.warmup:
             times.append(time.perf_counter() - t0)
     print(json.dumps({"impl": "pytorch", "torch": torch.__version__, "dtype": a.dtype, "threads": a.threads,
-                      "batch": a.batch, "active": a.active, "dim": a.dim, "bayesian": a.bayesian,
+                      "batch": a.batch, "active": a.active, "dim": a.dim, "bayesian": a.bayesian, "free": a.free,
                       "ms_per_step": 1e3 * statistics.median(times)}))
 
 

@@ -99,8 +99,8 @@ Options parse(int argc, char** argv) {
 
 // Useful floating-point operations of one step, counted from the maths (not from the code):
 // GEMMs of the encoder forward and backward (no input gradient for the first layer), and the SAS
-// terms: Cholesky and inverse of the A x A block, two triangular solves against Y_A and against
-// k_AR, the means k_RA alpha, the adjoint alpha Z^T, and the A x A x R adjoint product.
+// terms: Cholesky and inverse of the A x A block, the two triangular solves against Y_A, and the
+// remainder's solves and products as listed below.
 double step_flops(const Options& o) {
   const double B = o.batch, A = o.active, R = B - A, D = o.dim, Q = o.latent;
   double encoder = 0;
@@ -115,9 +115,9 @@ double step_flops(const Options& o) {
     if (o.bayesian) encoder *= 2;  // mean and variance encoders
   }
   const double active = A * A * A / 3 + 2 * A * A * A / 3 + 2 * A * A * D + A * A * D;
-  // two triangular solves (A^2 R each), the means and alpha Z^T (2 A R D each), and the A x A
-  // adjoint (G + V diag(g)) V^T (2 A^2 R; it was two such products before they were fused).
-  const double remainder = 2 * A * A * R + 2 * A * R * D + 2 * A * R * D + 2 * A * A * R;
+  // whitening solve L^{-1} K_AR and the solve for G (A^2 R each), the means W^T beta and beta Z^T
+  // (2 A R D each), the A x A x R adjoint product (2 A^2 R) and its two A x A x A solves (2 A^3).
+  const double remainder = 2 * A * A * R + 2 * A * R * D + 2 * A * R * D + 2 * A * A * R + 2 * A * A * A;
   return encoder + active + remainder;
 }
 
@@ -136,7 +136,8 @@ double seconds_since(Clock::time_point t0) {
 template <typename Scalar>
 struct GemmTimer {
   MatrixT<Scalar> a, b, c;
-  GemmTimer(Index m, Index k, Index n) : a(MatrixT<Scalar>::Random(m, k)), b(MatrixT<Scalar>::Random(k, n)), c(m, n) {}
+  GemmTimer(Index m, Index k, Index n)
+      : a(MatrixT<Scalar>::Random(m, k)), b(MatrixT<Scalar>::Random(k, n)), c(m, n) {}
 
   double openblas() {
     const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols()), n = static_cast<int>(b.cols());
@@ -216,7 +217,6 @@ Timings run(const Options& o, const Communicator& comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  use_avx512_blas_kernels_if_misdetected(argv);
   MpiEnvironment mpi(&argc, &argv);
   const Options o = parse(argc, argv);
   openblas_set_num_threads(1);  // one core per rank
@@ -231,14 +231,15 @@ int main(int argc, char** argv) {
   const double best_rate = std::max(blas_rate, engine_rate), step_rate = step_flops(o) / t_step;
   const char* gemm_name = o.float32 ? "sgemm" : "dgemm";
   if (o.json) {
-    std::printf("{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"batch\": %ld, \"active\": %ld, "
-                "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
-                "\"gflops_openblas\": %.3f, \"gflops_engine\": %.3f, \"ratio_to_best_gemm\": %.4f, "
-                "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
-                o.float32 ? "float32" : "float64", comm.size(), (long)o.batch, (long)o.active, (long)o.dim,
-                o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
-                blas_rate / 1e9, engine_rate / 1e9, step_rate / best_rate, GPLVM_GEMM_ENGINE,
-                blas_core_name().c_str());
+    std::printf(
+        "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"batch\": %ld, \"active\": %ld, "
+        "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
+        "\"gflops_openblas\": %.3f, \"gflops_engine\": %.3f, \"ratio_to_best_gemm\": %.4f, "
+        "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
+        o.float32 ? "float32" : "float64", comm.size(), (long)o.batch, (long)o.active, (long)o.dim,
+        o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
+        blas_rate / 1e9, engine_rate / 1e9, step_rate / best_rate, GPLVM_GEMM_ENGINE,
+        blas_core_name().c_str());
     return 0;
   }
   std::printf("%s; product engine: %s\n", blas_kernel_note().c_str(), GPLVM_GEMM_ENGINE);
@@ -246,12 +247,13 @@ int main(int argc, char** argv) {
               (long)o.latent);
   for (Index h : o.hidden) std::printf("%ld,", (long)h);
   std::printf(" %s %s %s ranks=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
-              o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(), t.step.size());
-  std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step, step_flops(o) / 1e9,
-              step_rate / 1e9);
-  std::printf("%s %ldx%ldx%ld x %d ranks: OpenBLAS %.2f GFLOP/s, %s engine %.2f GFLOP/s (medians)\n", gemm_name,
-              (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), blas_rate / 1e9, GPLVM_GEMM_ENGINE,
-              engine_rate / 1e9);
+              o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(),
+              t.step.size());
+  std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step,
+              step_flops(o) / 1e9, step_rate / 1e9);
+  std::printf("%s %ldx%ldx%ld x %d ranks: OpenBLAS %.2f GFLOP/s, %s engine %.2f GFLOP/s (medians)\n",
+              gemm_name, (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), blas_rate / 1e9,
+              GPLVM_GEMM_ENGINE, engine_rate / 1e9);
   std::printf("step FLOP rate / best %s rate: %.3f\n", gemm_name, step_rate / best_rate);
   return 0;
 }

@@ -73,7 +73,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
        {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
        {"seed", true, "seed choosing the conditioning rows (default 0)"},
        {"k", true, "neighbours for the k-NN accuracy (default 1)"},
-       {"block", true, "ScaLAPACK block size (default 64)"},
+       {"block", true,
+        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
        {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}},
       false);
   cl.parse(args);
@@ -110,7 +111,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
                        std::stoull(cl.value_or("seed", "0")), comm);
   ExactDistributedOptions options;
   options.with_gradient = false;
-  options.block_size = std::stoi(cl.value_or("block", "64"));
+  options.block_size = std::stoi(cl.value_or("block", std::to_string(ExactDistributedOptions{}.block_size)));
   ExactDistributedGp gp(model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y,
                         cond.partition, comm, options);
   if (cl.value("output")) Hdf5ResultWriter::check_writable(*cl.value("output"));

@@ -57,16 +57,18 @@ Matrix sample_latents(const Latents& l, std::uint64_t seed, std::uint64_t sample
 }  // namespace
 
 int exact_command(const Arguments& args, const Communicator& comm) {
-  CommandLine cl("exact",
-                 {{"run", true, "run file written by gplvm train (latents, hyperparameters, data path)"},
-                  {"data", true, "data file (default: the run's data.path)"},
-                  {"dataset", true, "dataset inside the data file (default: the run's data.dataset)"},
-                  {"latents", true, "file with /latent/mean (and /latent/var) to use instead of the run's"},
-                  {"block", true, "ScaLAPACK block size (default 64)"},
-                  {"grid", true, "process grid ROWSxCOLS (default: as square as possible)"},
-                  {"samples", true, "Bayesian runs: Monte-Carlo samples of E_q[log p(Y|X)] (default 0)"},
-                  {"seed", true, "seed of the Monte-Carlo samples (default 0)"}},
-                 false);
+  CommandLine cl(
+      "exact",
+      {{"run", true, "run file written by gplvm train (latents, hyperparameters, data path)"},
+       {"data", true, "data file (default: the run's data.path)"},
+       {"dataset", true, "dataset inside the data file (default: the run's data.dataset)"},
+       {"latents", true, "file with /latent/mean (and /latent/var) to use instead of the run's"},
+       {"block", true,
+        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
+       {"grid", true, "process grid ROWSxCOLS (default: as square as possible)"},
+       {"samples", true, "Bayesian runs: Monte-Carlo samples of E_q[log p(Y|X)] (default 0)"},
+       {"seed", true, "seed of the Monte-Carlo samples (default 0)"}},
+      false);
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
@@ -84,7 +86,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
            std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});
   ExactDistributedOptions options;
   options.with_gradient = false;
-  options.block_size = std::stoi(cl.value_or("block", "64"));
+  options.block_size = std::stoi(cl.value_or("block", std::to_string(ExactDistributedOptions{}.block_size)));
   if (cl.value("grid")) parse_grid(*cl.value("grid"), options);
   const SasModel model = run.model(data.rows, 0, 0);
   const Vector params = run.parameters(model);

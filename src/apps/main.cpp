@@ -10,7 +10,6 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/memory_reuse.hpp"
-#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 
 namespace {
@@ -53,7 +52,6 @@ int report(const Communicator& comm, const std::string& command, const std::exce
 }  // namespace
 
 int main(int argc, char** argv) {
-  use_avx512_blas_kernels_if_misdetected(argv);  // may re-execute: before anything else
   MpiEnvironment mpi(&argc, &argv);
   // PETSc (TAO) can be initialised once per process only, and must end before MPI: held here.
   const PetscSession petsc;

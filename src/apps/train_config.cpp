@@ -27,9 +27,10 @@ ConfigSchema train_config_schema() {
                   {R::greater_than(0)})
       .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
                   {R::greater_than(0)})
-      .add_string("model.precision", "float64",
-                  "float64, or float32: encoder and data products in fp32, the rest in fp64 (sas/bayesian_sas)",
-                  {R::one_of({"float64", "float32"})})
+      .add_string(
+          "model.precision", "float64",
+          "float64, or float32: encoder and data products in fp32, the rest in fp64 (sas/bayesian_sas)",
+          {R::one_of({"float64", "float32"})})
       .add_int("sas.batch_size", 1024, "batch size B (batches hold B to 2B-1 rows)", {R::at_least(2)})
       .add_int("sas.active_size", 200, "active set size A < B", {R::at_least(1)})
       .add_string("sas.scaling", "full_data",
@@ -51,7 +52,8 @@ ConfigSchema train_config_schema() {
       .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::at_least(1)})
       .add_double("exact.min_noise_variance", 1e-6, "exact: lower bound on the noise variance",
                   {R::greater_than(0)})
-      .add_int("exact.block_size", 64, "exact: ScaLAPACK block size", {R::at_least(1)})
+      .add_int("exact.block_size", ExactDistributedOptions{}.block_size, "exact: ScaLAPACK block size",
+               {R::at_least(1)})
       .add_int("exact.grid_rows", 0, "exact: process grid rows (0: as square as possible)", {R::at_least(0)})
       .add_int("exact.grid_cols", 0, "exact: process grid columns (0: as square as possible)",
                {R::at_least(0)})

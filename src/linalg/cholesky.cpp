@@ -88,6 +88,10 @@ void CholeskyFactor::solve_lower_in_place(MatrixRef B) const {
   factor_.triangularView<Eigen::Lower>().solveInPlace(B);
 }
 
+void CholeskyFactor::solve_upper_in_place(MatrixRef B) const {
+  factor_.triangularView<Eigen::Lower>().transpose().solveInPlace(B);
+}
+
 Matrix CholeskyFactor::inverse() const {
   Matrix inv = factor_;
   int n = static_cast<int>(inv.rows()), lda = std::max(1, n), info = 0;

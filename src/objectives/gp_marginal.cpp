@@ -30,10 +30,11 @@ GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstM
   m.factor = CholeskyFactor::factorize(std::move(K), what);
 
   // Data term 1/2 ||L^{-1} Y||_F^2 from one triangular solve; alpha from the second.
-  m.alpha = Y;
-  m.factor.solve_lower_in_place(m.alpha);
-  const double data_term = 0.5 * m.alpha.squaredNorm();
-  m.factor.storage().triangularView<Eigen::Lower>().transpose().solveInPlace(m.alpha);
+  m.whitened_data = Y;
+  m.factor.solve_lower_in_place(m.whitened_data);
+  const double data_term = 0.5 * m.whitened_data.squaredNorm();
+  m.alpha = m.whitened_data;
+  m.factor.solve_upper_in_place(m.alpha);
 
   const double n = static_cast<double>(X.rows()), d = static_cast<double>(Y.cols());
   m.log_likelihood =

@@ -65,7 +65,7 @@ namespace {
 // The pieces shared by prediction and the objective, for rows as columns (A x R layout).
 struct RemainderSolve {
   Matrix k_cross;   // k(X_A, X_R), A x R
-  Matrix v;         // (K_AA + s2 I)^{-1} k_cross
+  Matrix w;         // L^{-1} k_cross, the whitened cross-covariances: ||w_n||^2 <= k_nn
   Vector variance;  // c_n
 };
 
@@ -76,10 +76,9 @@ RemainderSolve solve_remainder(const Kernel& kernel, double noise_variance, cons
   kernel.diagonal(X_remainder, s.variance);
   // c_n = k_nn + s2 - ||L^{-1} k_An||^2: the squared norm of the half-solve avoids the cancellation
   // in k^T (K^{-1} k) when c_n is small relative to k_nn.
-  s.v = s.k_cross;
-  active.marginal.factor.solve_lower_in_place(s.v);
-  s.variance.array() += noise_variance - s.v.colwise().squaredNorm().transpose().array();
-  active.marginal.factor.storage().triangularView<Eigen::Lower>().transpose().solveInPlace(s.v);
+  s.w = s.k_cross;
+  active.marginal.factor.solve_lower_in_place(s.w);
+  s.variance.array() += noise_variance - s.w.colwise().squaredNorm().transpose().array();
   return s;
 }
 
@@ -96,18 +95,13 @@ SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const Sas
                           const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder) {
   RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
   SasPredictive p;
-  p.mean.noalias() = s.k_cross.transpose() * active.marginal.alpha;
+  p.mean.noalias() = s.w.transpose() * active.marginal.whitened_data;  // = k^T alpha
   p.variance = std::move(s.variance);
   return p;
 }
 
 namespace {
 
-// The remainder terms with the data-sized work (Y_R - K_RA alpha and alpha Z^T, both O(A R D)) in
-// Scalar. Everything O(A^2 R) or smaller, and every quantity that cancels, stays in fp64: the
-// kernel block, the half-solve v and the variances c_n = k_nn + s2 - ||v_n||^2 (which lose all
-// precision in fp32 once c_n is small next to k_nn), the sums making up the value, and the A x A
-// adjoint. For Scalar = double the casts below are no-ops.
 // m itself for Scalar = double; otherwise m converted into storage.
 template <typename Scalar>
 const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
@@ -117,6 +111,25 @@ const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
     storage = m.cast<Scalar>();
     return storage;
   }
+}
+
+// The remainder terms, written on whitened quantities: with L L^T = K_AA + s2 I, beta = L^{-1} Y_A
+// and w_n = L^{-1} k_An, the mean is m_n = w_n^T beta and
+//   G = dL/dk_An = alpha z_n^T - 2 g_n v_n = L^{-T} (beta Z^T - 2 W diag(g))      (A x R)
+//   dL/dK_AA (through v_n, alpha) = -sym(L^{-T} (beta Z^T - W diag(g)) W^T L^{-1})  (A x A)
+// so every data-sized product (Y_R - W^T beta and beta Z^T, both O(A R D)) and the A x A x R
+// product multiply bounded quantities (||w_n||^2 <= k_nn, ||beta||^2 is the data fit), never
+// alpha = K^{-1} Y, whose entries grow like 1/s2 and cancel in k^T alpha. That is what lets those
+// products run in fp32 (Scalar = float) without losing the digits a small noise variance costs.
+// The triangular solves, the variances c_n = k_nn + s2 - ||w_n||^2 (which cancel), the sums forming
+// the value and the adjoints stay fp64. For Scalar = double the casts are no-ops.
+// m as double: itself for Scalar = double, a converted copy otherwise.
+template <typename Scalar>
+Matrix in_scalar_to_double(const MatrixT<Scalar>& m) {
+  if constexpr (std::is_same_v<Scalar, double>)
+    return m;
+  else
+    return m.template cast<double>();
 }
 
 template <typename Scalar>
@@ -136,12 +149,13 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
 
   const RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
   require_positive_variances(s.variance);
-  MatrixT<Scalar> alpha_storage, k_cross_storage;
-  const MatrixT<Scalar>& alpha = in_scalar(active.marginal.alpha, alpha_storage);
-  const MatrixT<Scalar>& k_cross = in_scalar(s.k_cross, k_cross_storage);
-  // r_n = y_n - alpha^T k_An, rows are points; row-major like Y, so the copy is a memcpy.
+  const CholeskyFactor& L = active.marginal.factor;
+  MatrixT<Scalar> beta_storage, w_storage;
+  const MatrixT<Scalar>& beta = in_scalar(active.marginal.whitened_data, beta_storage);
+  const MatrixT<Scalar>& w = in_scalar(s.w, w_storage);
+  // r_n = y_n - w_n^T beta, rows are points; row-major like Y, so the copy is a memcpy.
   RowMatrixT<Scalar> residual = Y_remainder;
-  residual.noalias() -= k_cross.transpose() * alpha;
+  residual.noalias() -= w.transpose() * beta;
   const Vector sq = residual.rowwise().squaredNorm().template cast<double>();
   const Eigen::ArrayXd c = s.variance.array();
   const double d = static_cast<double>(D);
@@ -151,21 +165,22 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
   const Vector g = weight * (-0.5 * d / c + 0.5 * sq.array() / c.square()).matrix();
   residual.array().colwise() *= (weight / c).template cast<Scalar>();  // now Z, R x D
 
-  // G = dL/dk_An = alpha z_n - 2 g_n v_n  (A x R)
-  Matrix G = -2.0 * s.v * g.asDiagonal();
-  if constexpr (std::is_same_v<Scalar, double>) {
-    G.noalias() += alpha * residual.transpose();
-  } else {
-    MatrixT<Scalar> alpha_z(A, R);
-    alpha_z.noalias() = alpha * residual.transpose();
-    G += alpha_z.template cast<double>();
-  }
-  // dL/dK through v_n and alpha: sum_n sym(g v v^T - alpha z v^T) = -sym(G V^T) - V diag(g) V^T,
-  // and since V diag(g) V^T = sym(V diag(g) V^T) that is -sym(H) with H = (G + V diag(g)) V^T:
-  // one A x A x R product instead of two.
-  Matrix H(A, A);
-  H.noalias() = (G + s.v * g.asDiagonal()) * s.v.transpose();
-  out.adjoint_active = -0.5 * (H + H.transpose());
+  MatrixT<Scalar> beta_z(A, R);
+  beta_z.noalias() = beta * residual.transpose();
+  Matrix P = in_scalar_to_double(beta_z);  // beta Z^T
+  P -= s.w * g.asDiagonal();               // beta Z^T - W diag(g)
+  // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product, then two A x A x A solves.
+  MatrixT<Scalar> pw(A, A), p_storage;
+  pw.noalias() = in_scalar(P, p_storage) * w.transpose();
+  Matrix S = in_scalar_to_double(pw);
+  S = (0.5 * (S + S.transpose())).eval();
+  L.solve_upper_in_place(S);
+  S.transposeInPlace();
+  L.solve_upper_in_place(S);
+  out.adjoint_active = -0.5 * (S + S.transpose());
+  // G = L^{-T} (beta Z^T - 2 W diag(g)).
+  Matrix G = P - s.w * g.asDiagonal();
+  L.solve_upper_in_place(G);
 
   kernel.cross_backward(X_active, X_remainder, s.k_cross, G, &out.d_latents_active, &out.d_latents_remainder,
                         out.d_kernel);

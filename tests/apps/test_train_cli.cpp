@@ -132,6 +132,45 @@ TEST(TrainCli, SameParametersAtOneAndThreeRanks) {
         << path;
 }
 
+// fp32 through the CLI: Bayesian SAS (no flat directions; see tests/mpi/test_distributed_training)
+// at 1 and 3 ranks agrees to fp32 accuracy, and the run file records the precision.
+TEST(TrainCli, Float32RunsAgreeAtOneAndThreeRanks) {
+  Sandbox r;
+  const std::string common =
+      "train --config config.toml --train.max_steps=20 --model.kind=bayesian_sas --model.precision=float32";
+  const CliResult one = run_gplvm(common + " --output.path=out/p1.h5", 1, r.dir);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.err.find("precision = \"float32\""), std::string::npos) << one.err;
+  ASSERT_EQ(run_gplvm(common + " --output.path=out/p3.h5", 3, r.dir).exit_code, 0);
+  for (const char* path : {"/params/shared", "/latent/mean", "/latent/var"})
+    EXPECT_LT(relative_difference(read_fixture_matrix(r.dir / "out/p3.h5", path),
+                                  read_fixture_matrix(r.dir / "out/p1.h5", path)),
+              1e-5)
+        << path;
+}
+
+// The train command names the OpenBLAS kernels it runs on (they change every LAPACK call's speed
+// by up to 2x), and says when OPENBLAS_CORETYPE forced them.
+TEST(TrainCli, ReportsTheOpenBlasKernels) {
+  Sandbox r;
+  const std::string args = "train --config config.toml --train.max_steps=2";
+  auto core_of = [](const std::string& err) {
+    const auto at = err.find("OpenBLAS kernels: ");
+    if (at == std::string::npos) return std::string("(none reported)");
+    const auto begin = at + std::string("OpenBLAS kernels: ").size();
+    return err.substr(begin, err.find_first_of(" \n", begin) - begin);
+  };
+  const CliResult forced = run_gplvm(args, 1, r.dir, "env OPENBLAS_CORETYPE=Haswell");
+  ASSERT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_EQ(core_of(forced.err), "Haswell") << forced.err;
+  EXPECT_NE(forced.err.find("set by OPENBLAS_CORETYPE=Haswell"), std::string::npos) << forced.err;
+
+  const CliResult automatic = run_gplvm(args, 1, r.dir, "env -u OPENBLAS_CORETYPE");
+  ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
+  EXPECT_NE(core_of(automatic.err), "(none reported)") << automatic.err;
+  EXPECT_NE(automatic.err.find("(auto-detected)"), std::string::npos) << automatic.err;
+}
+
 TEST(EncodeCli, EncodingTheTrainingDataReproducesTheRunLatents) {
   Sandbox r;
   ASSERT_EQ(run_gplvm("train --config config.toml", 2, r.dir).exit_code, 0);
@@ -175,6 +214,15 @@ TEST(TrainCliErrors, NonFiniteValueNamesTheRow) {
 TEST(TrainCliErrors, BatchLargerThanData) {
   Sandbox r;
   expect_error(run_gplvm("train --config config.toml --sas.batch_size=100", 2, r.dir), "batch");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, PrecisionMustBeKnownAndExactIsFloat64Only) {
+  Sandbox r;
+  expect_error(run_gplvm("train --config config.toml --model.precision=float16", 2, r.dir),
+               "model.precision");
+  expect_error(run_gplvm("train --config config.toml --model.kind=exact --model.precision=float32", 2, r.dir),
+               "model.precision");
   expect_no_output(r);
 }
 

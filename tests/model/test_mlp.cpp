@@ -443,3 +443,58 @@ TEST(Mlp, InitializeIsAFunctionOfSeedStreamAndFlatPosition) {
 
 }  // namespace
 }  // namespace gplvm
+
+namespace gplvm {
+namespace {
+
+// ---- fp32 ------------------------------------------------------------------------------------
+// The float instantiation must compute the same function and gradient as the double one (which
+// the FD tests above pin down) on the same float-representable inputs, to fp32 accuracy. Bound:
+// 1e-5 relative (unit roundoff 6e-8 times the ~100-term sums of these layers, with margin); a
+// wrong float path (e.g. packet code for the wrong lane count) is off by O(1). 37 rows: not a
+// multiple of the 8 or 16 float lanes, so the ragged packet tail is exercised.
+double max_relative_deviation(const Eigen::ArrayXd& a, const Eigen::ArrayXd& b) {
+  return (a - b).abs().maxCoeff() / b.abs().maxCoeff();
+}
+
+TEST(Mlp, Float32ForwardAndBackwardMatchFloat64) {
+  for (const Activation act : {Activation::relu, Activation::tanh, Activation::softplus}) {
+    const Mlp mlp({30, {40, 20, 3}, {act, act, Activation::softplus}});
+    const Vector p = initial_parameters(mlp, 51).cast<float>().cast<double>();
+    const RowMatrix x = random_normal(37, 30, 52).cast<float>().cast<double>();
+    const Matrix c = random_normal(37, 3, 53).cast<float>().cast<double>();
+
+    Mlp::Workspace ws;
+    Matrix out;
+    mlp.forward(p.data(), x, ws, out);
+    Vector grad = Vector::Zero(mlp.num_parameters());
+    mlp.backward(p.data(), x, ws, c, grad.data());
+
+    const VectorT<float> pf = p.cast<float>();
+    const RowMatrixF xf = x.cast<float>();
+    MlpWorkspace<float> wsf;
+    MatrixT<float> outf;
+    mlp.forward(pf.data(), xf, wsf, outf);
+    VectorT<float> gradf = VectorT<float>::Zero(mlp.num_parameters());
+    mlp.backward(pf.data(), xf, wsf, MatrixT<float>(c.cast<float>()), gradf.data());
+
+    EXPECT_LT(max_relative_deviation(outf.cast<double>().array(), out.array()), 1e-5) << to_string(act);
+    EXPECT_LT(max_relative_deviation(gradf.cast<double>().array(), grad.array()), 1e-5) << to_string(act);
+  }
+}
+
+TEST(Mlp, Float32SoftplusFollowsTinyValuesIntoTheSubnormals) {
+  // softplus(x) = e^x for x -> -inf: the float packet path must not flush it to zero early.
+  const Mlp mlp({1, {1}, {Activation::softplus}});
+  const VectorT<float> p = (VectorT<float>(2) << 1.0f, 0.0f).finished();  // w = 1, b = 0
+  RowMatrixF x(3, 1);
+  x << -20.0f, -80.0f, -95.0f;
+  MlpWorkspace<float> ws;
+  MatrixT<float> out;
+  mlp.forward(p.data(), x, ws, out);
+  for (Index i = 0; i < 3; ++i)
+    EXPECT_NEAR(out(i, 0) / std::exp(double(x(i, 0))), 1.0, 0.02) << "x = " << x(i, 0);
+}
+
+}  // namespace
+}  // namespace gplvm

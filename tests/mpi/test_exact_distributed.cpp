@@ -117,7 +117,7 @@ TEST(ExactDistributed, MatchesDenseReferenceAtN500OnTheDefaultGrid) {
   EXPECT_LT(e.latents, 1e-8);
   EXPECT_LT(e.hyper, 1e-8);
   EXPECT_LT(e.noise, 1e-8);
-  e.print("N=500 default grid, block 64", comm);
+  e.print("N=500 default grid and block", comm);
 }
 
 TEST(ExactDistributed, ValueOnlyAndRanksWithoutRows) {

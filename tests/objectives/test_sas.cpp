@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <iostream>
 #include <numbers>
 #include <numeric>
 
@@ -223,6 +224,36 @@ TEST(Sas, SplitAverageIsBelowExactOnAverageForGpData) {
     mean_gap += (average - exact_lml(p)) / datasets;
   }
   EXPECT_LT(mean_gap, 0.0);
+}
+
+// fp32 remainder terms (the O(A R D) and A x A x R products in fp32, everything else fp64) against
+// the fp64 ones on the same float-representable data: value and every adjoint to 3e-6 relative
+// (measured: <= 3e-7; unit roundoff is 6e-8). The small-noise case (s2 = 1e-4, alpha = K^{-1} Y
+// ~ 1e4 larger) is the one that matters: forming the means as k^T alpha in fp32, as an earlier
+// version did, cancels and missed this bound by 7-30x (value 2e-5, gradients up to 8e-5); the
+// whitened form w^T beta does not.
+TEST(Sas, Float32RemainderTermsMatchFloat64) {
+  for (const double noise : {0.2, 1e-4}) {
+    Problem p = make_problem(60, 30, 61);
+    p.noise = noise;
+    p.Y = p.Y.cast<float>().cast<double>();
+    const Split s = split(p, identity_order(60), 15);
+    const SasActiveSet active = sas_active_set(p.kernel, p.noise, s.XA, s.YA);
+    const SasRemainderPartials f64 = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, s.YR, 1.7);
+    const RowMatrixF YR = s.YR.cast<float>();
+    const SasRemainderPartials f32 = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, YR, 1.7);
+    auto relative = [](const Matrix& a, const Matrix& b) { return (a - b).norm() / b.norm(); };
+    EXPECT_LT(std::abs(f32.value - f64.value) / std::abs(f64.value), 3e-6) << "noise " << noise;
+    EXPECT_LT(relative(f32.adjoint_active, f64.adjoint_active), 3e-6) << "noise " << noise;
+    EXPECT_LT(relative(f32.d_latents_active, f64.d_latents_active), 3e-6) << "noise " << noise;
+    EXPECT_LT(relative(f32.d_latents_remainder, f64.d_latents_remainder), 3e-6) << "noise " << noise;
+    EXPECT_LT(relative(f32.d_kernel, f64.d_kernel), 3e-6) << "noise " << noise;
+    EXPECT_LT(std::abs(f32.d_log_noise - f64.d_log_noise) / std::abs(f64.d_log_noise), 3e-6)
+        << "noise " << noise;
+    std::cout << "noise " << noise << ": value rel. difference "
+              << std::abs(f32.value - f64.value) / std::abs(f64.value) << ", d_latents_remainder "
+              << relative(f32.d_latents_remainder, f64.d_latents_remainder) << "\n";
+  }
 }
 
 }  // namespace

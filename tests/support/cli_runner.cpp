@@ -31,10 +31,11 @@ std::string slurp(const std::filesystem::path& p) {
 }
 }  // namespace
 
-CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir) {
-  std::string launcher;
+CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir,
+                    const std::string& environment) {
+  std::string launcher = environment.empty() ? "" : environment + " ";
   if (ranks > 0)
-    launcher = std::string(GPLVM_MPIEXEC) + " -n " + std::to_string(ranks) + " " + GPLVM_MPI_FLAGS + " ";
+    launcher += std::string(GPLVM_MPIEXEC) + " -n " + std::to_string(ranks) + " " + GPLVM_MPI_FLAGS + " ";
   const auto out = dir.path() / ".stdout", err = dir.path() / ".stderr";
   const std::string command = "cd '" + dir.path().string() + "' && " + launcher + GPLVM_CLI + " " + args +
                               " >'" + out.string() + "' 2>'" + err.string() + "'";

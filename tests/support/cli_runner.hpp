@@ -24,7 +24,9 @@ class ScratchDir {
 };
 
 // `args` is appended to the gplvm command line verbatim (shell syntax); ranks = 0 runs without mpirun.
-CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir);
+// `environment` is put before the launcher, e.g. "env -u OPENBLAS_CORETYPE".
+CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir,
+                    const std::string& environment = "");
 
 void write_text(const std::string& path, const std::string& text);
 

@@ -49,6 +49,7 @@ class CholeskyFactor {
   double log_determinant() const;                // log |K + jitter I|
   void solve_in_place(MatrixRef B) const;        // B <- (K + jitter I)^{-1} B
   void solve_lower_in_place(MatrixRef B) const;  // B <- L^{-1} B
+  void solve_upper_in_place(MatrixRef B) const;  // B <- L^{-T} B
   Matrix inverse() const;                        // (K + jitter I)^{-1}, both triangles filled
 
  private:

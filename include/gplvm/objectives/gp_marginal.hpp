@@ -22,7 +22,8 @@ struct GpGradient {
 struct GpMarginal {
   Matrix kernel_block;    // k(X, X), without noise (the back-propagation needs it)
   CholeskyFactor factor;  // of k(X, X) + s2 I (plus any jitter the helper had to add)
-  Matrix alpha;           // (K + s2 I)^{-1} Y, N x D
+  Matrix whitened_data;   // L^{-1} Y, N x D: well scaled (||.||^2 is the data-fit term)
+  Matrix alpha;           // (K + s2 I)^{-1} Y = L^{-T} whitened_data, N x D
   double log_likelihood = 0;
 };
 

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""C++ SAS step (bench_sas_step) against the PyTorch baseline (bench/pytorch_sas.py), side by side.
+
+The two implementations are run alternately, configuration by configuration and repeat by repeat,
+in one job, so that both see the same machine state. B = 1024, D = 784, Q = 2, encoder 512-256.
+Default matrix: A in {100, 200, 400} x {fp64, fp32} x {1, 2} cores (C++: MPI ranks, one BLAS
+thread each; PyTorch: intra-op threads), plus Bayesian SAS and free latents at A = 200 on one core.
+Prints a markdown table of medians (ms/step) and C++/PyTorch ratios, and writes every raw
+measurement as JSON lines to --raw.
+
+usage: /usr/bin/python3 bench/compare_pytorch.py [--build build] [--repeats 3] [--raw FILE]
+       [--quick]   (A = 200 only, no two-core runs: for a smoke test)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def env_for(cores):
+    env = dict(os.environ)
+    env.update(OPENBLAS_NUM_THREADS=str(cores), OMP_NUM_THREADS=str(cores), MKL_NUM_THREADS=str(cores),
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return env
+
+
+def run_json(cmd, env):
+    out = subprocess.run(cmd, env=env, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    if not lines:
+        sys.exit(f"no JSON line from {' '.join(cmd)}:\n{out}")
+    return json.loads(lines[-1])
+
+
+def cpp(build, case):
+    cmd = [os.path.join(build, "bench", "bench_sas_step"), "--json", "--rounds", "4", "--active", str(case["active"])]
+    cmd += ["--float32"] if case["dtype"] == "float32" else []
+    cmd += ["--bayesian"] if case["bayesian"] else []
+    cmd += ["--free"] if case["free"] else []
+    if case["cores"] > 1:
+        cmd = ["mpirun", "-n", str(case["cores"]), "--bind-to", "core"] + cmd
+    return run_json(cmd, env_for(1))
+
+
+def pytorch(case):
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "pytorch_sas.py"), "--steps", "12", "--active",
+           str(case["active"]), "--dtype", case["dtype"], "--threads", str(case["cores"])]
+    cmd += ["--bayesian"] if case["bayesian"] else []
+    cmd += ["--free"] if case["free"] else []
+    return run_json(cmd, env_for(case["cores"]))
+
+
+def cases(quick):
+    actives = [200] if quick else [100, 200, 400]
+    cores = [1] if quick else [1, 2]
+    out = []
+    for dtype in ("float64", "float32"):
+        for c in cores:
+            for a in actives:
+                out.append(dict(active=a, dtype=dtype, cores=c, bayesian=False, free=False))
+        for bayesian, free in ((True, False), (False, True), (True, True)):
+            out.append(dict(active=200, dtype=dtype, cores=1, bayesian=bayesian, free=free))
+    return out
+
+
+def label(case):
+    model = ("Bayesian SAS" if case["bayesian"] else "SAS") + (", free latents" if case["free"] else "")
+    return f"| {model} | {case['dtype']} | {case['cores']} | {case['active']} |"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--raw", default=None, help="write every measurement here as JSON lines")
+    ap.add_argument("--quick", action="store_true")
+    a = ap.parse_args()
+    raw = open(a.raw, "w") if a.raw else None
+    print("| model | precision | cores | A | C++ ms/step | PyTorch ms/step | C++ / PyTorch | C++ step / best GEMM |")
+    print("|---|---|---|---|---|---|---|---|")
+    for case in cases(a.quick):
+        c_times, p_times, c_ratio = [], [], []
+        for _ in range(a.repeats):
+            c = cpp(a.build, case)
+            p = pytorch(case)
+            c_times.append(c["ms_per_step"])
+            p_times.append(p["ms_per_step"])
+            c_ratio.append(c["ratio_to_best_gemm"])
+            for record in (c, p):
+                if raw:
+                    raw.write(json.dumps(dict(record, cores=case["cores"])) + "\n")
+        c_med, p_med = statistics.median(c_times), statistics.median(p_times)
+        print(f"{label(case)} {c_med:.1f} | {p_med:.1f} | **{c_med / p_med:.2f}** | "
+              f"{statistics.median(c_ratio):.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
