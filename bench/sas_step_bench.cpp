@@ -99,8 +99,10 @@ Options parse(int argc, char** argv) {
 
 // Useful floating-point operations of one step, counted from the maths (not from the code):
 // GEMMs of the encoder forward and backward (no input gradient for the first layer), and the SAS
-// terms: Cholesky and inverse of the A x A block, the two triangular solves against Y_A, and the
-// remainder's solves and products as listed below.
+// terms: Cholesky of K_AA (A^3/3), whitening Y_A (A^2 D), the syrk beta beta^T (A^2 D), the two
+// A x A x A solves turning the whitened adjoint into dL/dK_AA (2 A^3); per remainder: whitening
+// K_AR and the solve for G (A^2 R each), the means W^T beta and beta Z^T (2 A R D each) and the
+// A x A x R adjoint product (2 A^2 R).
 double step_flops(const Options& o) {
   const double B = o.batch, A = o.active, R = B - A, D = o.dim, Q = o.latent;
   double encoder = 0;
@@ -114,10 +116,8 @@ double step_flops(const Options& o) {
     }
     if (o.bayesian) encoder *= 2;  // mean and variance encoders
   }
-  const double active = A * A * A / 3 + 2 * A * A * A / 3 + 2 * A * A * D + A * A * D;
-  // whitening solve L^{-1} K_AR and the solve for G (A^2 R each), the means W^T beta and beta Z^T
-  // (2 A R D each), the A x A x R adjoint product (2 A^2 R) and its two A x A x A solves (2 A^3).
-  const double remainder = 2 * A * A * R + 2 * A * R * D + 2 * A * R * D + 2 * A * A * R + 2 * A * A * A;
+  const double active = A * A * A / 3 + 2 * A * A * D + 2 * A * A * A;
+  const double remainder = 2 * A * A * R + 4 * A * R * D + 2 * A * A * R;
   return encoder + active + remainder;
 }
 

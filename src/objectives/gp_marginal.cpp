@@ -21,7 +21,7 @@ void validate_inputs(const Kernel& kernel, double noise_variance, const ConstMat
 }  // namespace
 
 GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y,
-                       const std::string& what) {
+                       const std::string& what, bool with_alpha) {
   validate_inputs(kernel, noise_variance, X, Y);
   GpMarginal m;
   kernel.cross(X, X, m.kernel_block);
@@ -33,8 +33,10 @@ GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstM
   m.whitened_data = Y;
   m.factor.solve_lower_in_place(m.whitened_data);
   const double data_term = 0.5 * m.whitened_data.squaredNorm();
-  m.alpha = m.whitened_data;
-  m.factor.solve_upper_in_place(m.alpha);
+  if (with_alpha) {
+    m.alpha = m.whitened_data;
+    m.factor.solve_upper_in_place(m.alpha);
+  }
 
   const double n = static_cast<double>(X.rows()), d = static_cast<double>(Y.cols());
   m.log_likelihood =

@@ -31,13 +31,13 @@ double remainder_weight(RemainderScaling scaling, Index num_data, Index batch_si
 }
 
 Index SasRemainderPartials::packed_size() const {
-  return 2 + adjoint_active.size() + d_latents_active.size() + d_kernel.size();
+  return 2 + whitened_adjoint.size() + d_latents_active.size() + d_kernel.size();
 }
 
 void SasRemainderPartials::pack(double* buffer) const {
   *buffer++ = value;
   *buffer++ = d_log_noise;
-  buffer = std::copy_n(adjoint_active.data(), adjoint_active.size(), buffer);
+  buffer = std::copy_n(whitened_adjoint.data(), whitened_adjoint.size(), buffer);
   buffer = std::copy_n(d_latents_active.data(), d_latents_active.size(), buffer);
   std::copy_n(d_kernel.data(), d_kernel.size(), buffer);
 }
@@ -45,8 +45,8 @@ void SasRemainderPartials::pack(double* buffer) const {
 void SasRemainderPartials::unpack(const double* buffer) {
   value = *buffer++;
   d_log_noise = *buffer++;
-  std::copy_n(buffer, adjoint_active.size(), adjoint_active.data());
-  buffer += adjoint_active.size();
+  std::copy_n(buffer, whitened_adjoint.size(), whitened_adjoint.data());
+  buffer += whitened_adjoint.size();
   std::copy_n(buffer, d_latents_active.size(), d_latents_active.data());
   buffer += d_latents_active.size();
   std::copy_n(buffer, d_kernel.size(), d_kernel.data());
@@ -55,8 +55,8 @@ void SasRemainderPartials::unpack(const double* buffer) {
 SasActiveSet sas_active_set(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
                             const DataRef& Y_active) {
   SasActiveSet active;
-  active.marginal = gp_marginal(kernel, noise_variance, X_active, Y_active, "active block K_AA + noise I");
-  active.inverse = active.marginal.factor.inverse();
+  active.marginal = gp_marginal(kernel, noise_variance, X_active, Y_active, "active block K_AA + noise I",
+                                /*with_alpha=*/false);
   return active;
 }
 
@@ -122,7 +122,9 @@ const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
 // alpha = K^{-1} Y, whose entries grow like 1/s2 and cancel in k^T alpha. That is what lets those
 // products run in fp32 (Scalar = float) without losing the digits a small noise variance costs.
 // The triangular solves, the variances c_n = k_nn + s2 - ||w_n||^2 (which cancel), the sums forming
-// the value and the adjoints stay fp64. For Scalar = double the casts are no-ops.
+// the value and the adjoints stay fp64. For Scalar = double the casts are no-ops. The A x A
+// adjoint is returned whitened (-sym(M) below): sas_combine applies L^{-T} . L^{-1} once, to the
+// active and remainder parts together.
 // m as double: itself for Scalar = double, a converted copy otherwise.
 template <typename Scalar>
 Matrix in_scalar_to_double(const MatrixT<Scalar>& m) {
@@ -141,7 +143,7 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
           {"", "rows", std::to_string(R) + " vs " + std::to_string(Y_remainder.rows())});
   require(X_remainder.allFinite(), "remainder latents contain NaN or Inf", {"", "latents", "non-finite"});
   SasRemainderPartials out;
-  out.adjoint_active = Matrix::Zero(A, A);
+  out.whitened_adjoint = Matrix::Zero(A, A);
   out.d_latents_active = Matrix::Zero(A, X_active.cols());
   out.d_kernel = Vector::Zero(kernel.num_hyperparameters());
   out.d_latents_remainder = Matrix::Zero(R, X_remainder.cols());
@@ -169,15 +171,11 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
   beta_z.noalias() = beta * residual.transpose();
   Matrix P = in_scalar_to_double(beta_z);  // beta Z^T
   P -= s.w * g.asDiagonal();               // beta Z^T - W diag(g)
-  // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product, then two A x A x A solves.
+  // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product here, the solves in sas_combine.
   MatrixT<Scalar> pw(A, A), p_storage;
   pw.noalias() = in_scalar(P, p_storage) * w.transpose();
-  Matrix S = in_scalar_to_double(pw);
-  S = (0.5 * (S + S.transpose())).eval();
-  L.solve_upper_in_place(S);
-  S.transposeInPlace();
-  L.solve_upper_in_place(S);
-  out.adjoint_active = -0.5 * (S + S.transpose());
+  const Matrix M = in_scalar_to_double(pw);
+  out.whitened_adjoint = -0.5 * (M + M.transpose());
   // G = L^{-T} (beta Z^T - 2 W diag(g)).
   Matrix G = P - s.w * g.asDiagonal();
   L.solve_upper_in_place(G);
@@ -212,8 +210,20 @@ GpGradient sas_combine(const Kernel& kernel, double noise_variance, const SasAct
   g.d_latents = partials.d_latents_active;
   g.d_kernel = partials.d_kernel;
   g.d_log_noise = partials.d_log_noise;
-  Matrix W = gp_marginal_adjoint(active.marginal, active.inverse);
-  W += partials.adjoint_active;
+  // The active term's adjoint 1/2 (alpha alpha^T - D K^{-1}) is L^{-T} 1/2 (beta beta^T - D I) L^{-1}:
+  // added to the remainder's whitened adjoint, one pair of triangular solves gives the whole
+  // dL/d(K_AA + s2 I), with no explicit inverse and no alpha.
+  const Matrix& beta = active.marginal.whitened_data;
+  const double d = static_cast<double>(beta.cols());
+  Matrix W = partials.whitened_adjoint;
+  W.diagonal().array() -= 0.5 * d;
+  W.selfadjointView<Eigen::Lower>().rankUpdate(beta, 0.5);
+  W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
+  const CholeskyFactor& L = active.marginal.factor;
+  L.solve_upper_in_place(W);  // L^{-T} W
+  W.transposeInPlace();
+  L.solve_upper_in_place(W);  // L^{-T} (L^{-T} W)^T = L^{-T} W L^{-1} (W symmetric)
+  W = (0.5 * (W + W.transpose())).eval();
   backprop_symmetric_block(kernel, noise_variance, X_active, active.marginal.kernel_block, W, g);
   return g;
 }

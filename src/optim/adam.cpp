@@ -1,5 +1,7 @@
 #include "gplvm/optim/adam.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -76,13 +78,20 @@ void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign) {
   const double t = static_cast<double>(++state_.steps);
   const double step_size = options_.learning_rate / (1.0 - std::pow(b1, t));
   const double bias_correction2_sqrt = std::sqrt(1.0 - std::pow(b2, t));
-  // Three vectorised passes (Eigen's sqrt and division are SIMD and exact) beat one scalar loop.
-  auto m = state_.first_moment.array();
-  auto v = state_.second_moment.array();
-  const auto g = sign * gradient.array();
-  m = b1 * m + (1.0 - b1) * g;
-  v = b2 * v + (1.0 - b2) * g * g;
-  params.array() -= step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
+  // The three updates in chunks that stay in L1: one trip through memory for p, g, m and v
+  // instead of three (Adam is memory-bound: 533k parameters are 17 MB of state). Eigen's sqrt and
+  // division are SIMD and exact, so the result equals the unchunked expressions bit for bit.
+  constexpr Index kChunk = 1024;
+  for (Index at = 0; at < n; at += kChunk) {
+    const Index len = std::min(kChunk, n - at);
+    auto m = state_.first_moment.segment(at, len).array();
+    auto v = state_.second_moment.segment(at, len).array();
+    const auto g = sign * gradient.segment(at, len).array();
+    m = b1 * m + (1.0 - b1) * g;
+    v = b2 * v + (1.0 - b2) * g * g;
+    params.segment(at, len).array() -=
+        step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
+  }
 }
 
 }  // namespace gplvm

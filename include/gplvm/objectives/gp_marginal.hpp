@@ -29,8 +29,9 @@ struct GpMarginal {
 
 // Factorises and evaluates. Solves against Y (N x D); never forms Y Y^T. `what` names the matrix
 // in Cholesky warnings and errors (e.g. "active block K_AA + s2 I").
+// with_alpha = false skips the second solve (alpha stays empty): SAS works from whitened_data.
 GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y,
-                       const std::string& what);
+                       const std::string& what, bool with_alpha = true);
 
 // W = dL/d(K + s2 I) = 1/2 (alpha alpha^T - D (K + s2 I)^{-1}), given the explicit inverse.
 Matrix gp_marginal_adjoint(const GpMarginal& marginal, const Matrix& inverse);

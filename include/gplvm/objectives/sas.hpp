@@ -30,15 +30,16 @@ std::string to_string(RemainderScaling scaling);
 double remainder_weight(RemainderScaling scaling, Index num_data, Index batch_size, Index num_active);
 
 struct SasActiveSet {
-  GpMarginal marginal;  // of the active block
-  Matrix inverse;       // (K_AA + s2 I)^{-1}, explicit: the adjoint needs it anyway
+  GpMarginal marginal;  // of the active block: factor L and whitened data beta = L^{-1} Y_A (no alpha)
 };
 
 // What a set of remainder rows contributes. Everything but d_latents_remainder is a plain sum over
 // rows, so per-rank partials add up (pack() / unpack() give the flat buffer for one allreduce).
 struct SasRemainderPartials {
   double value = 0.0;
-  Matrix adjoint_active;    // A x A, dL/d(K_AA + s2 I) through the predictive means and variances
+  // A x A, the remainder's dL/d(K_AA + s2 I) in whitened form: that adjoint is L^{-T} (this) L^{-1}.
+  // Whitened, the per-rank partials add up before the two A x A x A solves, done once in combine.
+  Matrix whitened_adjoint;
   Matrix d_latents_active;  // A x Q, through the cross-covariances k_An
   Vector d_kernel;
   double d_log_noise = 0.0;    // through the explicit s2 in c_n
