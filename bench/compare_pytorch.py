@@ -9,7 +9,7 @@ Prints a markdown table of medians (ms/step) and C++/PyTorch ratios, and writes 
 measurement as JSON lines to --raw.
 
 usage: /usr/bin/python3 bench/compare_pytorch.py [--build build] [--repeats 3] [--raw FILE]
-       [--quick]   (A = 200 only, no two-core runs: for a smoke test)
+       [--quick]   (A = 200 only, no two-core runs: for a smoke test)  [--cores N]  (only those cases)
 """
 import argparse
 import json
@@ -23,9 +23,12 @@ ROOT = os.path.dirname(HERE)
 
 
 def env_for(cores):
+    # OMP_WAIT_POLICY=PASSIVE: with GNU OpenMP's default (spinning) PyTorch's idle intra-op threads
+    # compete with OpenBLAS's threads for the two cores; measured 174 ms/step at 2 threads against
+    # 53 with PASSIVE (and 82 at 1 thread). The baseline gets its best setting.
     env = dict(os.environ)
     env.update(OPENBLAS_NUM_THREADS=str(cores), OMP_NUM_THREADS=str(cores), MKL_NUM_THREADS=str(cores),
-               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+               OMP_WAIT_POLICY="PASSIVE", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     return env
 
 
@@ -79,11 +82,14 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--raw", default=None, help="write every measurement here as JSON lines")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cores", type=int, default=0, help="only the cases with this many cores")
     a = ap.parse_args()
     raw = open(a.raw, "w") if a.raw else None
     print("| model | precision | cores | A | C++ ms/step | PyTorch ms/step | C++ / PyTorch | C++ step / best GEMM |")
     print("|---|---|---|---|---|---|---|---|")
     for case in cases(a.quick):
+        if a.cores and case["cores"] != a.cores:
+            continue
         c_times, p_times, c_ratio = [], [], []
         for _ in range(a.repeats):
             c = cpp(a.build, case)

@@ -2,7 +2,7 @@
 // encoder backward, gradient allreduces, Adam) through the same DistributedSasStep that
 // `gplvm train` uses, on 1 or more MPI ranks, and, interleaved in the same run, the machine's GEMM
 // at the step's dominant shape (B x D times D x h1) in the step's precision: both OpenBLAS
-// (dgemm_/sgemm_, the library PyTorch also calls) and the engine the step itself uses (Eigen's
+// (cblas_dgemm/cblas_sgemm, the library PyTorch also calls) and the engine the step itself uses (Eigen's
 // GEMM unless built with GPLVM_GEMM=blas). Prints ms/step, both GEMM rates, and the step's useful
 // FLOP rate as a fraction of the faster one (times the number of ranks).
 //
@@ -29,12 +29,15 @@
 #include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/train/distributed_sas_step.hpp"
 
+// CBLAS, not the Fortran dgemm_/sgemm_: EIGEN_USE_BLAS (GPLVM_GEMM=blas) declares those itself.
 extern "C" {
 void openblas_set_num_threads(int);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
-            const int*, const double*, const int*, const double*, double*, const int*);
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*,
-            const int*, const float*, const int*, const float*, float*, const int*);
+enum CblasLayout { CblasColMajorLayout = 102 };
+enum CblasTrans { CblasNoTransposition = 111 };
+void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k, double alpha, const double* a,
+                 int lda, const double* b, int ldb, double beta, double* c, int ldc);
+void cblas_sgemm(int layout, int transa, int transb, int m, int n, int k, float alpha, const float* a,
+                 int lda, const float* b, int ldb, float beta, float* c, int ldc);
 }
 
 namespace {
@@ -141,12 +144,13 @@ struct GemmTimer {
 
   double openblas() {
     const int m = static_cast<int>(a.rows()), k = static_cast<int>(a.cols()), n = static_cast<int>(b.cols());
-    const Scalar one = 1, zero = 0;
     const auto t0 = Clock::now();
     if constexpr (std::is_same_v<Scalar, double>)
-      dgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
+      cblas_dgemm(CblasColMajorLayout, CblasNoTransposition, CblasNoTransposition, m, n, k, 1.0, a.data(), m,
+                  b.data(), k, 0.0, c.data(), m);
     else
-      sgemm_("N", "N", &m, &n, &k, &one, a.data(), &m, b.data(), &k, &zero, c.data(), &m);
+      cblas_sgemm(CblasColMajorLayout, CblasNoTransposition, CblasNoTransposition, m, n, k, 1.0f, a.data(), m,
+                  b.data(), k, 0.0f, c.data(), m);
     return seconds_since<Scalar>(t0);
   }
   double engine() {

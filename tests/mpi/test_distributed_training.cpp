@@ -27,13 +27,16 @@ void PrintTo(const Variant& v, std::ostream* os) {
   *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
 }
 
-// fp64: the distributed step must reproduce the serial one up to the order of the gradient sums.
+// fp64: the distributed step must reproduce the serial one up to the order of the gradient sums,
+// which Adam carries into the parameters at the 1e-10 to 1e-9 level (measured up to 1.4e-9 for
+// non-Bayesian amortised SAS at 4 ranks, whose flat translation directions -- see below -- let
+// Adam turn 1e-16 gradient noise into lr * 1e-16 / eps steps); bound 1e-8.
 // fp32: the encoder's weight gradients are summed over each rank's rows in fp32 before the fp64
 // allreduce, so the rank count changes their rounding (6e-8 relative), and 20 Adam steps carry
 // that into the parameters at the 1e-7 level (measured). 1e-5 still rejects any real error (a
 // wrong row, a missing term), which moves the parameters by O(lr) = 1e-2.
 double tolerance(const Variant& v) {
-  return v.precision == Precision::float64 ? 1e-9 : 1e-5;
+  return v.precision == Precision::float64 ? 1e-8 : 1e-5;
 }
 
 class DistributedTraining : public ::testing::TestWithParam<Variant> {};
