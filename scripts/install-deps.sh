@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gplvm-hpc needs, only those that are missing.
 # Idempotent: a second run on a provisioned machine installs nothing and makes no network call.
-# Usage: scripts/install-deps.sh [--with-demo] [--with-slurm] [--with-torch]
+# Usage: scripts/install-deps.sh [--with-demo] [--with-slurm] [--with-torch] [--with-profiler]
+# (--with-torch: the PyTorch baseline in bench/; --with-profiler: linux-perf for the profiles in
+# docs/benchmarks.md.)
 # (--with-slurm is a no-op kept for old callers: slurm-wlm is in the default list.)
 set -euo pipefail
 
@@ -19,6 +21,7 @@ for arg in "$@"; do
     --with-demo) packages+=(dataset-fashion-mnist) ;;
     --with-slurm) ;;   # kept for compatibility: slurm-wlm is now always installed (jobs/, tests/slurm/)
     --with-torch) packages+=(python3-torch) ;;
+    --with-profiler) packages+=(linux-perf) ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
