@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <regex>
+#include <variant>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/exact_training_run.hpp"
 #include "gplvm/apps/train_config.hpp"
-#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
@@ -16,6 +16,7 @@
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/train/run_file.hpp"
 
 namespace gplvm {
@@ -138,9 +139,13 @@ int train_command(const Arguments& args, const Communicator& comm) {
     std::fprintf(stderr, "# %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
                  config.to_toml().c_str());
 
-  const DistributedDataset data =
-      load_distributed_dataset(config.get_string("data.path"), config.get_string("data.dataset"),
-                               config.get_string("data.labels"), comm);
+  // fp32 models hold their rows as float32: half the memory (the exact model is fp64 only, which
+  // train_settings enforces below).
+  const bool float32_rows =
+      config.get_string("model.precision") == "float32" && config.get_string("model.kind") != "exact";
+  const DistributedDataset data = load_distributed_dataset(
+      config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),
+      comm, float32_rows ? Precision::float32 : Precision::float64);
   const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
   if (s.exact) {
     prepare_outputs(s, comm);
@@ -157,9 +162,13 @@ int train_command(const Arguments& args, const Communicator& comm) {
 
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const SasModel model(s.model, data.rows, begin, count);
-  const Trainer trainer(model, comm, data.partition, data.local, s.trainer);
-  const RunMetadata meta{config.to_toml(), resume_identity(config),
-                         fingerprint_data(comm, data.local, begin, data.rows), s.data_file};
+  const std::variant<DataRef, DataRefF> rows =
+      float32_rows ? std::variant<DataRef, DataRefF>(DataRefF(data.local_f32)) : DataRef(data.local);
+  const Trainer trainer(model, comm, data.partition, rows, s.trainer);
+  const RunMetadata meta{
+      config.to_toml(), resume_identity(config),
+      std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
+      s.data_file};
   std::string resume = cl.value_or("resume", "");
   if (resume == "auto") resume = newest_valid_checkpoint(s.checkpoint_dir, comm);
   TrainingState state = resume.empty() ? trainer.initial_state() : read_checkpoint(resume, comm, model, meta);
@@ -169,7 +178,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
 
   const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
   auto write = [&](const std::string& path, const TrainingState& st, bool with_state) {
-    write_run_file(path, comm, {model, st, data.local, labels, meta}, with_state);
+    write_run_file(path, comm, {model, st, rows, labels, meta}, with_state);
   };
   auto checkpoint = [&](const TrainingState& st) {
     write(checkpoint_name(s.checkpoint_dir, st.step), st, true);

@@ -35,8 +35,11 @@ DatasetInfo inspect_dataset(const std::string& file, const std::string& path, MP
   return info;
 }
 
-RowMatrix read_rows(const Hdf5File& file, const std::string& path, std::uint64_t row_begin,
-                    std::uint64_t row_count) {
+namespace {
+
+template <typename Scalar>
+RowMatrixT<Scalar> read_rows_as(const Hdf5File& file, const std::string& path, std::uint64_t row_begin,
+                                std::uint64_t row_count, hid_t mem_type) {
   const Hdf5Dataset data = file.open_dataset(path);
   if (data.element_type() == ElementType::integer) {
     throw InputError("data must be float32 or float64, not integer (store the data as floats)",
@@ -46,9 +49,38 @@ RowMatrix read_rows(const Hdf5File& file, const std::string& path, std::uint64_t
   const IoComm io(file.comm());
   // The range check comes first so that no rank allocates for a request that fails.
   io_detail::require_block_in_range(io, {row_begin, row_count}, data.dims()[0], data.context());
-  RowMatrix rows(static_cast<Index>(row_count), static_cast<Index>(data.dims()[1]));
-  io_detail::read_row_block(data, io, H5T_NATIVE_DOUBLE, {row_begin, row_count}, rows.data());
+  RowMatrixT<Scalar> rows(static_cast<Index>(row_count), static_cast<Index>(data.dims()[1]));
+  io_detail::read_row_block(data, io, mem_type, {row_begin, row_count}, rows.data());
   return rows;
+}
+
+template <typename Rows>
+void require_finite_rows_in(const Rows& rows, std::uint64_t row_begin, const std::string& file,
+                            const std::string& path) {
+  for (Index i = 0; i < rows.rows(); ++i) {
+    for (Index j = 0; j < rows.cols(); ++j) {
+      if (std::isfinite(rows(i, j))) continue;
+      const std::uint64_t row = row_begin + static_cast<std::uint64_t>(i);
+      throw InputError("dataset " + path + " has a non-finite value (" + std::to_string(rows(i, j)) +
+                           ") in row " + std::to_string(row) + ", column " + std::to_string(j) +
+                           " (0-based)" +
+                           (sizeof(rows(i, j)) == 4 ? "; read as float32, whose range is +-3.4e38" : ""),
+                       {file, "row", std::to_string(row)});
+    }
+  }
+}
+
+}  // namespace
+
+RowMatrix read_rows(const Hdf5File& file, const std::string& path, std::uint64_t row_begin,
+                    std::uint64_t row_count) {
+  return read_rows_as<double>(file, path, row_begin, row_count, H5T_NATIVE_DOUBLE);
+}
+
+RowMatrixF read_rows_float32(const std::string& file, const std::string& path, std::uint64_t row_begin,
+                             std::uint64_t row_count, MPI_Comm comm) {
+  const Hdf5File h5 = Hdf5File::open(file, comm);
+  return read_rows_as<float>(h5, path, row_begin, row_count, H5T_NATIVE_FLOAT);
 }
 
 RowMatrix read_rows(const std::string& file, const std::string& path, std::uint64_t row_begin,
@@ -88,20 +120,17 @@ void validate_labels_length(const std::string& file, const std::string& labels_p
 
 void require_finite_rows(const DataRef& rows, std::uint64_t row_begin, const std::string& file,
                          const std::string& path) {
-  for (Index i = 0; i < rows.rows(); ++i) {
-    for (Index j = 0; j < rows.cols(); ++j) {
-      if (std::isfinite(rows(i, j))) continue;
-      const std::uint64_t row = row_begin + static_cast<std::uint64_t>(i);
-      throw InputError("dataset " + path + " has a non-finite value (" + std::to_string(rows(i, j)) +
-                           ") in row " + std::to_string(row) + ", column " + std::to_string(j) + " (0-based)",
-                       {file, "row", std::to_string(row)});
-    }
-  }
+  require_finite_rows_in(rows, row_begin, file, path);
 }
 
 void require_finite_rows(const DataRef& rows, std::uint64_t row_begin, const std::string& file,
                          const std::string& path, MPI_Comm comm) {
   IoComm(comm).all_or_none([&] { require_finite_rows(rows, row_begin, file, path); });
+}
+
+void require_finite_rows(const DataRefF& rows, std::uint64_t row_begin, const std::string& file,
+                         const std::string& path, MPI_Comm comm) {
+  IoComm(comm).all_or_none([&] { require_finite_rows_in(rows, row_begin, file, path); });
 }
 
 }  // namespace gplvm

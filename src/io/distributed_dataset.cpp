@@ -6,7 +6,8 @@
 namespace gplvm {
 
 DistributedDataset load_distributed_dataset(const std::string& file, const std::string& path,
-                                            const std::string& labels_path, const Communicator& comm) {
+                                            const std::string& labels_path, const Communicator& comm,
+                                            Precision storage) {
   const DatasetInfo info = inspect_dataset(file, path, comm.raw());
   require(info.rows > 0 && info.cols > 0, "data set is empty",
           {file, path, std::to_string(info.rows) + "x" + std::to_string(info.cols)});
@@ -20,8 +21,13 @@ DistributedDataset load_distributed_dataset(const std::string& file, const std::
   d.cols = info.cols;
   d.partition = RowPartition(info.rows, comm.size());
   const std::uint64_t begin = d.partition.begin(comm.rank()), count = d.partition.count(comm.rank());
-  d.local = read_rows(file, path, begin, count, comm.raw());
-  require_finite_rows(d.local, begin, file, path, comm.raw());
+  if (storage == Precision::float32) {
+    d.local_f32 = read_rows_float32(file, path, begin, count, comm.raw());
+    require_finite_rows(d.local_f32, begin, file, path, comm.raw());
+  } else {
+    d.local = read_rows(file, path, begin, count, comm.raw());
+    require_finite_rows(d.local, begin, file, path, comm.raw());
+  }
   if (!labels_path.empty() && info.has_labels && labels_path == "/labels") {
     validate_labels_length(file, labels_path, info.label_count, info.rows);
     d.labels = read_label_rows(file, labels_path, begin, count, comm.raw());

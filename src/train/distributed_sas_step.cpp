@@ -46,19 +46,33 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
 
 DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator& comm,
                                        const RowPartition& partition, DataRef local_data)
-    : model_(model), comm_(comm), partition_(partition), local_data_(local_data) {
-  require(partition.num_ranks() == comm.size(), "row partition was made for a different rank count",
-          {"", "ranks", std::to_string(partition.num_ranks())});
-  require(static_cast<std::uint64_t>(local_data.rows()) == partition.count(comm.rank()),
+    : model_(model), comm_(comm), partition_(partition), local_f64_(local_data) {
+  validate_local_data<double>(local_data);
+}
+
+DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator& comm,
+                                       const RowPartition& partition, DataRefF local_data)
+    : model_(model), comm_(comm), partition_(partition), local_f32_(local_data) {
+  validate_local_data<float>(local_data);
+}
+
+template <typename Scalar>
+void DistributedSasStep::validate_local_data(const DataRefT<Scalar>& local_data) const {
+  require(partition_.num_ranks() == comm_.size(), "row partition was made for a different rank count",
+          {"", "ranks", std::to_string(partition_.num_ranks())});
+  require(static_cast<std::uint64_t>(local_data.rows()) == partition_.count(comm_.rank()),
           "local data block does not match this rank's rows",
           {"", "rows", std::to_string(local_data.rows())});
-  require(local_data.cols() == model.config().data_dim, "local data has the wrong number of columns",
+  require(local_data.cols() == model_.config().data_dim, "local data has the wrong number of columns",
           {"", "data_dim", std::to_string(local_data.cols())});
   // Checked once here rather than in every step: the data never change during training.
-  const std::int64_t bad = first_non_finite_row(local_data);
-  const std::int64_t first_bad = comm.allreduce_min(bad < 0 ? std::numeric_limits<std::int64_t>::max()
-                                                            : static_cast<std::int64_t>(partition.begin(comm.rank())) + bad);
-  if (first_bad != std::numeric_limits<std::int64_t>::max())
+  Index bad = -1;
+  for (Index i = 0; i < local_data.rows() && bad < 0; ++i)
+    if (!local_data.row(i).allFinite()) bad = i;
+  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t first_bad =
+      comm_.allreduce_min(bad < 0 ? kNone : static_cast<std::int64_t>(partition_.begin(comm_.rank())) + bad);
+  if (first_bad != kNone)
     throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(first_bad)});
 }
 
@@ -77,9 +91,15 @@ DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(
 template <typename Scalar>
 RowMatrixT<Scalar> DistributedSasStep::owned_data(const OwnedRows& owned) const {
   const std::uint64_t begin = partition_.begin(comm_.rank());
-  RowMatrixT<Scalar> data(static_cast<Index>(owned.rows.size()), local_data_.cols());
-  for (Index i = 0; i < data.rows(); ++i)
-    data.row(i) = local_data_.row(static_cast<Index>(owned.rows[i] - begin)).template cast<Scalar>();
+  const Index cols = model_.config().data_dim;
+  RowMatrixT<Scalar> data(static_cast<Index>(owned.rows.size()), cols);
+  for (Index i = 0; i < data.rows(); ++i) {
+    const Index local = static_cast<Index>(owned.rows[i] - begin);
+    if (local_f32_)
+      data.row(i) = local_f32_->row(local).template cast<Scalar>();
+    else
+      data.row(i) = local_f64_->row(local).template cast<Scalar>();
+  }
   return data;
 }
 
@@ -98,8 +118,8 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
 // doubles, so the objective is that of the fp32-rounded data throughout.
 template <typename Scalar>
 BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows& own,
-                                           const RowMatrixT<Scalar>& data, Index num_active, Index b, StepKey key,
-                                           Vector& gradient) const {
+                                           const RowMatrixT<Scalar>& data, Index num_active, Index b,
+                                           StepKey key, Vector& gradient) const {
   const double weight = model_.remainder_weight(b, num_active);
   const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, data, key);
   const ActiveRows active = gather_active(comm_, own.positions, latents.sample, data, num_active);

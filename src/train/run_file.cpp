@@ -114,19 +114,36 @@ void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
 
 }  // namespace
 
-DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_rows, std::uint64_t row_begin,
+namespace {
+
+// Sums in double whatever the storage, so fp64 and exactly-representable fp32 rows agree.
+template <typename Rows>
+DataFingerprint fingerprint_rows(const Communicator& comm, const Rows& local_rows, std::uint64_t row_begin,
                                  std::uint64_t total_rows) {
   double sums[3] = {0, 0, 0};
   for (Index i = 0; i < local_rows.rows(); ++i) {
-    const double row_sum = local_rows.row(i).sum();
+    const auto row = local_rows.row(i).template cast<double>();
+    const double row_sum = row.sum();
     sums[0] += row_sum;
-    sums[1] += local_rows.row(i).squaredNorm();
+    sums[1] += row.squaredNorm();
     // Weights that depend on the position catch permuted rows and columns.
     sums[2] += static_cast<double>((row_begin + i) % 1009 + 1) * row_sum +
-               local_rows.row(i).dot(Vector::LinSpaced(local_rows.cols(), 1.0, 2.0));
+               row.dot(Vector::LinSpaced(local_rows.cols(), 1.0, 2.0).transpose());
   }
   comm.allreduce_sum(sums, 3);
   return {total_rows, static_cast<std::uint64_t>(local_rows.cols()), sums[0], sums[1], sums[2]};
+}
+
+}  // namespace
+
+DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_rows, std::uint64_t row_begin,
+                                 std::uint64_t total_rows) {
+  return fingerprint_rows(comm, local_rows, row_begin, total_rows);
+}
+
+DataFingerprint fingerprint_data(const Communicator& comm, const DataRefF& local_rows,
+                                 std::uint64_t row_begin, std::uint64_t total_rows) {
+  return fingerprint_rows(comm, local_rows, row_begin, total_rows);
 }
 
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run,
@@ -135,7 +152,8 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   const std::uint64_t n = model.num_data(), begin = model.local_begin();
   Hdf5ResultWriter out(path, comm.raw());
   RowMatrix mean, variance;
-  model.encode(run.state.params, run.local_data, begin, mean, &variance);
+  std::visit([&](const auto& rows) { model.encode(run.state.params, rows, begin, mean, &variance); },
+             run.local_data);
   out.write_distributed_rows("/latent/mean", mean, begin, n);
   if (model.config().bayesian) out.write_distributed_rows("/latent/var", variance, begin, n);
   if (run.local_labels) out.write_distributed_int64("/labels", *run.local_labels, begin, n);

@@ -170,7 +170,8 @@ const Scalar* SasModel::encoder_weights(const Vector& params) const {
   if constexpr (std::is_same_v<Scalar, double>) {
     return params.data() + mean_encoder_offset_;
   } else {
-    encoder_weights_f32_ = params.segment(mean_encoder_offset_, num_shared_ - mean_encoder_offset_).cast<float>();
+    encoder_weights_f32_ =
+        params.segment(mean_encoder_offset_, num_shared_ - mean_encoder_offset_).cast<float>();
     return encoder_weights_f32_.data();
   }
 }
@@ -184,7 +185,8 @@ MlpWorkspace<Scalar>& SasModel::workspace(bool variance) const {
 }
 
 template <typename Scalar>
-SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
+SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
+                                                   const std::vector<std::uint64_t>& rows,
                                                    const DataRefT<Scalar>& data, StepKey key) const {
   LatentBatch l;
   const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
@@ -235,8 +237,8 @@ SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std:
 
 template <typename Scalar>
 double SasModel::latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                     const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
-                                     double kl_weight, Vector& gradient) const {
+                                     const DataRefT<Scalar>& data, const LatentBatch& l,
+                                     const Matrix& d_sample, double kl_weight, Vector& gradient) const {
   Matrix d_mean = d_sample, d_variance;
   double kl = 0.0;
   if (config_.bayesian) {
@@ -263,7 +265,8 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
       if (variance_encoder_)
         variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
                                            d_variance.cast<float>(), grad + variance_at);
-      gradient.segment(mean_encoder_offset_, encoder_gradient_f32_.size()) += encoder_gradient_f32_.cast<double>();
+      gradient.segment(mean_encoder_offset_, encoder_gradient_f32_.size()) +=
+          encoder_gradient_f32_.cast<double>();
     }
     freeze_translation(gradient);
     return kl;
@@ -303,7 +306,8 @@ void SasModel::freeze_translation(Vector& gradient) const {
 
 BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const {
   validate_rows(batch.rows, batch.data);
-  if (config_.precision == Precision::float64) return evaluate_in<double>(params, batch, batch.data, key, gradient);
+  if (config_.precision == Precision::float64)
+    return evaluate_in<double>(params, batch, batch.data, key, gradient);
   const RowMatrixF data = batch.data.cast<float>();
   return evaluate_in<float>(params, batch, data, key, gradient);
 }
@@ -321,8 +325,9 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   // The active rows as doubles of `data`: in fp32 mode, the fp32-rounded values (as in training).
   const RowMatrix active_rows = data.topRows(a).template cast<double>();
   const SasActiveSet active = sas_active_set(k, noise, l.sample.topRows(a), active_rows);
-  SasRemainderPartials partials = sas_remainder_terms(k, noise, active, l.sample.topRows(a), l.sample.bottomRows(r),
-                                                      DataRefT<Scalar>(data.bottomRows(r)), weight);
+  SasRemainderPartials partials =
+      sas_remainder_terms(k, noise, active, l.sample.topRows(a), l.sample.bottomRows(r),
+                          DataRefT<Scalar>(data.bottomRows(r)), weight);
   const GpGradient g = sas_combine(k, noise, active, l.sample.topRows(a), partials);
   gradient.setZero(num_parameters());
   gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
@@ -336,6 +341,17 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
 
 void SasModel::encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
                       RowMatrix* variance) const {
+  encode_in<double>(params, data, first_row, mean, variance);
+}
+
+void SasModel::encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
+                      RowMatrix* variance) const {
+  encode_in<float>(params, data, first_row, mean, variance);
+}
+
+template <typename Scalar>
+void SasModel::encode_in(const Vector& params, const DataRefT<Scalar>& data, std::uint64_t first_row,
+                         RowMatrix& mean, RowMatrix* variance) const {
   constexpr Index kChunk = 4096;
   const Index n = data.rows(), q = config_.latent_dim;
   mean.resize(n, q);
@@ -345,7 +361,7 @@ void SasModel::encode(const Vector& params, const DataRef& data, std::uint64_t f
     const Index count = std::min(kChunk, n - begin);
     rows.resize(count);
     for (Index i = 0; i < count; ++i) rows[i] = first_row + begin + i;
-    const LatentBatch l = latents_forward(params, rows, data.middleRows(begin, count), {});
+    const LatentBatch l = latents_forward(params, rows, DataRefT<Scalar>(data.middleRows(begin, count)), {});
     mean.middleRows(begin, count) = l.mean;
     if (variance && config_.bayesian) variance->middleRows(begin, count) = l.variance;
   }

@@ -29,19 +29,24 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition,
-                 DataRef local_data, TrainerOptions options)
+                 std::variant<DataRef, DataRefF> local_data, TrainerOptions options)
     : model_(model),
       comm_(comm),
-      step_(model, comm, partition, local_data),
+      step_(std::visit([&](const auto& rows) { return DistributedSasStep(model, comm, partition, rows); },
+                       local_data)),
       schedule_(model.num_data(), options.batch_size, options.seed),
       options_(options) {
-  require(options.epochs >= 1 || options.max_steps >= 1, "training needs at least one epoch or step",
-          {"", "train.epochs", std::to_string(options.epochs)});
+  validate_options();
+}
+
+void Trainer::validate_options() const {
+  require(options_.epochs >= 1 || options_.max_steps >= 1, "training needs at least one epoch or step",
+          {"", "train.epochs", std::to_string(options_.epochs)});
   // Rejects A >= B, A < 1 and B > N before any work.
-  model.remainder_weight(static_cast<Index>(schedule_.batch_length(0)), options.active_size);
-  require(options.active_size < static_cast<Index>(options.batch_size),
+  model_.remainder_weight(static_cast<Index>(schedule_.batch_length(0)), options_.active_size);
+  require(options_.active_size < static_cast<Index>(options_.batch_size),
           "active set must be smaller than the batch",
-          {"", "sas.active_size", std::to_string(options.active_size)});
+          {"", "sas.active_size", std::to_string(options_.active_size)});
 }
 
 std::uint64_t Trainer::total_steps() const {

@@ -144,8 +144,12 @@ TEST_P(DistributedFloat32Gradient, EveryStepGradientEqualsSerial) {
   const SasModel model(config(v), kRows, begin, count);
   const RowMatrix local = Y.middleRows(begin, count);
   const DistributedSasStep distributed(model, comm, partition, local);
+  // The same rows held as float32 (what `gplvm train` does for fp32 models): Y is float-exact, so
+  // the step must give bit-identical results.
+  const RowMatrixF local_f32 = local.cast<float>();
+  const DistributedSasStep distributed_f32(model, comm, partition, DataRefF(local_f32));
 
-  Vector params = serial_model.initial_parameters(), serial_grad, grad;
+  Vector params = serial_model.initial_parameters(), serial_grad, grad, grad_f32;
   Adam adam(params.size(), {.learning_rate = 1e-2});
   const BatchSchedule schedule(kRows, 8, 11);
   const Index shared = model.num_shared_parameters();
@@ -166,6 +170,9 @@ TEST_P(DistributedFloat32Gradient, EveryStepGradientEqualsSerial) {
     for (Index block = 0; block < blocks; ++block)
       mine.segment(shared + block * count * q, count * q) = own_block(params, block);
     const BatchTerms terms = distributed.evaluate(mine, rows, kActive, {epoch, b}, grad);
+    const BatchTerms terms_f32 = distributed_f32.evaluate(mine, rows, kActive, {epoch, b}, grad_f32);
+    EXPECT_EQ(terms_f32.objective, terms.objective) << "step " << s;
+    EXPECT_TRUE(grad_f32 == grad) << "step " << s;
     EXPECT_NEAR(terms.objective, serial_terms.objective, 1e-5 * std::abs(serial_terms.objective))
         << "step " << s;
     EXPECT_LT(relative_difference(grad.head(shared), serial_grad.head(shared)), 1e-5) << "step " << s;

@@ -256,6 +256,28 @@ TEST_F(Hdf5Io, NonFiniteValueIsReportedWithItsGlobalRow) {
   }
 }
 
+// fp32 models hold their rows as float32: the rows must be the fp64 values rounded once, and a
+// finite fp64 value beyond float32's range must not slip through (HDF5 makes it Inf, which the
+// finiteness check reports with its row), never a silently clamped number.
+TEST_F(Hdf5Io, Float32LoadingRoundsOnceAndReportsValuesOutOfRange) {
+  RowMatrix Y = known_data();
+  const std::string file = path("f64_for_f32.h5");
+  write_input(file, Y, false);
+  const RowPartition part(kRows, comm_.size());
+  const std::uint64_t begin = part.begin(comm_.rank()), count = part.count(comm_.rank());
+  const RowMatrixF local = read_rows_float32(file, "/Y", begin, count, comm_.raw());
+  const RowMatrix block = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
+  EXPECT_TRUE(local == block.cast<float>()) << "rank " << comm_.rank();
+
+  Y(17, 1) = 1e300;
+  const std::string big = path("too_big.h5");
+  write_input(big, Y, false);
+  const RowMatrixF rows = read_rows_float32(big, "/Y", begin, count, comm_.raw());
+  const InputError e = expect_input_error([&] { require_finite_rows(rows, begin, big, "/Y", comm_.raw()); });
+  EXPECT_EQ(e.context().value, "17");
+  EXPECT_TRUE(contains(e.what(), "float32")) << e.what();
+}
+
 // ---- writing results ----------------------------------------------------------------------------
 
 TEST_F(Hdf5Io, DistributedRowsWrittenByEveryRankReadBackUnderAnotherPartition) {

@@ -38,6 +38,10 @@ RowMatrix read_rows(const std::string& file, const std::string& path, std::uint6
 // The same on a file that is open already (all ranks of the file's communicator call it).
 RowMatrix read_rows(const Hdf5File& file, const std::string& path, std::uint64_t row_begin,
                     std::uint64_t row_count);
+// The same rows as float32 (HDF5 converts float64 on read: rounding; magnitudes beyond float32's
+// range become +-Inf, which require_finite_rows then reports, naming the row).
+RowMatrixF read_rows_float32(const std::string& file, const std::string& path, std::uint64_t row_begin,
+                             std::uint64_t row_count, MPI_Comm comm);
 
 // Collective. Labels [row_begin, row_begin + row_count) of an integer dataset of shape (N) or
 // (N, 1), usually kDefaultLabelsPath.
@@ -58,6 +62,8 @@ void require_finite_rows(const DataRef& rows, std::uint64_t row_begin, const std
 // Collective form: every rank throws, naming the offending row of the lowest failing rank (the
 // lowest global row when ranks hold ascending row blocks).
 void require_finite_rows(const DataRef& rows, std::uint64_t row_begin, const std::string& file,
+                         const std::string& path, MPI_Comm comm);
+void require_finite_rows(const DataRefF& rows, std::uint64_t row_begin, const std::string& file,
                          const std::string& path, MPI_Comm comm);
 
 }  // namespace gplvm

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gplvm/core/precision.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
@@ -15,12 +16,15 @@ struct DistributedDataset {
   std::uint64_t rows = 0, cols = 0;
   RowPartition partition{1, 1};
   RowMatrix local;                                  // rows [partition.begin(rank), +count)
+  RowMatrixF local_f32;                             // instead of `local` when loaded as float32
   std::optional<std::vector<std::int64_t>> labels;  // local labels, if the file has them
 };
 
 // Throws InputError for a missing file or dataset, a dataset that is not 2-D, an empty data set,
 // more ranks than rows, labels of the wrong length, or a non-finite value (naming the row).
+// storage = float32 fills local_f32 (half the memory; fp32 training) and leaves local empty.
 DistributedDataset load_distributed_dataset(const std::string& file, const std::string& path,
-                                            const std::string& labels_path, const Communicator& comm);
+                                            const std::string& labels_path, const Communicator& comm,
+                                            Precision storage = Precision::float64);
 
 }  // namespace gplvm

@@ -9,6 +9,7 @@
 //   - owners back-propagate their rows through the encoder; one allreduce sums the encoder
 //     gradient. Free-latent gradients stay on their owner.
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
+#include <optional>
 #include <vector>
 
 #include "gplvm/parallel/communicator.hpp"
@@ -23,6 +24,9 @@ class DistributedSasStep {
   // Throws InputError (naming the global row, on every rank) if any row is not finite.
   DistributedSasStep(const SasModel& model, const Communicator& comm, const RowPartition& partition,
                      DataRef local_data);
+  // The same with the rows held in fp32 (half the memory; for fp32 models).
+  DistributedSasStep(const SasModel& model, const Communicator& comm, const RowPartition& partition,
+                     DataRefF local_data);
 
   // Objective of the batch (same on every rank) and its gradient: the shared block identical on
   // every rank, the local block (free latents) for this rank's rows.
@@ -44,7 +48,11 @@ class DistributedSasStep {
   const SasModel& model_;
   const Communicator& comm_;
   RowPartition partition_;
-  DataRef local_data_;
+  template <typename Scalar>
+  void validate_local_data(const DataRefT<Scalar>& local_data) const;
+
+  std::optional<DataRef> local_f64_;  // exactly one of the two is set
+  std::optional<DataRefF> local_f32_;
 };
 
 }  // namespace gplvm

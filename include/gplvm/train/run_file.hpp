@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "gplvm/parallel/communicator.hpp"
@@ -30,6 +31,8 @@ struct DataFingerprint {
 };
 DataFingerprint fingerprint_data(const Communicator& comm, const DataRef& local_rows, std::uint64_t row_begin,
                                  std::uint64_t total_rows);
+DataFingerprint fingerprint_data(const Communicator& comm, const DataRefF& local_rows,
+                                 std::uint64_t row_begin, std::uint64_t total_rows);
 
 struct RunMetadata {
   std::string config_toml;                      // the resolved configuration
@@ -41,7 +44,7 @@ struct RunMetadata {
 struct RunOutput {
   const SasModel& model;
   const TrainingState& state;
-  DataRef local_data;                             // this rank's rows, to encode the latents
+  std::variant<DataRef, DataRefF> local_data;     // this rank's rows (fp64 or fp32), to encode the latents
   const std::vector<std::int64_t>* local_labels;  // may be null
   const RunMetadata& metadata;
 };

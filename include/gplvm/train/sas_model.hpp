@@ -89,6 +89,9 @@ class SasModel {
   // row first_row, encoded in chunks so memory stays bounded for any number of rows.
   void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
               RowMatrix* variance) const;
+  // The same from fp32 rows (the encoder then runs in fp32, as in fp32 training).
+  void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const;
 
   // The latent half of a step, for any subset of batch rows (data-parallel training calls these
   // on the rows a rank owns). `sample` is the latent the SAS objective sees: the mean, or for
@@ -140,6 +143,9 @@ class SasModel {
   double latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
                              const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
                              double kl_weight, Vector& gradient) const;
+  template <typename Scalar>
+  void encode_in(const Vector& params, const DataRefT<Scalar>& data, std::uint64_t first_row, RowMatrix& mean,
+                 RowMatrix* variance) const;
   template <typename Scalar>
   BatchTerms evaluate_in(const Vector& params, const Batch& batch, const DataRefT<Scalar>& data, StepKey key,
                          Vector& gradient) const;

@@ -3,6 +3,7 @@
 // Adam on every rank, the training curve, progress lines from rank 0 and checkpoints.
 #include <functional>
 #include <string>
+#include <variant>
 
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
@@ -38,8 +39,9 @@ class Trainer {
   // Polled after every step, collectively reduced: true on any rank stops the loop early.
   using StopFn = std::function<bool()>;
 
-  Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition, DataRef local_data,
-          TrainerOptions options);
+  // local_data: this rank's rows, as float64 or (for fp32 models, half the memory) float32.
+  Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition,
+          std::variant<DataRef, DataRefF> local_data, TrainerOptions options);
 
   std::uint64_t total_steps() const;
   TrainingState initial_state() const;
@@ -48,6 +50,7 @@ class Trainer {
   TrainRunStats run(TrainingState& state, const CheckpointFn& checkpoint = {}, const StopFn& stop = {}) const;
 
  private:
+  void validate_options() const;
   void report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t points,
                        bool final_line) const;
 
