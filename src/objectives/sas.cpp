@@ -113,6 +113,15 @@ const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
   }
 }
 
+// m as double: itself for Scalar = double, a converted copy otherwise.
+template <typename Scalar>
+Matrix in_scalar_to_double(const MatrixT<Scalar>& m) {
+  if constexpr (std::is_same_v<Scalar, double>)
+    return m;
+  else
+    return m.template cast<double>();
+}
+
 // The remainder terms, written on whitened quantities: with L L^T = K_AA + s2 I, beta = L^{-1} Y_A
 // and w_n = L^{-1} k_An, the mean is m_n = w_n^T beta and
 //   G = dL/dk_An = alpha z_n^T - 2 g_n v_n = L^{-T} (beta Z^T - 2 W diag(g))      (A x R)
@@ -125,15 +134,6 @@ const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
 // the value and the adjoints stay fp64. For Scalar = double the casts are no-ops. The A x A
 // adjoint is returned whitened (-sym(M) below): sas_combine applies L^{-T} . L^{-1} once, to the
 // active and remainder parts together.
-// m as double: itself for Scalar = double, a converted copy otherwise.
-template <typename Scalar>
-Matrix in_scalar_to_double(const MatrixT<Scalar>& m) {
-  if constexpr (std::is_same_v<Scalar, double>)
-    return m;
-  else
-    return m.template cast<double>();
-}
-
 template <typename Scalar>
 SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
                                      const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
