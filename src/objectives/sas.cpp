@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 #include <type_traits>
+#include <utility>
 
 #include "gplvm/core/error.hpp"
 
@@ -113,11 +114,11 @@ const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
   }
 }
 
-// m as double: itself for Scalar = double, a converted copy otherwise.
+// m as double: moved through for Scalar = double, a converted copy otherwise.
 template <typename Scalar>
-Matrix in_scalar_to_double(const MatrixT<Scalar>& m) {
+Matrix in_scalar_to_double(MatrixT<Scalar>&& m) {
   if constexpr (std::is_same_v<Scalar, double>)
-    return m;
+    return std::move(m);
   else
     return m.template cast<double>();
 }
@@ -169,12 +170,12 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
 
   MatrixT<Scalar> beta_z(A, R);
   beta_z.noalias() = beta * residual.transpose();
-  Matrix P = in_scalar_to_double(beta_z);  // beta Z^T
-  P -= s.w * g.asDiagonal();               // beta Z^T - W diag(g)
+  Matrix P = in_scalar_to_double(std::move(beta_z));  // beta Z^T
+  P -= s.w * g.asDiagonal();                          // beta Z^T - W diag(g)
   // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product here, the solves in sas_combine.
   MatrixT<Scalar> pw(A, A), p_storage;
   pw.noalias() = in_scalar(P, p_storage) * w.transpose();
-  const Matrix M = in_scalar_to_double(pw);
+  const Matrix M = in_scalar_to_double(std::move(pw));
   out.whitened_adjoint = -0.5 * (M + M.transpose());
   // G = L^{-T} (beta Z^T - 2 W diag(g)).
   Matrix G = P - s.w * g.asDiagonal();
