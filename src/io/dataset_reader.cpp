@@ -2,13 +2,11 @@
 
 #include <cmath>
 
+#include "gplvm/parallel/communicator.hpp"
 #include "hdf5_detail.hpp"
-#include "io_comm.hpp"
 
 namespace gplvm {
 namespace {
-
-using io_detail::IoComm;
 
 // Labels may be stored as (N) or as an (N, 1) column, as some writers do.
 void require_label_shape(const Hdf5Dataset& labels) {
@@ -46,7 +44,7 @@ RowMatrixT<Scalar> read_rows_as(const Hdf5File& file, const std::string& path, s
                      data.context(data.type_name()));
   }
   data.require_rank(2, "2-D (rows x columns)");
-  const IoComm io(file.comm());
+  const Communicator io(file.comm());
   // The range check comes first so that no rank allocates for a request that fails.
   io_detail::require_block_in_range(io, {row_begin, row_count}, data.dims()[0], data.context());
   RowMatrixT<Scalar> rows(static_cast<Index>(row_count), static_cast<Index>(data.dims()[1]));
@@ -103,7 +101,7 @@ std::vector<std::int64_t> read_label_rows(const Hdf5File& file, const std::strin
                      labels.context(labels.type_name()));
   }
   require_label_shape(labels);
-  const IoComm io(file.comm());
+  const Communicator io(file.comm());
   io_detail::require_block_in_range(io, {row_begin, row_count}, labels.dims()[0], labels.context());
   std::vector<std::int64_t> values(row_count);
   io_detail::read_row_block(labels, io, H5T_NATIVE_INT64, {row_begin, row_count}, values.data());
@@ -125,12 +123,12 @@ void require_finite_rows(const DataRef& rows, std::uint64_t row_begin, const std
 
 void require_finite_rows(const DataRef& rows, std::uint64_t row_begin, const std::string& file,
                          const std::string& path, MPI_Comm comm) {
-  IoComm(comm).all_or_none([&] { require_finite_rows(rows, row_begin, file, path); });
+  Communicator(comm).all_or_none([&] { require_finite_rows(rows, row_begin, file, path); });
 }
 
 void require_finite_rows(const DataRefF& rows, std::uint64_t row_begin, const std::string& file,
                          const std::string& path, MPI_Comm comm) {
-  IoComm(comm).all_or_none([&] { require_finite_rows_in(rows, row_begin, file, path); });
+  Communicator(comm).all_or_none([&] { require_finite_rows_in(rows, row_begin, file, path); });
 }
 
 }  // namespace gplvm

@@ -42,10 +42,10 @@ Hdf5Handle memory_space(const std::vector<std::uint64_t>& dims, RowBlock block, 
 }
 
 // Collective MPI-IO transfer where the file uses MPI-IO (all ranks join even with nothing to move).
-Hdf5Handle transfer_plist(const IoComm& io, const ErrorContext& where) {
+Hdf5Handle transfer_plist(const Communicator& io, const ErrorContext& where) {
   Hdf5Handle dxpl =
       checked_handle(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "cannot create transfer list", where);
-  if (io.parallel()) {
+  if (io.mpi_running()) {
     check_hdf5(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "cannot request collective I/O", where);
   }
   return dxpl;
@@ -65,7 +65,7 @@ std::uint64_t row_width(const std::vector<std::uint64_t>& dims) {
   return width;
 }
 
-void require_block_in_range(const IoComm& io, RowBlock block, std::uint64_t total,
+void require_block_in_range(const Communicator& io, RowBlock block, std::uint64_t total,
                             const ErrorContext& where) {
   io.all_or_none([&] {
     if (block.begin <= total && block.count <= total - block.begin) return;
@@ -77,7 +77,7 @@ void require_block_in_range(const IoComm& io, RowBlock block, std::uint64_t tota
   });
 }
 
-void read_row_block(const Hdf5Dataset& dataset, const IoComm& io, hid_t mem_type, RowBlock block,
+void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t mem_type, RowBlock block,
                     void* buffer) {
   const ErrorContext where = dataset.context();
   const Hdf5Handle file_space =
@@ -89,8 +89,8 @@ void read_row_block(const Hdf5Dataset& dataset, const IoComm& io, hid_t mem_type
              "cannot read dataset", where);
 }
 
-void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const IoComm& io, hid_t mem_type,
-                     RowBlock block, const void* buffer, const ErrorContext& where) {
+void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const Communicator& io,
+                     hid_t mem_type, RowBlock block, const void* buffer, const ErrorContext& where) {
   const Hdf5Handle file_space =
       checked_handle(H5Dget_space(dataset), H5Sclose, "cannot read dataset shape", where);
   select_block(file_space.get(), dims, block, where);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gplvm/io/hdf5_file.hpp"
-#include "io_comm.hpp"
+#include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm::io_detail {
 
@@ -24,16 +24,17 @@ std::uint64_t row_width(const std::vector<std::uint64_t>& dims);
 
 // Collective: InputError on every rank when any rank's block does not lie inside [0, total),
 // naming that rank's block, the file and the dataset.
-void require_block_in_range(const IoComm& io, RowBlock block, std::uint64_t total, const ErrorContext& where);
+void require_block_in_range(const Communicator& io, RowBlock block, std::uint64_t total,
+                            const ErrorContext& where);
 
 // Collective read of a row block, converted by HDF5 to mem_type, into buffer (count x row_width).
 // The caller checks the block with require_block_in_range first (before allocating the buffer).
-void read_row_block(const Hdf5Dataset& dataset, const IoComm& io, hid_t mem_type, RowBlock block,
+void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t mem_type, RowBlock block,
                     void* buffer);
 
 // Collective write of a row block from buffer (count x row_width elements of mem_type).
-void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const IoComm& io, hid_t mem_type,
-                     RowBlock block, const void* buffer, const ErrorContext& where);
+void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const Communicator& io,
+                     hid_t mem_type, RowBlock block, const void* buffer, const ErrorContext& where);
 
 // A fixed-length string type of the given size (at least 1), null-padded, UTF-8.
 Hdf5Handle fixed_string_type(std::size_t size, const ErrorContext& where);

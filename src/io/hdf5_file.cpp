@@ -8,12 +8,10 @@
 #include <filesystem>
 #include <utility>
 
-#include "io_comm.hpp"
+#include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm {
 namespace {
-
-using io_detail::IoComm;
 
 herr_t collect_error(unsigned /*depth*/, const H5E_error2_t* entry, void* out) {
   auto* messages = static_cast<std::vector<std::string>*>(out);
@@ -39,10 +37,10 @@ void require_readable_hdf5(const std::string& path) {
   }
 }
 
-Hdf5Handle file_access_plist(const IoComm& io, const std::string& path) {
+Hdf5Handle file_access_plist(const Communicator& io, const std::string& path) {
   Hdf5Handle fapl = checked_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot create file access list",
                                    ErrorContext(path));
-  if (io.parallel()) {
+  if (io.mpi_running()) {
     check_hdf5(H5Pset_fapl_mpio(fapl.get(), io.raw(), MPI_INFO_NULL), "cannot select the MPI-IO driver",
                ErrorContext(path));
   }
@@ -140,7 +138,7 @@ Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool para
 
 Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess access) {
   silence_hdf5_errors();
-  const IoComm io(comm);
+  const Communicator io(comm);
   // Rank 0 alone probes the file: thousands of ranks stat-ing one file would load a parallel file
   // system's metadata server for nothing, and H5Fopen below fails on any rank that cannot see it.
   io.on_root([&] { require_readable_hdf5(path); });
@@ -148,16 +146,16 @@ Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess acces
   const unsigned flags = access == FileAccess::read_only ? H5F_ACC_RDONLY : H5F_ACC_RDWR;
   Hdf5Handle file = checked_handle(H5Fopen(path.c_str(), flags, fapl.get()), H5Fclose,
                                    "cannot open HDF5 file", ErrorContext(path));
-  return Hdf5File(path, comm, std::move(file), io.parallel());
+  return Hdf5File(path, comm, std::move(file), io.mpi_running());
 }
 
 Hdf5File Hdf5File::create(const std::string& path, MPI_Comm comm) {
   silence_hdf5_errors();
-  const IoComm io(comm);
+  const Communicator io(comm);
   const Hdf5Handle fapl = file_access_plist(io, path);
   Hdf5Handle file = checked_handle(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose,
                                    "cannot create HDF5 file", ErrorContext(path));
-  return Hdf5File(path, comm, std::move(file), io.parallel());
+  return Hdf5File(path, comm, std::move(file), io.mpi_running());
 }
 
 void Hdf5File::close() {

@@ -3,13 +3,12 @@
 
 #include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/parallel/communicator.hpp"
 #include "hdf5_detail.hpp"
-#include "io_comm.hpp"
 
 namespace gplvm {
 namespace {
 
-using io_detail::IoComm;
 using ReadInto = std::function<herr_t(hid_t mem_type, void* buffer)>;
 
 // One value (scalar or a single element), as results and attributes are stored.
@@ -60,7 +59,7 @@ Vector Hdf5ResultReader::read_vector(const std::string& dataset_path) const {
   dataset.require_rank(1, "1-D");
   dataset.element_type();  // InputError for strings and other non-numeric types
   Vector values(static_cast<Index>(dataset.dims()[0]));
-  io_detail::read_row_block(dataset, IoComm(file_.comm()), H5T_NATIVE_DOUBLE, {0, dataset.dims()[0]},
+  io_detail::read_row_block(dataset, Communicator(file_.comm()), H5T_NATIVE_DOUBLE, {0, dataset.dims()[0]},
                             values.data());
   return values;
 }
@@ -72,7 +71,7 @@ double Hdf5ResultReader::read_scalar(const std::string& dataset_path) const {
       checked_handle(H5Dget_space(dataset.id()), H5Sclose, "cannot read dataset shape", dataset.context());
   require_single(space.get(), dataset.context());
   double value = 0;
-  io_detail::read_row_block(dataset, IoComm(file_.comm()), H5T_NATIVE_DOUBLE, {0, 1}, &value);
+  io_detail::read_row_block(dataset, Communicator(file_.comm()), H5T_NATIVE_DOUBLE, {0, 1}, &value);
   return value;
 }
 
@@ -84,7 +83,7 @@ std::vector<std::int64_t> Hdf5ResultReader::read_int64_vector(const std::string&
                      dataset.context(dataset.type_name()));
   }
   std::vector<std::int64_t> values(dataset.dims()[0]);
-  io_detail::read_row_block(dataset, IoComm(file_.comm()), H5T_NATIVE_INT64, {0, dataset.dims()[0]},
+  io_detail::read_row_block(dataset, Communicator(file_.comm()), H5T_NATIVE_INT64, {0, dataset.dims()[0]},
                             values.data());
   return values;
 }

@@ -11,14 +11,13 @@
 #include <sstream>
 #include <utility>
 
+#include "gplvm/parallel/communicator.hpp"
 #include "hdf5_detail.hpp"
-#include "io_comm.hpp"
 
 namespace gplvm {
 namespace {
 
 namespace fs = std::filesystem;
-using io_detail::IoComm;
 
 std::string directory_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
@@ -84,7 +83,8 @@ hid_t float_file_type(StorageType storage) {
 
 // Replicated writes must agree on the shape, or ranks would create different datasets and
 // corrupt the file's metadata. Values may differ harmlessly: rank 0's are written.
-void require_same_shape(const IoComm& io, const std::vector<std::uint64_t>& dims, const ErrorContext& where) {
+void require_same_shape(const Communicator& io, const std::vector<std::uint64_t>& dims,
+                        const ErrorContext& where) {
   std::vector<std::uint64_t> root_dims = dims;
   std::uint64_t rank = dims.size();
   io.broadcast_bytes(&rank, sizeof rank);
@@ -97,9 +97,10 @@ void require_same_shape(const IoComm& io, const std::vector<std::uint64_t>& dims
 }
 
 // The ranks' blocks must cover [0, total) once each: a gap would leave uninitialised values.
-void require_tiling(const IoComm& io, std::uint64_t begin, std::uint64_t count, std::uint64_t total,
+void require_tiling(const Communicator& io, std::uint64_t begin, std::uint64_t count, std::uint64_t total,
                     const ErrorContext& where) {
-  const std::vector<std::uint64_t> begins = io.allgather(begin), counts = io.allgather(count);
+  const std::vector<std::int64_t> begins = io.allgather(static_cast<std::int64_t>(begin)),
+                                  counts = io.allgather(static_cast<std::int64_t>(count));
   std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;
   for (std::size_t r = 0; r < begins.size(); ++r) {
     if (counts[r] > 0) blocks.emplace_back(begins[r], counts[r]);
@@ -121,10 +122,10 @@ void require_tiling(const IoComm& io, std::uint64_t begin, std::uint64_t count, 
 Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
     : final_path_(std::move(final_path)), comm_(comm) {
   silence_hdf5_errors();
-  const IoComm io(comm_);
+  const Communicator io(comm_);
   io.on_root([&] { check_writable(final_path_); });
   std::string suffix = io.is_root() ? unique_suffix() : std::string();
-  io.broadcast(suffix);
+  suffix = io.broadcast(suffix);
   temp_path_ = final_path_ + ".tmp-" + suffix;
   try {
     file_.emplace(Hdf5File::create(temp_path_, comm_));
@@ -165,7 +166,7 @@ void Hdf5ResultWriter::discard() noexcept {
   }
   file_.reset();
   try {
-    IoComm(comm_).barrier();  // every rank has closed it before it disappears
+    Communicator(comm_).barrier();  // every rank has closed it before it disappears
   } catch (...) {
   }
   // Every rank removes (the second removal finds nothing), so the temporary file is gone on
@@ -182,7 +183,7 @@ void Hdf5ResultWriter::require_open(const std::string& path) const {
 
 void Hdf5ResultWriter::commit() {
   require_open("");
-  const IoComm io(comm_);
+  const Communicator io(comm_);
   try {
     io.all_or_none([&] { file_->close(); });
     file_.reset();
@@ -219,7 +220,7 @@ Hdf5Handle Hdf5ResultWriter::create_dataset(const std::string& path, hid_t file_
 
 void Hdf5ResultWriter::write_replicated(const std::string& path, hid_t file_type, hid_t mem_type,
                                         const std::vector<std::uint64_t>& dims, const void* data) {
-  const IoComm io(comm_);
+  const Communicator io(comm_);
   require_same_shape(io, dims, ErrorContext(final_path_, path));
   const Hdf5Handle dataset = create_dataset(path, file_type, dims);
   const std::uint64_t rows = dims.empty() ? 1 : dims[0];
@@ -302,10 +303,14 @@ std::uint64_t Hdf5ResultWriter::check_distribution(const std::string& path, std:
                                                    std::uint64_t cols, std::uint64_t row_begin,
                                                    std::uint64_t total_rows) const {
   require_open(path);
-  const IoComm io(comm_);
+  const Communicator io(comm_);
   const ErrorContext where = ErrorContext(final_path_, path);
-  const std::uint64_t width = total_rows > 0 ? io.max(rows > 0 ? cols : 0) : io.max(cols);
-  const bool same_total = io.min(total_rows) == io.max(total_rows);
+  auto max_over_ranks = [&](std::uint64_t v) {
+    return static_cast<std::uint64_t>(io.allreduce_max(static_cast<std::int64_t>(v)));
+  };
+  const std::uint64_t width = total_rows > 0 ? max_over_ranks(rows > 0 ? cols : 0) : max_over_ranks(cols);
+  const auto total = static_cast<std::int64_t>(total_rows);
+  const bool same_total = io.allreduce_min(total) == io.allreduce_max(total);
   io.all_or_none([&] {
     if (!same_total) throw Error("ranks disagree on the total row count", where);
     if (rows > 0 && cols != width) {
@@ -329,7 +334,7 @@ void Hdf5ResultWriter::write_distributed_rows(const std::string& path, const Dat
   // A Ref may skip memory between rows (a column block of a wider matrix); HDF5 needs them packed.
   const bool packed = rows <= 1 || local_rows.outerStride() == local_rows.cols();
   const RowMatrix copy = packed ? RowMatrix() : RowMatrix(local_rows);
-  io_detail::write_row_block(dataset.get(), {total_rows, width}, IoComm(comm_), H5T_NATIVE_DOUBLE,
+  io_detail::write_row_block(dataset.get(), {total_rows, width}, Communicator(comm_), H5T_NATIVE_DOUBLE,
                              {row_begin, rows}, packed ? local_rows.data() : copy.data(),
                              ErrorContext(final_path_, path));
 }
@@ -339,7 +344,7 @@ void Hdf5ResultWriter::write_distributed_int64(const std::string& path,
                                                std::uint64_t row_begin, std::uint64_t total_rows) {
   check_distribution(path, local.size(), 1, row_begin, total_rows);
   const Hdf5Handle dataset = create_dataset(path, H5T_STD_I64LE, {total_rows});
-  io_detail::write_row_block(dataset.get(), {total_rows}, IoComm(comm_), H5T_NATIVE_INT64,
+  io_detail::write_row_block(dataset.get(), {total_rows}, Communicator(comm_), H5T_NATIVE_INT64,
                              {row_begin, local.size()}, local.data(), ErrorContext(final_path_, path));
 }
 

@@ -1,11 +1,59 @@
 #include "gplvm/parallel/communicator.hpp"
 
+#include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 
 #include "gplvm/core/error.hpp"
 
 namespace gplvm {
+namespace {
+
+bool mpi_is_running() {
+  int initialised = 0, finalised = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalised);
+  return initialised && !finalised;
+}
+
+// An exception flattened into what another rank needs to throw the same one.
+enum class ErrorKind : int { error = 1, input = 2, numerical = 3 };
+
+struct FlatError {
+  ErrorKind kind = ErrorKind::error;
+  std::array<std::string, 4> text;  // reason, file, key, value
+};
+
+FlatError flatten(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    const ErrorKind kind = dynamic_cast<const InputError*>(&e)       ? ErrorKind::input
+                           : dynamic_cast<const NumericalError*>(&e) ? ErrorKind::numerical
+                                                                     : ErrorKind::error;
+    const ErrorContext& c = e.context();
+    return {kind, {e.reason(), c.file, c.key, c.value}};
+  } catch (const std::exception& e) {
+    return {ErrorKind::error, {e.what(), "", "", ""}};
+  } catch (...) {
+    return {ErrorKind::error, {"unknown error", "", "", ""}};
+  }
+}
+
+[[noreturn]] void raise(const FlatError& flat) {
+  ErrorContext context{flat.text[1], flat.text[2], flat.text[3]};
+  switch (flat.kind) {
+    case ErrorKind::input:
+      throw InputError(flat.text[0], std::move(context));
+    case ErrorKind::numerical:
+      throw NumericalError(flat.text[0], std::move(context));
+    default:
+      throw Error(flat.text[0], std::move(context));
+  }
+}
+
+}  // namespace
 
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
   int initialised = 0;
@@ -22,9 +70,10 @@ MpiEnvironment::~MpiEnvironment() {
   if (owns_ && !finalised) MPI_Finalize();
 }
 
-Communicator::Communicator(MPI_Comm comm) : comm_(comm) {
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
+Communicator::Communicator(MPI_Comm comm) : comm_(comm), mpi_running_(mpi_is_running()) {
+  if (!mpi_running_) return;
+  check(MPI_Comm_rank(comm_, &rank_), "rank");
+  check(MPI_Comm_size(comm_, &size_), "size");
   // Errors come back as codes and become exceptions, rather than aborting inside MPI.
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
 }
@@ -39,11 +88,11 @@ void Communicator::check(int code, const char* what) const {
 }
 
 void Communicator::barrier() const {
-  check(MPI_Barrier(comm_), "barrier");
+  if (mpi_running_) check(MPI_Barrier(comm_), "barrier");
 }
 
 void Communicator::allreduce_sum(double* data, Index count) const {
-  if (count == 0) return;
+  if (count == 0 || !mpi_running_) return;
   check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_DOUBLE, MPI_SUM, comm_), "allreduce");
   count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
 }
@@ -54,30 +103,73 @@ double Communicator::allreduce_sum(double value) const {
 }
 
 double Communicator::allreduce_max(double value) const {
+  if (!mpi_running_) return value;
   check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_), "allreduce");
   count_bytes(sizeof(double));
   return value;
 }
 
 std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
+  if (!mpi_running_) return value;
   check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_SUM, comm_), "allreduce");
   count_bytes(sizeof(value));
   return value;
 }
 
 std::int64_t Communicator::allreduce_min(std::int64_t value) const {
+  if (!mpi_running_) return value;
   check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MIN, comm_), "allreduce");
   count_bytes(sizeof(value));
   return value;
 }
 
+std::int64_t Communicator::allreduce_max(std::int64_t value) const {
+  if (!mpi_running_) return value;
+  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MAX, comm_), "allreduce");
+  count_bytes(sizeof(value));
+  return value;
+}
+
+std::vector<std::int64_t> Communicator::allgather(std::int64_t value) const {
+  std::vector<std::int64_t> all(size_, value);
+  if (!mpi_running_) return all;
+  check(MPI_Allgather(&value, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm_), "allgather");
+  count_bytes(sizeof(value));
+  return all;
+}
+
 void Communicator::agree_on_problem(const std::string& problem, const std::string& key) const {
-  const std::int64_t first = allreduce_min(problem.empty() ? size_ : rank_);
-  if (first == size_) return;
-  throw InputError(broadcast(problem, static_cast<int>(first)), {"", key, "rank " + std::to_string(first)});
+  agree(problem.empty()
+            ? nullptr
+            : std::make_exception_ptr(InputError(problem, {"", key, "rank " + std::to_string(rank_)})));
+}
+
+void Communicator::agree(std::exception_ptr local) const {
+  if (size_ == 1) {
+    if (local) std::rethrow_exception(local);
+    return;
+  }
+  const std::int64_t failing = allreduce_min(local ? rank_ : size_);
+  if (failing == size_) return;
+  const int root = static_cast<int>(failing);
+  if (rank_ == root) {
+    // Send the details first, then throw the original object (its exact type is kept here).
+    const FlatError flat = flatten(local);
+    int kind = static_cast<int>(flat.kind);
+    broadcast_bytes(&kind, sizeof kind, root);
+    for (const std::string& s : flat.text) broadcast(s, root);
+    std::rethrow_exception(local);
+  }
+  FlatError flat;
+  int kind = 0;
+  broadcast_bytes(&kind, sizeof kind, root);
+  flat.kind = static_cast<ErrorKind>(kind);
+  for (std::string& s : flat.text) s = broadcast(s, root);
+  raise(flat);
 }
 
 int Communicator::ranks_on_node() const {
+  if (!mpi_running_) return 1;
   MPI_Comm node = MPI_COMM_NULL;
   check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "comm_split_type");
   int count = 1;
@@ -87,11 +179,13 @@ int Communicator::ranks_on_node() const {
 }
 
 void Communicator::broadcast(double* data, Index count, int root) const {
+  if (!mpi_running_) return;
   check(MPI_Bcast(data, static_cast<int>(count), MPI_DOUBLE, root, comm_), "broadcast");
   if (rank_ == root) count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
 }
 
 std::string Communicator::broadcast(const std::string& text, int root) const {
+  if (!mpi_running_) return text;
   std::uint64_t length = text.size();
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "broadcast");
   std::string out = rank_ == root ? text : std::string(length, '\0');
@@ -100,10 +194,20 @@ std::string Communicator::broadcast(const std::string& text, int root) const {
   return out;
 }
 
+void Communicator::broadcast_bytes(void* data, std::size_t bytes, int root) const {
+  if (!mpi_running_ || size_ == 1 || bytes == 0) return;
+  check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_), "broadcast");
+  if (rank_ == root) count_bytes(bytes);
+}
+
 void Communicator::alltoallv(const double* send, const std::vector<int>& send_counts,
                              const std::vector<int>& send_displs, double* receive,
                              const std::vector<int>& receive_counts,
                              const std::vector<int>& receive_displs) const {
+  if (!mpi_running_) {  // the whole exchange is this process's block to itself
+    std::copy_n(send + send_displs[0], send_counts[0], receive + receive_displs[0]);
+    return;
+  }
   check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_DOUBLE, receive,
                       receive_counts.data(), receive_displs.data(), MPI_DOUBLE, comm_),
         "alltoallv");
@@ -114,12 +218,14 @@ void Communicator::alltoallv(const double* send, const std::vector<int>& send_co
 }
 
 std::vector<int> Communicator::gather_counts(int local_count) const {
-  std::vector<int> counts(size_);
-  check(MPI_Allgather(&local_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "allgather");
+  std::vector<int> counts(size_, local_count);
+  if (mpi_running_)
+    check(MPI_Allgather(&local_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "allgather");
   return counts;
 }
 
 RowMatrix Communicator::allgather_rows(const DataRef& local) const {
+  if (!mpi_running_) return local;
   // Row-major rows are contiguous, so the gather is one allgatherv of doubles.
   const Index cols = local.cols();
   const std::vector<int> rows = gather_counts(static_cast<int>(local.rows()));

@@ -1,10 +1,15 @@
 #pragma once
 // The project's one MPI wrapper: RAII initialisation, typed collectives on double buffers and
-// Eigen matrices, and a count of the bytes each process sends through collectives (reported by
-// the benchmarks as communication per step).
+// Eigen matrices, collective error agreement, and a count of the bytes each process sends
+// through collectives (reported by the benchmarks as communication per step).
+//
+// MPI need not be running: serial tools (gplvm import) and serial tests use the I/O layer without
+// MPI_Init. Then this process is the whole communicator (rank 0 of 1) and every collective is the
+// identity, so the same code serves both.
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,8 @@ class Communicator {
   int size() const noexcept { return size_; }
   bool is_root() const noexcept { return rank_ == 0; }
   MPI_Comm raw() const noexcept { return comm_; }
+  // MPI is initialised (and not finalised): collectives are real, files may use MPI-IO.
+  bool mpi_running() const noexcept { return mpi_running_; }
 
   void barrier() const;
   // In-place elementwise sum over all ranks.
@@ -41,14 +48,39 @@ class Communicator {
   double allreduce_max(double value) const;
   std::int64_t allreduce_sum(std::int64_t value) const;
   std::int64_t allreduce_min(std::int64_t value) const;
+  std::int64_t allreduce_max(std::int64_t value) const;
+  std::vector<std::int64_t> allgather(std::int64_t value) const;  // one value per rank, rank order
   // Collective validation: if any rank's `problem` is non-empty, every rank throws the same
   // InputError (the lowest failing rank's message, key naming what was checked), so no rank is
   // left waiting in a collective while another has thrown.
   void agree_on_problem(const std::string& problem, const std::string& key) const;
+  // Collective: when any rank passes an exception, every rank throws the exception of the
+  // lowest such rank (gplvm::InputError, NumericalError and Error keep their type and context).
+  void agree(std::exception_ptr local) const;
+  // Runs f on every rank, then agrees on its outcome: checks whose outcome can differ between
+  // ranks must not leave one rank throwing while the others enter a collective.
+  template <class F>
+  void all_or_none(F&& f) const {
+    std::exception_ptr error;
+    try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    agree(error);
+  }
+  // Runs f on rank 0 only (file system work that must happen once), then agrees on its outcome.
+  template <class F>
+  void on_root(F&& f) const {
+    all_or_none([&] {
+      if (is_root()) f();
+    });
+  }
   // Ranks of this communicator that share this process's node (MPI_COMM_TYPE_SHARED).
   int ranks_on_node() const;
   void broadcast(double* data, Index count, int root = 0) const;
   std::string broadcast(const std::string& text, int root = 0) const;
+  void broadcast_bytes(void* data, std::size_t bytes, int root = 0) const;
   // MPI_Alltoallv on doubles: counts and displacements in doubles, one entry per rank.
   void alltoallv(const double* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
                  double* receive, const std::vector<int>& receive_counts,
@@ -70,6 +102,7 @@ class Communicator {
   void check(int code, const char* what) const;
 
   MPI_Comm comm_;
+  bool mpi_running_ = false;
   int rank_ = 0, size_ = 1;
   mutable std::uint64_t bytes_sent_ = 0;
 };
