@@ -32,18 +32,14 @@ std::vector<std::pair<int, int>> grid_shapes(int ranks) {
   return out;
 }
 
-struct Problem {
-  EqArdKernel kernel{0.8, (Vector(2) << 0.7, 1.1).finished()};
-  double noise = 0.1;
-  Matrix X;
-  RowMatrix Y;
-};
+using Problem = testing::GpProblem;
+
+EqArdKernel problem_kernel() {
+  return EqArdKernel{0.8, (Vector(2) << 0.7, 1.1).finished()};
+}
 
 Problem make_problem(Index n, Index d, std::uint64_t seed) {
-  Problem p;
-  p.X = random_normal(n, 2, seed);
-  p.Y = sample_gp_outputs(p.kernel, p.noise, p.X, d, CounterRng(seed), 0);
-  return p;
+  return testing::sample_gp_problem(problem_kernel(), 0.1, n, d, seed);
 }
 
 // This rank's rows of Y in the training code's layout.
@@ -215,10 +211,7 @@ TEST(ExactDistributed, RankDeficientKernelEscalatesJitterLikeTheSerialHelper) {
   const Index n = 60;
   const Matrix base = random_normal(3, 2, 6);
   const Matrix base_y = random_normal(3, 2, 7);
-  Problem p;
-  p.noise = 1e-300;
-  p.X.resize(n, 2);
-  p.Y.resize(n, 2);
+  Problem p{problem_kernel(), 1e-300, Matrix(n, 2), RowMatrix(n, 2)};
   for (Index i = 0; i < n; ++i) {
     p.X.row(i) = base.row(i % 3);
     p.Y.row(i) = base_y.row(i % 3);

@@ -17,18 +17,14 @@ using testing::finite_difference_gradient;
 using testing::max_relative_error;
 using testing::random_normal;
 
-struct Problem {
-  EqArdKernel kernel{0.9, Vector::Constant(2, 0.8)};
-  double noise = 0.3;
-  Matrix X;
-  RowMatrix Y;
-};
+using Problem = testing::GpProblem;
+
+EqArdKernel problem_kernel() {
+  return EqArdKernel{0.9, Vector::Constant(2, 0.8)};
+}
 
 Problem make_problem(Index n, Index d, std::uint64_t seed) {
-  Problem p;
-  p.X = random_normal(n, 2, seed);
-  p.Y = sample_gp_outputs(p.kernel, p.noise, p.X, d, CounterRng(seed), 0);
-  return p;
+  return testing::sample_gp_problem(problem_kernel(), 0.3, n, d, seed);
 }
 
 // Reference written independently: LU determinant and solve, explicit YY^T trace (fine at small N).
@@ -50,9 +46,7 @@ TEST(ExactLml, MatchesDenseReference) {
 }
 
 TEST(ExactLml, SingleOutputEqualsUnivariateGaussianForOnePoint) {
-  Problem p;
-  p.X = Matrix::Constant(1, 2, 0.3);
-  p.Y = RowMatrix::Constant(1, 1, 1.2);
+  const Problem p{problem_kernel(), 0.3, Matrix::Constant(1, 2, 0.3), RowMatrix::Constant(1, 1, 1.2)};
   const double var = 0.9 + 0.3;
   const double expected = -0.5 * std::log(2 * std::numbers::pi * var) - 0.5 * 1.44 / var;
   EXPECT_NEAR(exact_log_marginal_likelihood(p.kernel, p.noise, p.X, p.Y, false).value, expected, 1e-14);

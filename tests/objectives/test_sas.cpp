@@ -19,18 +19,14 @@ using testing::finite_difference_gradient;
 using testing::max_relative_error;
 using testing::random_normal;
 
-struct Problem {
-  EqArdKernel kernel{1.1, (Vector(2) << 0.9, 1.4).finished()};
-  double noise = 0.2;
-  Matrix X;
-  RowMatrix Y;
-};
+using Problem = testing::GpProblem;
+
+EqArdKernel problem_kernel() {
+  return EqArdKernel{1.1, (Vector(2) << 0.9, 1.4).finished()};
+}
 
 Problem make_problem(Index n, Index d, std::uint64_t seed) {
-  Problem p;
-  p.X = random_normal(n, 2, seed);
-  p.Y = sample_gp_outputs(p.kernel, p.noise, p.X, d, CounterRng(seed), 0);
-  return p;
+  return testing::sample_gp_problem(problem_kernel(), 0.2, n, d, seed);
 }
 
 // Rows `order[0..a)` are active, the rest remainder.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gplvm/core/counter_rng.hpp"
+#include "gplvm/model/gp_prior_sample.hpp"
 
 namespace gplvm::testing {
 
@@ -49,6 +50,12 @@ Matrix random_normal(Index rows, Index cols, std::uint64_t seed) {
     for (Index i = 0; i < rows; ++i)
       m(i, j) = rng.normal(RngPurpose::test, 0, 0, static_cast<std::uint64_t>(j * rows + i));
   return m;
+}
+
+GpProblem sample_gp_problem(const EqArdKernel& kernel, double noise, Index n, Index d, std::uint64_t seed) {
+  GpProblem p{kernel, noise, random_normal(n, kernel.input_dim(), seed), RowMatrix()};
+  p.Y = sample_gp_outputs(p.kernel, p.noise, p.X, d, CounterRng(seed), 0);
+  return p;
 }
 
 }  // namespace gplvm::testing

@@ -6,6 +6,7 @@
 
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/types.hpp"
+#include "gplvm/model/eq_ard_kernel.hpp"
 
 namespace gplvm::testing {
 
@@ -32,5 +33,15 @@ class CapturedLog {
 
 // A matrix of i.i.d. standard normals drawn from a test stream.
 Matrix random_normal(Index rows, Index cols, std::uint64_t seed);
+
+// The objective tests' fixture: N(0, I) latents X (n x Q) and D outputs drawn from the GP prior
+// with `kernel` and `noise` at them.
+struct GpProblem {
+  EqArdKernel kernel;
+  double noise;
+  Matrix X;
+  RowMatrix Y;
+};
+GpProblem sample_gp_problem(const EqArdKernel& kernel, double noise, Index n, Index d, std::uint64_t seed);
 
 }  // namespace gplvm::testing
