@@ -141,8 +141,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
 
   // fp32 models hold their rows as float32: half the memory (the exact model is fp64 only, which
   // train_settings enforces below).
-  const bool float32_rows =
-      config.get_string("model.precision") == "float32" && config.get_string("model.kind") != "exact";
+  const bool float32_rows = parse_precision(config.get_string("model.precision")) == Precision::float32 &&
+                            config.get_string("model.kind") != "exact";
   const DistributedDataset data = load_distributed_dataset(
       config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),
       comm, float32_rows ? Precision::float32 : Precision::float64);
@@ -151,20 +151,12 @@ int train_command(const Arguments& args, const Communicator& comm) {
     prepare_outputs(s, comm);
     return run_exact_training(s, config, data, comm, cl.has("json"));
   }
-  require(s.trainer.batch_size <= data.rows, "batch size exceeds the number of data rows (N < B)",
-          {s.data_file, "sas.batch_size",
-           std::to_string(s.trainer.batch_size) + " > N = " + std::to_string(data.rows)});
-  require(s.trainer.active_size < static_cast<Index>(s.trainer.batch_size),
-          "active set size must be smaller than the batch size (A < B)",
-          {"", "sas.active_size",
-           std::to_string(s.trainer.active_size) + " >= " + std::to_string(s.trainer.batch_size)});
-  prepare_outputs(s, comm);
-
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const SasModel model(s.model, data.rows, begin, count);
   const std::variant<DataRef, DataRefF> rows =
       float32_rows ? std::variant<DataRef, DataRefF>(DataRefF(data.local_f32)) : DataRef(data.local);
-  const Trainer trainer(model, comm, data.partition, rows, s.trainer);
+  const Trainer trainer(model, comm, data.partition, rows, s.trainer);  // validates B, A and the rows
+  prepare_outputs(s, comm);
   const RunMetadata meta{
       config.to_toml(), resume_identity(config),
       std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),

@@ -10,9 +10,9 @@ namespace gplvm {
 BatchSchedule::BatchSchedule(std::uint64_t num_data, std::uint64_t batch_size, std::uint64_t seed)
     : num_data_(num_data), seed_(seed) {
   require(num_data > 0, "the data set is empty", {"", "N", "0"});
-  require(batch_size > 0, "batch size must be positive", {"", "train.batch_size", "0"});
-  require(batch_size <= num_data, "batch size exceeds the number of data rows",
-          {"", "train.batch_size", std::to_string(batch_size) + " > N = " + std::to_string(num_data)});
+  require(batch_size > 0, "batch size must be positive", {"", "sas.batch_size", "0"});
+  require(batch_size <= num_data, "batch size exceeds the number of data rows (N < B)",
+          {"", "sas.batch_size", std::to_string(batch_size) + " > N = " + std::to_string(num_data)});
   batches_per_epoch_ = num_data / batch_size;
 }
 

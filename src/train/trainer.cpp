@@ -42,11 +42,12 @@ Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowParti
 void Trainer::validate_options() const {
   require(options_.epochs >= 1 || options_.max_steps >= 1, "training needs at least one epoch or step",
           {"", "train.epochs", std::to_string(options_.epochs)});
-  // Rejects A >= B, A < 1 and B > N before any work.
-  model_.remainder_weight(static_cast<Index>(schedule_.batch_length(0)), options_.active_size);
-  require(options_.active_size < static_cast<Index>(options_.batch_size),
-          "active set must be smaller than the batch",
-          {"", "sas.active_size", std::to_string(options_.active_size)});
+  // B <= N is the schedule's check (it names sas.batch_size); the objective checks 1 <= A < B
+  // again per batch, but without the configuration key.
+  require(options_.active_size >= 1 && options_.active_size < static_cast<Index>(options_.batch_size),
+          "active set size must be at least 1 and smaller than the batch size (1 <= A < B)",
+          {"", "sas.active_size",
+           std::to_string(options_.active_size) + " with B = " + std::to_string(options_.batch_size)});
 }
 
 std::uint64_t Trainer::total_steps() const {
