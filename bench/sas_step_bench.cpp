@@ -129,7 +129,6 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-template <typename Scalar>
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -151,12 +150,12 @@ struct GemmTimer {
     else
       cblas_sgemm(CblasColMajorLayout, CblasNoTransposition, CblasNoTransposition, m, n, k, 1.0f, a.data(), m,
                   b.data(), k, 0.0f, c.data(), m);
-    return seconds_since<Scalar>(t0);
+    return seconds_since(t0);
   }
   double engine() {
     const auto t0 = Clock::now();
     c.noalias() = a * b;
-    return seconds_since<Scalar>(t0);
+    return seconds_since(t0);
   }
 };
 
@@ -183,7 +182,10 @@ Timings run(const Options& o, const Communicator& comm) {
   for (Index i = 0; i < data.rows(); ++i)
     for (Index j = 0; j < o.dim; ++j)
       data(i, j) = rng.uniform(RngPurpose::test, 0, 0, (begin + i) * o.dim + j);
-  const DistributedSasStep step(model, comm, partition, data);
+  // Rows held as `gplvm train` holds them: float32 for fp32 models.
+  const RowMatrixF data_f32 = o.float32 ? RowMatrixF(data.cast<float>()) : RowMatrixF();
+  const DistributedSasStep step = o.float32 ? DistributedSasStep(model, comm, partition, DataRefF(data_f32))
+                                            : DistributedSasStep(model, comm, partition, DataRef(data));
 
   Vector params = model.initial_parameters(), grad;
   Adam adam(params.size(), {.learning_rate = 1e-3});
@@ -212,7 +214,7 @@ Timings run(const Options& o, const Communicator& comm) {
       comm.barrier();
       const auto t0 = Clock::now();
       one_step();
-      t.step.push_back(comm.allreduce_max(seconds_since<Scalar>(t0)));
+      t.step.push_back(comm.allreduce_max(seconds_since(t0)));
     }
   }
   return t;
