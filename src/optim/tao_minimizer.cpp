@@ -76,35 +76,25 @@ bool petsc_alive() noexcept {
   return PetscInitialized(&initialised) == 0 && initialised;
 }
 
-class VecHandle {
+// Owns one PETSc object, destroyed with `Destroy` while PETSc is alive.
+template <typename Object, PetscErrorCode (*Destroy)(Object*)>
+class PetscHandle {
  public:
-  VecHandle() = default;
-  ~VecHandle() {
-    if (vec_ && petsc_alive()) VecDestroy(&vec_);
+  PetscHandle() = default;
+  ~PetscHandle() {
+    if (object_ && petsc_alive()) Destroy(&object_);
   }
-  VecHandle(const VecHandle&) = delete;
-  VecHandle& operator=(const VecHandle&) = delete;
-  Vec get() const noexcept { return vec_; }
-  Vec* out() noexcept { return &vec_; }
+  PetscHandle(const PetscHandle&) = delete;
+  PetscHandle& operator=(const PetscHandle&) = delete;
+  Object get() const noexcept { return object_; }
+  Object* out() noexcept { return &object_; }
 
  private:
-  Vec vec_ = nullptr;
+  Object object_ = nullptr;
 };
 
-class TaoHandle {
- public:
-  TaoHandle() = default;
-  ~TaoHandle() {
-    if (tao_ && petsc_alive()) TaoDestroy(&tao_);
-  }
-  TaoHandle(const TaoHandle&) = delete;
-  TaoHandle& operator=(const TaoHandle&) = delete;
-  Tao get() const noexcept { return tao_; }
-  Tao* out() noexcept { return &tao_; }
-
- private:
-  Tao tao_ = nullptr;
-};
+using VecHandle = PetscHandle<Vec, VecDestroy>;
+using TaoHandle = PetscHandle<Tao, TaoDestroy>;
 
 // ---------------------------------------------------------------------------------------------
 // Collective validation

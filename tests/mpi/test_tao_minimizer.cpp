@@ -61,13 +61,18 @@ void make_bounds(Index offset, Index n, Vector& lower, Vector& upper) {
   }
 }
 
-TEST(TaoMinimizer, BoundedQuadraticReachesTheProjectedMinimiser) {
+// The separable quadratic on this rank's slice, with its box bounds.
+class TaoMinimizerOnQuadratic : public ::testing::Test {
+ protected:
+  void SetUp() override { make_bounds(offset, n, lower, upper); }
+
   const Communicator comm;
   const Index n = slice_size(comm.rank()), offset = slice_offset(comm);
-  const Quadratic f(offset, n);
+  const Quadratic f{offset, n};
   Vector lower, upper;
-  make_bounds(offset, n, lower, upper);
+};
 
+TEST_F(TaoMinimizerOnQuadratic, BoundedQuadraticReachesTheProjectedMinimiser) {
   TaoOptions options;
   options.gatol = 1e-10;
   options.grtol = 0;
@@ -102,12 +107,7 @@ TEST(TaoMinimizer, BoundedQuadraticReachesTheProjectedMinimiser) {
   EXPECT_EQ(comm.allreduce_max(result.objective), -comm.allreduce_max(-result.objective));
 }
 
-TEST(TaoMinimizer, InitialPointOutsideTheBoundsIsProjectedAndMonitorSeesEveryIteration) {
-  const Communicator comm;
-  const Index n = slice_size(comm.rank()), offset = slice_offset(comm);
-  const Quadratic f(offset, n);
-  Vector lower, upper;
-  make_bounds(offset, n, lower, upper);
+TEST_F(TaoMinimizerOnQuadratic, InitialPointOutsideTheBoundsIsProjectedAndMonitorSeesEveryIteration) {
   int seen = 0;
   TaoOptions options;
   options.gatol = 1e-9;
@@ -122,10 +122,7 @@ TEST(TaoMinimizer, InitialPointOutsideTheBoundsIsProjectedAndMonitorSeesEveryIte
   EXPECT_LT(comm.allreduce_max(n ? (result.solution - expected).cwiseAbs().maxCoeff() : 0.0), 1e-6);
 }
 
-TEST(TaoMinimizer, StopsAtTheIterationLimitWithoutClaimingConvergence) {
-  const Communicator comm;
-  const Index n = slice_size(comm.rank()), offset = slice_offset(comm);
-  const Quadratic f(offset, n);
+TEST_F(TaoMinimizerOnQuadratic, StopsAtTheIterationLimitWithoutClaimingConvergence) {
   TaoOptions options;
   options.gatol = 1e-14;
   options.grtol = 0;
@@ -139,10 +136,7 @@ TEST(TaoMinimizer, StopsAtTheIterationLimitWithoutClaimingConvergence) {
   EXPECT_EQ(result.history.size(), 3u);
 }
 
-TEST(TaoMinimizer, CallerCanStopCleanlyAfterAnyIteration) {
-  const Communicator comm;
-  const Index n = slice_size(comm.rank()), offset = slice_offset(comm);
-  const Quadratic f(offset, n);
+TEST_F(TaoMinimizerOnQuadratic, CallerCanStopCleanlyAfterAnyIteration) {
   TaoOptions options;
   int seen = 0;
   options.on_iteration = [&](const TaoIterate&) { ++seen; };
@@ -159,10 +153,7 @@ TEST(TaoMinimizer, CallerCanStopCleanlyAfterAnyIteration) {
   EXPECT_EQ(f(comm, result.solution, scratch), result.objective);  // the iterate it stopped at
 }
 
-TEST(TaoMinimizer, ObjectiveExceptionsReachTheCallerUnchangedOnEveryRank) {
-  const Communicator comm;
-  const Index n = slice_size(comm.rank()), offset = slice_offset(comm);
-  const Quadratic f(offset, n);
+TEST_F(TaoMinimizerOnQuadratic, ObjectiveExceptionsReachTheCallerUnchangedOnEveryRank) {
   TaoMinimizer minimizer(comm, n);
   int calls = 0;
   const auto failing = [&](const ConstVectorRef& x, VectorRef g) {
