@@ -66,9 +66,7 @@ void DistributedSasStep::validate_local_data(const DataRefT<Scalar>& local_data)
   require(local_data.cols() == model_.config().data_dim, "local data has the wrong number of columns",
           {"", "data_dim", std::to_string(local_data.cols())});
   // Checked once here rather than in every step: the data never change during training.
-  Index bad = -1;
-  for (Index i = 0; i < local_data.rows() && bad < 0; ++i)
-    if (!local_data.row(i).allFinite()) bad = i;
+  const Index bad = first_non_finite_row<Scalar>(local_data);
   constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
   const std::int64_t first_bad =
       comm_.allreduce_min(bad < 0 ? kNone : static_cast<std::int64_t>(partition_.begin(comm_.rank())) + bad);

@@ -36,13 +36,6 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
 
 }  // namespace
 
-Index first_non_finite_row(const DataRef& data) {
-  if (data.allFinite()) return -1;
-  for (Index i = 0; i < data.rows(); ++i)
-    if (!data.row(i).allFinite()) return i;
-  return -1;
-}
-
 LatentKind parse_latent_kind(const std::string& name) {
   if (name == "amortised") return LatentKind::amortised;
   if (name == "free") return LatentKind::free;
@@ -161,7 +154,7 @@ void SasModel::validate_rows(const std::vector<std::uint64_t>& rows, const DataR
           {"", "batch", std::to_string(data.rows()) + " vs " + std::to_string(b)});
   require(data.cols() == config_.data_dim, "batch data has the wrong number of columns",
           {"", "data_dim", std::to_string(data.cols())});
-  const Index bad = first_non_finite_row(data);
+  const Index bad = first_non_finite_row<double>(data);
   if (bad >= 0) throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(rows[bad])});
 }
 

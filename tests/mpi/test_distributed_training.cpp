@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
+#include "gplvm/core/error.hpp"
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
@@ -191,6 +193,33 @@ INSTANTIATE_TEST_SUITE_P(Variants, DistributedFloat32Gradient,
                                            Variant{true, LatentKind::amortised},
                                            Variant{false, LatentKind::free},
                                            Variant{true, LatentKind::free}));
+
+// The distributed step checks its rows once, at construction: a NaN in one rank's block is an
+// InputError on every rank (no rank left waiting in a collective), naming the global row; for
+// rows held as float32 too.
+TEST(DistributedSasStep, NonFiniteRowIsAnInputErrorOnEveryRankNamingTheRow) {
+  const Communicator comm;
+  const Variant v{false, LatentKind::amortised};
+  RowMatrix Y = testing::random_normal(kRows, kDim, 5);
+  Y(40, 3) = std::numeric_limits<double>::quiet_NaN();
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const SasModel model(config(v), kRows, begin, count);
+  const RowMatrix local = Y.middleRows(begin, count);
+  const RowMatrixF local_f32 = local.cast<float>();
+  for (const bool f32 : {false, true}) {
+    try {
+      if (f32)
+        DistributedSasStep(model, comm, partition, DataRefF(local_f32));
+      else
+        DistributedSasStep(model, comm, partition, DataRef(local));
+      ADD_FAILURE() << "no error (float32 rows: " << f32 << ")";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.context().key, "row");
+      EXPECT_EQ(e.context().value, "40");
+    }
+  }
+}
 
 }  // namespace
 }  // namespace gplvm

@@ -59,7 +59,13 @@ struct BatchTerms {
 };
 
 // Index of the first row of data holding a NaN or Inf, or -1 if every value is finite.
-Index first_non_finite_row(const DataRef& data);
+template <typename Scalar>
+Index first_non_finite_row(const DataRefT<Scalar>& data) {
+  if (data.allFinite()) return -1;
+  for (Index i = 0; i < data.rows(); ++i)
+    if (!data.row(i).allFinite()) return i;
+  return -1;
+}
 
 class SasModel {
  public:
