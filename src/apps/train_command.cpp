@@ -169,17 +169,23 @@ int train_command(const Arguments& args, const Communicator& comm) {
                  static_cast<unsigned long long>(state.step));
 
   const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
-  auto write = [&](const std::string& path, const TrainingState& st, bool with_state) {
-    write_run_file(path, comm, {model, st, rows, labels, meta}, with_state);
-  };
-  auto checkpoint = [&](const TrainingState& st) {
-    write(checkpoint_name(s.checkpoint_dir, st.step), st, true);
+  // Each write encodes the latents of all local rows (a full encoder pass): the final checkpoint
+  // and the run file share one encoding, and a step already checkpointed is not written again.
+  std::uint64_t checkpointed_step = ~std::uint64_t{0};  // none yet
+  auto write_checkpoint = [&](const TrainingState& st, const LocalLatents& latents) {
+    write_run_file(checkpoint_name(s.checkpoint_dir, st.step), comm, {model, st, latents, labels, meta},
+                   true);
     if (comm.is_root()) prune_checkpoints(s.checkpoint_dir, s.keep_checkpoints);
     comm.barrier();
+    checkpointed_step = st.step;
+  };
+  auto checkpoint = [&](const TrainingState& st) {
+    write_checkpoint(st, encode_local_latents(model, st.params, rows));
   };
   install_stop_signal_handlers();
   const TrainRunStats stats = trainer.run(state, checkpoint, stop_requested);
-  checkpoint(state);
+  const LocalLatents latents = encode_local_latents(model, state.params, rows);
+  if (checkpointed_step != state.step) write_checkpoint(state, latents);
   if (!stats.finished) {
     if (comm.is_root())
       std::fprintf(
@@ -189,7 +195,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
           checkpoint_name(s.checkpoint_dir, state.step).c_str());
     return kExitStopped;
   }
-  write(s.output_path, state, false);
+  write_run_file(s.output_path, comm, {model, state, latents, labels, meta}, false);
   print_summary(cl.has("json"), s, state, stats, comm);
   return kExitOk;
 }

@@ -146,16 +146,21 @@ DataFingerprint fingerprint_data(const Communicator& comm, const DataRefF& local
   return fingerprint_rows(comm, local_rows, row_begin, total_rows);
 }
 
+LocalLatents encode_local_latents(const SasModel& model, const Vector& params,
+                                  const std::variant<DataRef, DataRefF>& local_rows) {
+  LocalLatents l;
+  std::visit([&](const auto& rows) { model.encode(params, rows, model.local_begin(), l.mean, &l.variance); },
+             local_rows);
+  return l;
+}
+
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run,
                     bool with_state) {
   const SasModel& model = run.model;
   const std::uint64_t n = model.num_data(), begin = model.local_begin();
   Hdf5ResultWriter out(path, comm.raw());
-  RowMatrix mean, variance;
-  std::visit([&](const auto& rows) { model.encode(run.state.params, rows, begin, mean, &variance); },
-             run.local_data);
-  out.write_distributed_rows("/latent/mean", mean, begin, n);
-  if (model.config().bayesian) out.write_distributed_rows("/latent/var", variance, begin, n);
+  out.write_distributed_rows("/latent/mean", run.latents.mean, begin, n);
+  if (model.config().bayesian) out.write_distributed_rows("/latent/var", run.latents.variance, begin, n);
   if (run.local_labels) out.write_distributed_int64("/labels", *run.local_labels, begin, n);
   write_parameters(out, model, run.state.params);
   write_curve(out, run.state.curve);

@@ -41,10 +41,17 @@ struct RunMetadata {
   std::string data_file;
 };
 
+// The latents of this rank's rows under some parameters (variance empty unless Bayesian).
+struct LocalLatents {
+  RowMatrix mean, variance;
+};
+LocalLatents encode_local_latents(const SasModel& model, const Vector& params,
+                                  const std::variant<DataRef, DataRefF>& local_rows);
+
 struct RunOutput {
   const SasModel& model;
   const TrainingState& state;
-  std::variant<DataRef, DataRefF> local_data;     // this rank's rows (fp64 or fp32), to encode the latents
+  const LocalLatents& latents;                    // of this rank's rows under state.params
   const std::vector<std::int64_t>* local_labels;  // may be null
   const RunMetadata& metadata;
 };
