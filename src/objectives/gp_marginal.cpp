@@ -9,9 +9,7 @@
 namespace gplvm {
 namespace {
 
-void validate_inputs(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y) {
-  require(X.rows() == Y.rows(), "latents and data have different numbers of rows",
-          {"", "rows", std::to_string(X.rows()) + " vs " + std::to_string(Y.rows())});
+void validate_latents(double noise_variance, const ConstMatrixRef& X) {
   require(X.rows() > 0, "GP marginal likelihood of an empty point set", {"", "rows", "0"});
   require(std::isfinite(noise_variance) && noise_variance > 0, "noise variance must be positive and finite",
           {"", "noise_variance", std::to_string(noise_variance)});
@@ -20,27 +18,37 @@ void validate_inputs(const Kernel& kernel, double noise_variance, const ConstMat
 
 }  // namespace
 
-GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y,
-                       const std::string& what, bool with_alpha) {
-  validate_inputs(kernel, noise_variance, X, Y);
-  GpMarginal m;
-  kernel.cross(X, X, m.kernel_block);
-  Matrix K = m.kernel_block;
+GpFactor gp_factor(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X,
+                   const std::string& what) {
+  validate_latents(noise_variance, X);
+  GpFactor f;
+  kernel.cross(X, X, f.kernel_block);
+  Matrix K = f.kernel_block;
   K.diagonal().array() += noise_variance;
-  m.factor = CholeskyFactor::factorize(std::move(K), what);
+  f.factor = CholeskyFactor::factorize(std::move(K), what);
+  return f;
+}
+
+double gp_normaliser(const CholeskyFactor& factor, Index d) {
+  const double n = static_cast<double>(factor.size()), dd = static_cast<double>(d);
+  return -0.5 * n * dd * std::log(2.0 * std::numbers::pi) - 0.5 * dd * factor.log_determinant();
+}
+
+GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y,
+                       const std::string& what) {
+  require(X.rows() == Y.rows(), "latents and data have different numbers of rows",
+          {"", "rows", std::to_string(X.rows()) + " vs " + std::to_string(Y.rows())});
+  GpFactor f = gp_factor(kernel, noise_variance, X, what);
+  GpMarginal m;
+  m.kernel_block = std::move(f.kernel_block);
+  m.factor = std::move(f.factor);
 
   // Data term 1/2 ||L^{-1} Y||_F^2 from one triangular solve; alpha from the second.
   m.whitened_data = Y;
   m.factor.solve_lower_in_place(m.whitened_data);
-  const double data_term = 0.5 * m.whitened_data.squaredNorm();
-  if (with_alpha) {
-    m.alpha = m.whitened_data;
-    m.factor.solve_upper_in_place(m.alpha);
-  }
-
-  const double n = static_cast<double>(X.rows()), d = static_cast<double>(Y.cols());
-  m.log_likelihood =
-      -0.5 * n * d * std::log(2.0 * std::numbers::pi) - 0.5 * d * m.factor.log_determinant() - data_term;
+  m.alpha = m.whitened_data;
+  m.factor.solve_upper_in_place(m.alpha);
+  m.log_likelihood = gp_normaliser(m.factor, Y.cols()) - 0.5 * m.whitened_data.squaredNorm();
   return m;
 }
 

@@ -31,11 +31,23 @@ double remainder_weight(RemainderScaling scaling, Index num_data, Index batch_si
   return static_cast<double>(num_data - num_active) / static_cast<double>(batch_size - num_active);
 }
 
-Index SasRemainderPartials::packed_size() const {
+double SasActiveSet::log_likelihood() const {
+  return normaliser - 0.5 * whitened_data.squaredNorm();
+}
+
+void SasPartials::add_active_data_fit(const ConstMatrixRef& beta_columns) {
+  require(whitened_adjoint.rows() == beta_columns.rows(),
+          "active data fit: beta has the wrong number of rows",
+          {"", "rows", std::to_string(beta_columns.rows())});
+  value -= 0.5 * beta_columns.squaredNorm();
+  whitened_adjoint.selfadjointView<Eigen::Lower>().rankUpdate(beta_columns, 0.5);
+}
+
+Index SasPartials::packed_size() const {
   return 2 + whitened_adjoint.size() + d_latents_active.size() + d_kernel.size();
 }
 
-void SasRemainderPartials::pack(double* buffer) const {
+void SasPartials::pack(double* buffer) const {
   *buffer++ = value;
   *buffer++ = d_log_noise;
   buffer = std::copy_n(whitened_adjoint.data(), whitened_adjoint.size(), buffer);
@@ -43,7 +55,7 @@ void SasRemainderPartials::pack(double* buffer) const {
   std::copy_n(d_kernel.data(), d_kernel.size(), buffer);
 }
 
-void SasRemainderPartials::unpack(const double* buffer) {
+void SasPartials::unpack(const double* buffer) {
   value = *buffer++;
   d_log_noise = *buffer++;
   std::copy_n(buffer, whitened_adjoint.size(), whitened_adjoint.data());
@@ -53,11 +65,30 @@ void SasRemainderPartials::unpack(const double* buffer) {
   std::copy_n(buffer, d_kernel.size(), d_kernel.data());
 }
 
+SasActiveSet sas_active_factor(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
+                               Index data_dim) {
+  GpFactor f = gp_factor(kernel, noise_variance, X_active, "active block K_AA + noise I");
+  SasActiveSet active;
+  active.kernel_block = std::move(f.kernel_block);
+  active.factor = std::move(f.factor);
+  active.normaliser = gp_normaliser(active.factor, data_dim);
+  active.data_dim = data_dim;
+  return active;
+}
+
+Matrix whiten_active_columns(const SasActiveSet& active, const ConstMatrixRef& Y_active_columns) {
+  require(
+      Y_active_columns.rows() == active.factor.size(), "active data and latents differ in rows",
+      {"", "rows", std::to_string(Y_active_columns.rows()) + " vs " + std::to_string(active.factor.size())});
+  Matrix beta = Y_active_columns;
+  active.factor.solve_lower_in_place(beta);
+  return beta;
+}
+
 SasActiveSet sas_active_set(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X_active,
                             const DataRef& Y_active) {
-  SasActiveSet active;
-  active.marginal = gp_marginal(kernel, noise_variance, X_active, Y_active, "active block K_AA + noise I",
-                                /*with_alpha=*/false);
+  SasActiveSet active = sas_active_factor(kernel, noise_variance, X_active, Y_active.cols());
+  active.whitened_data = whiten_active_columns(active, Y_active);
   return active;
 }
 
@@ -78,7 +109,7 @@ RemainderSolve solve_remainder(const Kernel& kernel, double noise_variance, cons
   // c_n = k_nn + s2 - ||L^{-1} k_An||^2: the squared norm of the half-solve avoids the cancellation
   // in k^T (K^{-1} k) when c_n is small relative to k_nn.
   s.w = s.k_cross;
-  active.marginal.factor.solve_lower_in_place(s.w);
+  active.factor.solve_lower_in_place(s.w);
   s.variance.array() += noise_variance - s.w.colwise().squaredNorm().transpose().array();
   return s;
 }
@@ -96,7 +127,7 @@ SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const Sas
                           const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder) {
   RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
   SasPredictive p;
-  p.mean.noalias() = s.w.transpose() * active.marginal.whitened_data;  // = k^T alpha
+  p.mean.noalias() = s.w.transpose() * active.whitened_data;  // = k^T alpha
   p.variance = std::move(s.variance);
   return p;
 }
@@ -136,14 +167,14 @@ Matrix in_scalar_to_double(MatrixT<Scalar>&& m) {
 // adjoint is returned whitened (-sym(M) below): sas_combine applies L^{-T} . L^{-1} once, to the
 // active and remainder parts together.
 template <typename Scalar>
-SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
-                                     const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
-                                     const DataRefT<Scalar>& Y_remainder, double weight) {
+SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                            const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
+                            const DataRefT<Scalar>& Y_remainder, double weight) {
   const Index A = X_active.rows(), R = X_remainder.rows(), D = Y_remainder.cols();
   require(Y_remainder.rows() == R, "remainder latents and data have different numbers of rows",
           {"", "rows", std::to_string(R) + " vs " + std::to_string(Y_remainder.rows())});
   require(X_remainder.allFinite(), "remainder latents contain NaN or Inf", {"", "latents", "non-finite"});
-  SasRemainderPartials out;
+  SasPartials out;
   out.whitened_adjoint = Matrix::Zero(A, A);
   out.d_latents_active = Matrix::Zero(A, X_active.cols());
   out.d_kernel = Vector::Zero(kernel.num_hyperparameters());
@@ -152,9 +183,9 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
 
   const RemainderSolve s = solve_remainder(kernel, noise_variance, active, X_active, X_remainder);
   require_positive_variances(s.variance);
-  const CholeskyFactor& L = active.marginal.factor;
+  const CholeskyFactor& L = active.factor;
   MatrixT<Scalar> beta_storage, w_storage;
-  const MatrixT<Scalar>& beta = in_scalar(active.marginal.whitened_data, beta_storage);
+  const MatrixT<Scalar>& beta = in_scalar(active.whitened_data, beta_storage);
   const MatrixT<Scalar>& w = in_scalar(s.w, w_storage);
   // r_n = y_n - w_n^T beta, rows are points; row-major like Y, so the copy is a memcpy.
   RowMatrixT<Scalar> residual = Y_remainder;
@@ -190,42 +221,63 @@ SasRemainderPartials remainder_terms(const Kernel& kernel, double noise_variance
 
 }  // namespace
 
-SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
-                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
-                                         const ConstMatrixRef& X_remainder, const DataRef& Y_remainder,
-                                         double weight) {
+SasPartials sas_remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                                const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
+                                const DataRef& Y_remainder, double weight) {
   return remainder_terms<double>(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);
 }
 
-SasRemainderPartials sas_remainder_terms(const Kernel& kernel, double noise_variance,
-                                         const SasActiveSet& active, const ConstMatrixRef& X_active,
-                                         const ConstMatrixRef& X_remainder, const DataRefF& Y_remainder,
-                                         double weight) {
+SasPartials sas_remainder_terms(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                                const ConstMatrixRef& X_active, const ConstMatrixRef& X_remainder,
+                                const DataRefF& Y_remainder, double weight) {
   return remainder_terms<float>(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);
 }
 
-GpGradient sas_combine(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
-                       const ConstMatrixRef& X_active, const SasRemainderPartials& partials) {
+GpGradient sas_partials_gradient(const SasActiveSet& active, const SasPartials& partials) {
   GpGradient g;
-  g.value = active.marginal.log_likelihood + partials.value;
+  g.value = active.normaliser + partials.value;  // the data fit -||beta||^2/2 is in the partials
   g.d_latents = partials.d_latents_active;
   g.d_kernel = partials.d_kernel;
   g.d_log_noise = partials.d_log_noise;
-  // The active term's adjoint 1/2 (alpha alpha^T - D K^{-1}) is L^{-T} 1/2 (beta beta^T - D I) L^{-1}:
-  // added to the remainder's whitened adjoint, one pair of triangular solves gives the whole
+  return g;
+}
+
+Matrix sas_whitened_adjoint(const SasActiveSet& active, const SasPartials& partials) {
+  // The active term's adjoint 1/2 (alpha alpha^T - D K^{-1}) is L^{-T} 1/2 (beta beta^T - D I) L^{-1};
+  // beta beta^T / 2 came with the partials, so with -D/2 I added, L^{-T} W L^{-1} is the whole
   // dL/d(K_AA + s2 I), with no explicit inverse and no alpha.
-  const Matrix& beta = active.marginal.whitened_data;
-  const double d = static_cast<double>(beta.cols());
   Matrix W = partials.whitened_adjoint;
-  W.diagonal().array() -= 0.5 * d;
-  W.selfadjointView<Eigen::Lower>().rankUpdate(beta, 0.5);
+  W.diagonal().array() -= 0.5 * static_cast<double>(active.data_dim);
   W.triangularView<Eigen::StrictlyUpper>() = W.transpose();
-  const CholeskyFactor& L = active.marginal.factor;
-  L.solve_upper_in_place(W);  // L^{-T} W
-  W.transposeInPlace();
-  L.solve_upper_in_place(W);  // L^{-T} (L^{-T} W)^T = L^{-T} W L^{-1} (W symmetric)
-  W = (0.5 * (W + W.transpose())).eval();
-  backprop_symmetric_block(kernel, noise_variance, X_active, active.marginal.kernel_block, W, g);
+  return W;
+}
+
+void add_active_adjoint_columns(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                                const ConstMatrixRef& X_active, const Matrix& V, Index first, Index count,
+                                GpGradient& gradient) {
+  const Index a = X_active.rows();
+  require(V.rows() == a && V.cols() == a && first >= 0 && count >= 0 && first + count <= a,
+          "active adjoint columns out of range",
+          {"", "columns", std::to_string(first) + "+" + std::to_string(count) + " of " + std::to_string(a)});
+  if (count == 0) return;
+  Matrix X_columns = V.middleRows(first, count).transpose();
+  active.factor.solve_upper_in_place(X_columns);  // L^{-T} V[cols, :]^T = (K_AA + s2 I)-adjoint columns
+  const Matrix K_columns = active.kernel_block.middleCols(first, count);
+  // k(x_i, x_j) for j in the columns: both arguments are latents of the active set, so the column
+  // points get their own share (the rows' share covers every point through the other columns).
+  Matrix d_columns = Matrix::Zero(count, X_active.cols());
+  kernel.cross_backward(X_active, X_active.middleRows(first, count), K_columns, X_columns,
+                        &gradient.d_latents, &d_columns, gradient.d_kernel);
+  gradient.d_latents.middleRows(first, count) += d_columns;
+  gradient.d_log_noise += noise_variance * X_columns.middleRows(first, count).trace();
+}
+
+GpGradient sas_combine(const Kernel& kernel, double noise_variance, const SasActiveSet& active,
+                       const ConstMatrixRef& X_active, const SasPartials& partials) {
+  GpGradient g = sas_partials_gradient(active, partials);
+  Matrix V = sas_whitened_adjoint(active, partials);
+  active.factor.solve_upper_in_place(V);  // L^{-T} W
+  add_active_adjoint_columns(kernel, noise_variance, active, X_active, V, 0, X_active.rows(), g);
   return g;
 }
 
@@ -233,8 +285,9 @@ SasGradient sas_objective(const Kernel& kernel, double noise_variance, const Con
                           const DataRef& Y_active, const ConstMatrixRef& X_remainder,
                           const DataRef& Y_remainder, double weight) {
   const SasActiveSet active = sas_active_set(kernel, noise_variance, X_active, Y_active);
-  SasRemainderPartials partials =
+  SasPartials partials =
       sas_remainder_terms(kernel, noise_variance, active, X_active, X_remainder, Y_remainder, weight);
+  partials.add_active_data_fit(active.whitened_data);
   const GpGradient total = sas_combine(kernel, noise_variance, active, X_active, partials);
   SasGradient out;
   out.value = total.value;

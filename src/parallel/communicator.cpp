@@ -224,20 +224,40 @@ std::vector<int> Communicator::gather_counts(int local_count) const {
   return counts;
 }
 
+void Communicator::allgatherv(const double* send, const std::vector<int>& counts, double* receive) const {
+  std::vector<int> offsets(size_);
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  check(MPI_Allgatherv(send, counts[rank_], MPI_DOUBLE, receive, counts.data(), offsets.data(), MPI_DOUBLE,
+                       comm_),
+        "allgatherv");
+  count_bytes(static_cast<std::uint64_t>(counts[rank_]) * sizeof(double));
+}
+
 RowMatrix Communicator::allgather_rows(const DataRef& local) const {
   if (!mpi_running_) return local;
   // Row-major rows are contiguous, so the gather is one allgatherv of doubles.
-  const Index cols = local.cols();
   const std::vector<int> rows = gather_counts(static_cast<int>(local.rows()));
-  std::vector<int> counts(size_), offsets(size_);
-  for (int r = 0; r < size_; ++r) counts[r] = rows[r] * static_cast<int>(cols);
-  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
-  RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), cols);
+  std::vector<int> counts(size_);
+  for (int r = 0; r < size_; ++r) counts[r] = rows[r] * static_cast<int>(local.cols());
+  RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), local.cols());
   const RowMatrix contiguous = local;  // a Ref may have an outer stride
-  check(MPI_Allgatherv(contiguous.data(), counts[rank_], MPI_DOUBLE, out.data(), counts.data(),
-                       offsets.data(), MPI_DOUBLE, comm_),
-        "allgatherv");
-  count_bytes(static_cast<std::uint64_t>(counts[rank_]) * sizeof(double));
+  allgatherv(contiguous.data(), counts, out.data());
+  return out;
+}
+
+Matrix Communicator::allgather_columns(const ConstMatrixRef& local) const {
+  if (!mpi_running_) return local;
+  // Column-major columns are contiguous, so this too is one allgatherv of doubles.
+  const std::vector<int> cols = gather_counts(static_cast<int>(local.cols()));
+  std::vector<int> counts(size_);
+  for (int r = 0; r < size_; ++r) counts[r] = cols[r] * static_cast<int>(local.rows());
+  Matrix out(local.rows(), std::accumulate(cols.begin(), cols.end(), 0));
+  if (local.outerStride() == local.rows() || local.cols() <= 1) {
+    allgatherv(local.data(), counts, out.data());
+  } else {
+    const Matrix contiguous = local;
+    allgatherv(contiguous.data(), counts, out.data());
+  }
   return out;
 }
 

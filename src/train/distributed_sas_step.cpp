@@ -42,6 +42,53 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
   return out;
 }
 
+// The active set with its A^2 D whitening beta = L^{-1} Y_A split by columns of Y_A: every rank
+// factorises K_AA (A^3/3), whitens its slice of the D columns, and the slices are gathered, so
+// the active set's cost per rank falls with the rank count instead of being paid on every rank.
+struct ActiveSetShare {
+  SasActiveSet set;     // factor and the full beta
+  Matrix beta_columns;  // this rank's slice of beta, whose data fit it adds to its partials
+};
+
+ActiveSetShare share_active_set(const Communicator& comm, const Kernel& kernel, double noise,
+                                const ActiveRows& active) {
+  ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols()), Matrix()};
+  const RowPartition columns(static_cast<std::uint64_t>(active.data.cols()), comm.size());
+  share.beta_columns = whiten_active_columns(
+      share.set, active.data.middleCols(static_cast<Index>(columns.begin(comm.rank())),
+                                        static_cast<Index>(columns.count(comm.rank()))));
+  share.set.whitened_data = comm.allgather_columns(share.beta_columns);
+  return share;
+}
+
+// sas_combine with its two A x A x A solves split by columns of the adjoint: V = L^{-T} W by
+// column slices, gathered; then each rank forms and back-propagates its own columns of
+// L^{-T} W L^{-1}, and one small allreduce sums those contributions (A Q + hyperparameters + 1).
+GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, double noise,
+                              const SasActiveSet& set, const Matrix& X_active, const SasPartials& partials) {
+  const Index a = X_active.rows();
+  const RowPartition columns(static_cast<std::uint64_t>(a), comm.size());
+  const Index first = static_cast<Index>(columns.begin(comm.rank()));
+  const Index count = static_cast<Index>(columns.count(comm.rank()));
+  Matrix v_columns = sas_whitened_adjoint(set, partials).middleCols(first, count);
+  set.factor.solve_upper_in_place(v_columns);
+  const Matrix V = comm.allgather_columns(v_columns);
+
+  GpGradient mine{0.0, Matrix::Zero(a, X_active.cols()), Vector::Zero(kernel.num_hyperparameters()), 0.0};
+  add_active_adjoint_columns(kernel, noise, set, X_active, V, first, count, mine);
+  std::vector<double> buffer(mine.d_latents.size() + mine.d_kernel.size() + 1);
+  std::copy_n(mine.d_latents.data(), mine.d_latents.size(), buffer.begin());
+  std::copy_n(mine.d_kernel.data(), mine.d_kernel.size(), buffer.begin() + mine.d_latents.size());
+  buffer.back() = mine.d_log_noise;
+  comm.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
+
+  GpGradient total = sas_partials_gradient(set, partials);
+  total.d_latents += Eigen::Map<const Matrix>(buffer.data(), a, X_active.cols());
+  total.d_kernel += Eigen::Map<const Vector>(buffer.data() + mine.d_latents.size(), mine.d_kernel.size());
+  total.d_log_noise += buffer.back();
+  return total;
+}
+
 }  // namespace
 
 DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator& comm,
@@ -124,15 +171,16 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows
 
   const EqArdKernel kernel = model_.kernel(params);
   const double noise = model_.noise_variance(params);
-  const SasActiveSet factor = sas_active_set(kernel, noise, active.latents, active.data);
+  const ActiveSetShare share = share_active_set(comm_, kernel, noise, active);
   const Index own_active =
       std::count_if(own.positions.begin(), own.positions.end(), [&](Index p) { return p < num_active; });
   const Index own_remainder = static_cast<Index>(own.rows.size()) - own_active;
-  SasRemainderPartials partials =
-      sas_remainder_terms(kernel, noise, factor, active.latents, latents.sample.bottomRows(own_remainder),
+  SasPartials partials =
+      sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.bottomRows(own_remainder),
                           DataRefT<Scalar>(data.bottomRows(own_remainder)), weight);
+  partials.add_active_data_fit(share.beta_columns);
 
-  // One allreduce: the remainder partials and this rank's share of the KL.
+  // One allreduce: the partials and this rank's share of the KL.
   const double local_kl = model_.config().bayesian ? gaussian_kl(latents.mean, latents.variance) : 0.0;
   std::vector<double> buffer(partials.packed_size() + 1);
   partials.pack(buffer.data());
@@ -140,7 +188,7 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows
   comm_.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
   partials.unpack(buffer.data());
   const double kl = buffer.back();
-  const GpGradient total = sas_combine(kernel, noise, factor, active.latents, partials);
+  const GpGradient total = combine_by_columns(comm_, kernel, noise, share.set, active.latents, partials);
 
   gradient.setZero(model_.num_parameters());
   gradient.head(total.d_kernel.size()) = total.d_kernel;

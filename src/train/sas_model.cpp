@@ -318,9 +318,9 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   // The active rows as doubles of `data`: in fp32 mode, the fp32-rounded values (as in training).
   const RowMatrix active_rows = data.topRows(a).template cast<double>();
   const SasActiveSet active = sas_active_set(k, noise, l.sample.topRows(a), active_rows);
-  SasRemainderPartials partials =
-      sas_remainder_terms(k, noise, active, l.sample.topRows(a), l.sample.bottomRows(r),
-                          DataRefT<Scalar>(data.bottomRows(r)), weight);
+  SasPartials partials = sas_remainder_terms(k, noise, active, l.sample.topRows(a), l.sample.bottomRows(r),
+                                             DataRefT<Scalar>(data.bottomRows(r)), weight);
+  partials.add_active_data_fit(active.whitened_data);
   const GpGradient g = sas_combine(k, noise, active, l.sample.topRows(a), partials);
   gradient.setZero(num_parameters());
   gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;

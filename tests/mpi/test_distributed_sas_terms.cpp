@@ -1,7 +1,8 @@
 // The data-parallel decomposition of the SAS objective, run under mpirun at 1-4 ranks: each rank
 // evaluates only the remainder rows it owns (block partition of the N data rows, so some ranks own
-// none of a batch), the partials are allreduced once, and every rank must then hold the serial
-// objective and gradients.
+// none of a batch) and whitens only its slice of the active columns (D = 6 over up to 4 ranks, and
+// D = 2, where some ranks get no column), the slices are gathered, the partials are allreduced
+// once, and every rank must then hold the serial objective and gradients.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,53 +20,61 @@ namespace {
 
 TEST(DistributedSas, ReducedPartialsEqualSerialObjectiveAndGradients) {
   const Communicator comm;
-  const Index n = 53, d = 6, a = 9;
-  const Matrix X = testing::random_normal(n, 2, 1);
-  const EqArdKernel kernel(0.8, (Vector(2) << 0.7, 1.1).finished());
-  const RowMatrix Y = sample_gp_outputs(kernel, 0.1, X, d, CounterRng(2), 0);
-  const BatchSchedule schedule(n, 25, 3);
-  const RowPartition partition(n, comm.size());
-  for (std::uint64_t b = 0; b < schedule.batches_per_epoch(); ++b) {
-    const auto rows = schedule.batch_rows(0, b);
-    const Index r = static_cast<Index>(rows.size()) - a;
-    Matrix XA(a, 2), XR(r, 2), XRlocal(0, 2);
-    RowMatrix YA(a, d), YR(r, d), YRlocal(0, d);
-    std::vector<Index> local_positions;
-    for (Index i = 0; i < static_cast<Index>(rows.size()); ++i) {
-      if (i < a) {
-        XA.row(i) = X.row(rows[i]);
-        YA.row(i) = Y.row(rows[i]);
-        continue;
+  for (const Index d : {6, 2}) {
+    const Index n = 53, a = 9;
+    const Matrix X = testing::random_normal(n, 2, 1);
+    const EqArdKernel kernel(0.8, (Vector(2) << 0.7, 1.1).finished());
+    const RowMatrix Y = sample_gp_outputs(kernel, 0.1, X, d, CounterRng(2), 0);
+    const BatchSchedule schedule(n, 25, 3);
+    const RowPartition partition(n, comm.size());
+    for (std::uint64_t b = 0; b < schedule.batches_per_epoch(); ++b) {
+      const auto rows = schedule.batch_rows(0, b);
+      const Index r = static_cast<Index>(rows.size()) - a;
+      Matrix XA(a, 2), XR(r, 2), XRlocal(0, 2);
+      RowMatrix YA(a, d), YR(r, d), YRlocal(0, d);
+      std::vector<Index> local_positions;
+      for (Index i = 0; i < static_cast<Index>(rows.size()); ++i) {
+        if (i < a) {
+          XA.row(i) = X.row(rows[i]);
+          YA.row(i) = Y.row(rows[i]);
+          continue;
+        }
+        XR.row(i - a) = X.row(rows[i]);
+        YR.row(i - a) = Y.row(rows[i]);
+        if (partition.owner(rows[i]) == comm.rank()) local_positions.push_back(i - a);
       }
-      XR.row(i - a) = X.row(rows[i]);
-      YR.row(i - a) = Y.row(rows[i]);
-      if (partition.owner(rows[i]) == comm.rank()) local_positions.push_back(i - a);
-    }
-    XRlocal.resize(local_positions.size(), 2);
-    YRlocal.resize(local_positions.size(), d);
-    for (size_t k = 0; k < local_positions.size(); ++k) {
-      XRlocal.row(k) = XR.row(local_positions[k]);
-      YRlocal.row(k) = YR.row(local_positions[k]);
-    }
-    const double w = 2.0;
-    const SasActiveSet active = sas_active_set(kernel, 0.1, XA, YA);
-    SasRemainderPartials partials = sas_remainder_terms(kernel, 0.1, active, XA, XRlocal, YRlocal, w);
-    std::vector<double> buffer(partials.packed_size());
-    partials.pack(buffer.data());
-    comm.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
-    partials.unpack(buffer.data());
-    const GpGradient distributed = sas_combine(kernel, 0.1, active, XA, partials);
-    const SasGradient serial = sas_objective(kernel, 0.1, XA, YA, XR, YR, w);
+      XRlocal.resize(local_positions.size(), 2);
+      YRlocal.resize(local_positions.size(), d);
+      for (size_t k = 0; k < local_positions.size(); ++k) {
+        XRlocal.row(k) = XR.row(local_positions[k]);
+        YRlocal.row(k) = YR.row(local_positions[k]);
+      }
+      const double w = 2.0;
+      SasActiveSet active = sas_active_factor(kernel, 0.1, XA, d);
+      const RowPartition columns(static_cast<std::uint64_t>(d), comm.size());
+      const Matrix beta_slice =
+          whiten_active_columns(active, YA.middleCols(static_cast<Index>(columns.begin(comm.rank())),
+                                                      static_cast<Index>(columns.count(comm.rank()))));
+      active.whitened_data = comm.allgather_columns(beta_slice);
+      SasPartials partials = sas_remainder_terms(kernel, 0.1, active, XA, XRlocal, YRlocal, w);
+      partials.add_active_data_fit(beta_slice);
+      std::vector<double> buffer(partials.packed_size());
+      partials.pack(buffer.data());
+      comm.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
+      partials.unpack(buffer.data());
+      const GpGradient distributed = sas_combine(kernel, 0.1, active, XA, partials);
+      const SasGradient serial = sas_objective(kernel, 0.1, XA, YA, XR, YR, w);
 
-    EXPECT_NEAR(distributed.value, serial.value, 1e-12 * std::abs(serial.value));
-    EXPECT_LT((distributed.d_latents - serial.d_latents_active).norm(),
-              1e-11 * serial.d_latents_active.norm());
-    EXPECT_LT((distributed.d_kernel - serial.d_kernel).norm(), 1e-11 * serial.d_kernel.norm());
-    EXPECT_NEAR(distributed.d_log_noise, serial.d_log_noise, 1e-11 * std::abs(serial.d_log_noise));
-    for (size_t k = 0; k < local_positions.size(); ++k)
-      EXPECT_LT(
-          (partials.d_latents_remainder.row(k) - serial.d_latents_remainder.row(local_positions[k])).norm(),
-          1e-12 * (1 + serial.d_latents_remainder.norm()));
+      EXPECT_NEAR(distributed.value, serial.value, 1e-12 * std::abs(serial.value));
+      EXPECT_LT((distributed.d_latents - serial.d_latents_active).norm(),
+                1e-11 * serial.d_latents_active.norm());
+      EXPECT_LT((distributed.d_kernel - serial.d_kernel).norm(), 1e-11 * serial.d_kernel.norm());
+      EXPECT_NEAR(distributed.d_log_noise, serial.d_log_noise, 1e-11 * std::abs(serial.d_log_noise));
+      for (size_t k = 0; k < local_positions.size(); ++k)
+        EXPECT_LT(
+            (partials.d_latents_remainder.row(k) - serial.d_latents_remainder.row(local_positions[k])).norm(),
+            1e-12 * (1 + serial.d_latents_remainder.norm()));
+    }
   }
 }
 
@@ -78,6 +87,22 @@ TEST(Communicator, AllgatherRowsHandlesUnevenAndEmptyBlocks) {
   Index row = 0;
   for (int r = 0; r < comm.size(); ++r)
     for (int k = 0; k < r; ++k, ++row) EXPECT_EQ(all(row, 1), r);
+}
+
+TEST(Communicator, AllgatherColumnsHandlesUnevenEmptyAndStridedBlocks) {
+  const Communicator comm;
+  // Rank r contributes r columns (rank 0 none), each filled with 10 r + its row, taken from a
+  // wider matrix so that the block has an outer stride.
+  Matrix wide(4, comm.rank() + 2);
+  for (Index j = 0; j < wide.cols(); ++j)
+    for (Index i = 0; i < 4; ++i) wide(i, j) = 10.0 * comm.rank() + i;
+  const Matrix all = comm.allgather_columns(wide.middleCols(1, comm.rank()));
+  ASSERT_EQ(all.rows(), 4);
+  ASSERT_EQ(all.cols(), comm.size() * (comm.size() - 1) / 2);
+  Index col = 0;
+  for (int r = 0; r < comm.size(); ++r)
+    for (int k = 0; k < r; ++k, ++col)
+      for (Index i = 0; i < 4; ++i) EXPECT_EQ(all(i, col), 10.0 * r + i);
 }
 
 TEST(Communicator, AllreduceSumsAndCountsBytes) {

@@ -117,12 +117,12 @@ TEST(Sas, RemainderTermIsSumOfUnivariateGaussians) {
     }
   const double w = 2.5;
   const double total = sas_objective(p.kernel, p.noise, s.XA, s.YA, s.XR, s.YR, w).value;
-  EXPECT_NEAR(total - active.marginal.log_likelihood, w * expected, 1e-10 * std::abs(expected));
+  EXPECT_NEAR(total - active.log_likelihood(), w * expected, 1e-10 * std::abs(expected));
   // The active term alone is the exact marginal likelihood of the active rows.
   Problem a = p;
   a.X = s.XA;
   a.Y = s.YA;
-  EXPECT_NEAR(active.marginal.log_likelihood, exact_lml(a), 1e-12 * std::abs(exact_lml(a)));
+  EXPECT_NEAR(active.log_likelihood(), exact_lml(a), 1e-12 * std::abs(exact_lml(a)));
 }
 
 struct Params {
@@ -162,25 +162,35 @@ TEST(Sas, GradientsMatchFiniteDifferencesForEveryParameterKind) {
   EXPECT_LT(max_relative_error(analytic.tail(1), fd.tail(1)), 1e-6) << "log noise";
 }
 
-// Splitting the remainder rows between "ranks" and adding the partials gives the serial result:
-// the property data-parallel training relies on.
-TEST(Sas, RemainderPartialsAddAcrossRowGroups) {
+// Splitting the remainder rows between "ranks", and the active columns' whitening and data fit
+// between them too, then adding the partials gives the serial result: the property data-parallel
+// training relies on.
+TEST(Sas, PartialsAddAcrossRowGroupsAndColumnSlices) {
   const Problem p = make_problem(26, 3, 6);
   const Split s = split(p, identity_order(26), 8);
   const SasActiveSet active = sas_active_set(p.kernel, p.noise, s.XA, s.YA);
-  const auto whole = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, s.YR, 1.7);
+  auto whole = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, s.YR, 1.7);
+  whole.add_active_data_fit(active.whitened_data);
   auto first = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(11), s.YR.topRows(11), 1.7);
-  const auto second =
+  auto second =
       sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.bottomRows(7), s.YR.bottomRows(7), 1.7);
-  const auto none =
-      sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(0), s.YR.topRows(0), 1.7);
+  auto none = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR.topRows(0), s.YR.topRows(0), 1.7);
+  // Columns {0, 1} | {} | {2}, each whitened on its own from the factor alone.
+  const SasActiveSet factor_only = sas_active_factor(p.kernel, p.noise, s.XA, 3);
+  const Matrix left = whiten_active_columns(factor_only, Matrix(s.YA).leftCols(2));
+  const Matrix right = whiten_active_columns(factor_only, Matrix(s.YA).rightCols(1));
+  EXPECT_LT((left - active.whitened_data.leftCols(2)).norm(), 1e-14 * left.norm());
+  first.add_active_data_fit(left);
+  none.add_active_data_fit(Matrix(8, 0));
+  second.add_active_data_fit(right);
+  EXPECT_EQ(factor_only.normaliser, active.normaliser);
   std::vector<double> a(first.packed_size()), b(a.size()), c(a.size());
   first.pack(a.data());
   second.pack(b.data());
   none.pack(c.data());
   for (size_t i = 0; i < a.size(); ++i) a[i] += b[i] + c[i];
   first.unpack(a.data());
-  const GpGradient sum = sas_combine(p.kernel, p.noise, active, s.XA, first);
+  const GpGradient sum = sas_combine(p.kernel, p.noise, factor_only, s.XA, first);
   const GpGradient ref = sas_combine(p.kernel, p.noise, active, s.XA, whole);
   EXPECT_NEAR(sum.value, ref.value, 1e-12 * std::abs(ref.value));
   EXPECT_LT((sum.d_latents - ref.d_latents).norm(), 1e-11 * ref.d_latents.norm());
@@ -235,9 +245,9 @@ TEST(Sas, Float32RemainderTermsMatchFloat64) {
     p.Y = p.Y.cast<float>().cast<double>();
     const Split s = split(p, identity_order(60), 15);
     const SasActiveSet active = sas_active_set(p.kernel, p.noise, s.XA, s.YA);
-    const SasRemainderPartials f64 = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, s.YR, 1.7);
+    const SasPartials f64 = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, s.YR, 1.7);
     const RowMatrixF YR = s.YR.cast<float>();
-    const SasRemainderPartials f32 = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, YR, 1.7);
+    const SasPartials f32 = sas_remainder_terms(p.kernel, p.noise, active, s.XA, s.XR, YR, 1.7);
     auto relative = [](const Matrix& a, const Matrix& b) { return (a - b).norm() / b.norm(); };
     EXPECT_LT(std::abs(f32.value - f64.value) / std::abs(f64.value), 3e-6) << "noise " << noise;
     EXPECT_LT(relative(f32.whitened_adjoint, f64.whitened_adjoint), 3e-6) << "noise " << noise;

@@ -27,11 +27,21 @@ struct GpMarginal {
   double log_likelihood = 0;
 };
 
+// k(X, X) and the Cholesky factor of k(X, X) + s2 I, inputs checked: the first half of gp_marginal.
+struct GpFactor {
+  Matrix kernel_block;
+  CholeskyFactor factor;
+};
+GpFactor gp_factor(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X,
+                   const std::string& what);
+
+// -n d/2 log(2 pi) - d/2 log|K + s2 I| for d outputs: the log marginal likelihood less its data fit.
+double gp_normaliser(const CholeskyFactor& factor, Index d);
+
 // Factorises and evaluates. Solves against Y (N x D); never forms Y Y^T. `what` names the matrix
-// in Cholesky warnings and errors (e.g. "active block K_AA + s2 I").
-// with_alpha = false skips the second solve (alpha stays empty): SAS works from whitened_data.
+// in Cholesky warnings and errors (e.g. "K_NN + s2 I").
 GpMarginal gp_marginal(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X, const DataRef& Y,
-                       const std::string& what, bool with_alpha = true);
+                       const std::string& what);
 
 // W = dL/d(K + s2 I) = 1/2 (alpha alpha^T - D (K + s2 I)^{-1}), given the explicit inverse.
 Matrix gp_marginal_adjoint(const GpMarginal& marginal, const Matrix& inverse);

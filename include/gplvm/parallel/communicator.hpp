@@ -88,6 +88,9 @@ class Communicator {
   // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
   Matrix allgather_rows(const ConstMatrixRef& local) const;
   RowMatrix allgather_rows(const DataRef& local) const;
+  // Concatenates every rank's columns (same row count, any column count, possibly zero) in rank
+  // order: a column block of a column-major matrix is contiguous, so this is one allgatherv.
+  Matrix allgather_columns(const ConstMatrixRef& local) const;
 
   // Bytes this process has contributed to collectives since construction or the last reset; zero
   // on a single rank, where nothing leaves the process.
@@ -96,6 +99,8 @@ class Communicator {
 
  private:
   std::vector<int> gather_counts(int local_count) const;
+  // MPI_Allgatherv of doubles, counts[r] from rank r, concatenated in rank order into `receive`.
+  void allgatherv(const double* send, const std::vector<int>& counts, double* receive) const;
   void count_bytes(std::uint64_t bytes) const {
     if (size_ > 1) bytes_sent_ += bytes;
   }
