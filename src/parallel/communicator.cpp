@@ -97,6 +97,12 @@ void Communicator::allreduce_sum(double* data, Index count) const {
   count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
 }
 
+void Communicator::allreduce_sum(float* data, Index count) const {
+  if (count == 0 || !mpi_running_) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm_), "allreduce");
+  count_bytes(static_cast<std::uint64_t>(count) * sizeof(float));
+}
+
 double Communicator::allreduce_sum(double value) const {
   allreduce_sum(&value, 1);
   return value;

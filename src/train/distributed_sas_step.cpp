@@ -197,11 +197,11 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows
   for (Index i = 0; i < own_active; ++i) d_sample.row(i) = total.d_latents.row(own.positions[i]);
   d_sample.bottomRows(own_remainder) = partials.d_latents_remainder;
   const double kl_w = model_.kl_weight(b);
-  model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient);
-
-  // Second allreduce: the encoder gradient (ranks back-propagated only their own rows).
-  const Index hyper = model_.num_hyperparameters();
-  comm_.allreduce_sum(gradient.data() + hyper, model_.num_shared_parameters() - hyper);
+  // Second allreduce: the encoder gradient (ranks back-propagated only their own rows), in the
+  // encoder's precision.
+  const SasModel::EncoderGradientSum sum{[&](double* g, Index n) { comm_.allreduce_sum(g, n); },
+                                         [&](float* g, Index n) { comm_.allreduce_sum(g, n); }};
+  model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum);
   return {total.value - kl_w * kl, total.value, kl};
 }
 

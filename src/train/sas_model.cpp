@@ -231,7 +231,8 @@ SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std:
 template <typename Scalar>
 double SasModel::latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
                                      const DataRefT<Scalar>& data, const LatentBatch& l,
-                                     const Matrix& d_sample, double kl_weight, Vector& gradient) const {
+                                     const Matrix& d_sample, double kl_weight, Vector& gradient,
+                                     const EncoderGradientSum& sum) const {
   Matrix d_mean = d_sample, d_variance;
   double kl = 0.0;
   if (config_.bayesian) {
@@ -243,6 +244,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
   }
   if (mean_encoder_) {
     const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
+    const Index encoder_size = num_shared_ - mean_encoder_offset_;
     if constexpr (std::is_same_v<Scalar, double>) {
       const double* weights = params.data() + mean_encoder_offset_;
       double* grad = gradient.data() + mean_encoder_offset_;
@@ -250,6 +252,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
       if (variance_encoder_)
         variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
                                             grad + variance_at);
+      if (sum.f64) sum.f64(grad, encoder_size);
     } else {  // weights as converted by the forward call; gradient summed in fp32, added in fp64
       const float* weights = encoder_weights_f32_.data();
       encoder_gradient_f32_.setZero(encoder_weights_f32_.size());
@@ -258,8 +261,8 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
       if (variance_encoder_)
         variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
                                            d_variance.cast<float>(), grad + variance_at);
-      gradient.segment(mean_encoder_offset_, encoder_gradient_f32_.size()) +=
-          encoder_gradient_f32_.cast<double>();
+      if (sum.f32) sum.f32(grad, encoder_size);
+      gradient.segment(mean_encoder_offset_, encoder_size) += encoder_gradient_f32_.cast<double>();
     }
     freeze_translation(gradient);
     return kl;
@@ -277,14 +280,14 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
 
 double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
                                   const DataRef& data, const LatentBatch& l, const Matrix& d_sample,
-                                  double kl_weight, Vector& gradient) const {
-  return latents_backward_in<double>(params, rows, data, l, d_sample, kl_weight, gradient);
+                                  double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const {
+  return latents_backward_in<double>(params, rows, data, l, d_sample, kl_weight, gradient, sum);
 }
 
 double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
                                   const DataRefF& data, const LatentBatch& l, const Matrix& d_sample,
-                                  double kl_weight, Vector& gradient) const {
-  return latents_backward_in<float>(params, rows, data, l, d_sample, kl_weight, gradient);
+                                  double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const {
+  return latents_backward_in<float>(params, rows, data, l, d_sample, kl_weight, gradient, sum);
 }
 
 void SasModel::freeze_translation(Vector& gradient) const {
@@ -328,7 +331,7 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   Matrix d_sample(b, config_.latent_dim);
   d_sample << g.d_latents, partials.d_latents_remainder;
   const double kl_w = kl_weight(b);
-  const double kl = latents_backward_in<Scalar>(params, batch.rows, data, l, d_sample, kl_w, gradient);
+  const double kl = latents_backward_in<Scalar>(params, batch.rows, data, l, d_sample, kl_w, gradient, {});
   return {g.value - kl_w * kl, g.value, kl};
 }
 

@@ -112,6 +112,11 @@ TEST(Communicator, AllreduceSumsAndCountsBytes) {
   comm.allreduce_sum(v.data(), v.size());
   EXPECT_EQ(v[3], comm.size() * (comm.size() + 1) / 2.0);
   EXPECT_EQ(comm.bytes_sent(), comm.size() > 1 ? 5 * sizeof(double) : 0u);
+  // fp32 gradients are summed as floats: half the bytes.
+  VectorT<float> f = VectorT<float>::Constant(4, comm.rank() + 0.5f);
+  comm.allreduce_sum(f.data(), f.size());
+  EXPECT_EQ(f[2], comm.size() * comm.size() / 2.0f);
+  EXPECT_EQ(comm.bytes_sent(), comm.size() > 1 ? 5 * sizeof(double) + 4 * sizeof(float) : 0u);
   EXPECT_EQ(comm.allreduce_max(static_cast<double>(comm.rank())), comm.size() - 1.0);
 }
 

@@ -43,6 +43,7 @@ class Communicator {
   void barrier() const;
   // In-place elementwise sum over all ranks.
   void allreduce_sum(double* data, Index count) const;
+  void allreduce_sum(float* data, Index count) const;
   void allreduce_sum(MatrixRef m) const { allreduce_sum(m.data(), m.size()); }
   double allreduce_sum(double value) const;
   double allreduce_max(double value) const;

@@ -7,6 +7,7 @@
 //              [ free latents of the local rows: X, or mu then log v ]      -- owned by one rank
 // The first block is what data-parallel training allreduces; the second stays on the owner.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -111,15 +112,22 @@ class SasModel {
                               const DataRef& data, StepKey key) const;
   LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
                               const DataRefF& data, StepKey key) const;
+  // Sums the encoder gradient over the ranks that share the encoder, in the precision it was
+  // computed in: an fp32 model's float gradient is summed as floats (half the bytes of the fp64
+  // master gradient) before it is added to `gradient`. Empty members: nothing to sum (one process).
+  struct EncoderGradientSum {
+    std::function<void(double*, Index)> f64;
+    std::function<void(float*, Index)> f32;
+  };
   // Given dL/d(sample) for those rows, adds the latent-side gradient (encoder weights or free
-  // latents, through the reparameterisation, plus -kl_weight * dKL) into gradient.
-  // Returns the unweighted KL of the rows (0 unless Bayesian).
+  // latents, through the reparameterisation, plus -kl_weight * dKL) into gradient, the encoder
+  // part summed by `sum`. Returns the unweighted KL of the rows (0 unless Bayesian).
   double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
                           const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
-                          Vector& gradient) const;
+                          Vector& gradient, const EncoderGradientSum& sum = {}) const;
   double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRefF& data,
                           const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
-                          Vector& gradient) const;
+                          Vector& gradient, const EncoderGradientSum& sum = {}) const;
   // Length of the shared prefix that every rank computes identically (kernel and noise); the rest
   // of the shared block (the encoders) is summed over ranks.
   Index num_hyperparameters() const noexcept { return noise_offset_ + 1; }
@@ -148,7 +156,7 @@ class SasModel {
   template <typename Scalar>
   double latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
                              const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
-                             double kl_weight, Vector& gradient) const;
+                             double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const;
   template <typename Scalar>
   void encode_in(const Vector& params, const DataRefT<Scalar>& data, std::uint64_t first_row, RowMatrix& mean,
                  RowMatrix* variance) const;
