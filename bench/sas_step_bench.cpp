@@ -105,8 +105,15 @@ Options parse(int argc, char** argv) {
 // terms: Cholesky of K_AA (A^3/3), whitening Y_A (A^2 D), the syrk beta beta^T (A^2 D), the two
 // A x A x A solves turning the whitened adjoint into dL/dK_AA (2 A^3); per remainder: whitening
 // K_AR and the solve for G (A^2 R each), the means W^T beta and beta Z^T (2 A R D each) and the
-// A x A x R adjoint product (2 A^2 R).
-double step_flops(const Options& o) {
+// A x A x R adjoint product (2 A^2 R). Split by the precision they run in: in fp32 mode the encoder
+// and the remainder's products are fp32, the factorisation and every solve stay fp64
+// (docs/precision.md); in fp64 mode everything is fp64.
+struct StepFlops {
+  double f32 = 0, f64 = 0;
+  double total() const { return f32 + f64; }
+};
+
+StepFlops step_flops(const Options& o) {
   const double B = o.batch, A = o.active, R = B - A, D = o.dim, Q = o.latent;
   double encoder = 0;
   if (!o.free_latents) {
@@ -119,9 +126,10 @@ double step_flops(const Options& o) {
     }
     if (o.bayesian) encoder *= 2;  // mean and variance encoders
   }
-  const double active = A * A * A / 3 + 2 * A * A * D + 2 * A * A * A;
-  const double remainder = 2 * A * A * R + 4 * A * R * D + 2 * A * A * R;
-  return encoder + active + remainder;
+  const double solves = A * A * A / 3 + 2 * A * A * D + 2 * A * A * A + 2 * A * A * R;
+  const double products = 4 * A * R * D + 2 * A * A * R;
+  if (!o.float32) return {0, encoder + solves + products};
+  return {encoder + products, solves};
 }
 
 double median(std::vector<double> v) {
@@ -161,6 +169,7 @@ struct GemmTimer {
 
 struct Timings {
   std::vector<double> step, gemm_blas, gemm_engine;
+  std::vector<double> dgemm_blas, dgemm_engine;  // fp32 runs: the fp64 GEMM too, for the mixed limit
 };
 
 template <typename Scalar>
@@ -199,6 +208,7 @@ Timings run(const Options& o, const Communicator& comm) {
   };
 
   GemmTimer<Scalar> gemm(o.batch, o.dim, o.hidden.front());
+  GemmTimer<double> dgemm(o.float32 ? o.batch : 1, o.float32 ? o.dim : 1, o.float32 ? o.hidden.front() : 1);
   one_step();  // warm-up: first-touch allocations
   gemm.openblas();
   gemm.engine();
@@ -209,6 +219,12 @@ Timings run(const Options& o, const Communicator& comm) {
       t.gemm_blas.push_back(comm.allreduce_max(gemm.openblas()));
       comm.barrier();
       t.gemm_engine.push_back(comm.allreduce_max(gemm.engine()));
+    }
+    if (o.float32) {
+      comm.barrier();
+      t.dgemm_blas.push_back(comm.allreduce_max(dgemm.openblas()));
+      comm.barrier();
+      t.dgemm_engine.push_back(comm.allreduce_max(dgemm.engine()));
     }
     for (int i = 0; i < o.steps_per_round; ++i) {
       comm.barrier();
@@ -234,18 +250,25 @@ int main(int argc, char** argv) {
   const double t_step = median(t.step), t_blas = median(t.gemm_blas), t_engine = median(t.gemm_engine);
   const double gemm_flops = 2.0 * o.batch * o.dim * o.hidden.front();
   const double blas_rate = ranks * gemm_flops / t_blas, engine_rate = ranks * gemm_flops / t_engine;
-  const double best_rate = std::max(blas_rate, engine_rate), step_rate = step_flops(o) / t_step;
+  const StepFlops flops = step_flops(o);
+  const double best_rate = std::max(blas_rate, engine_rate), step_rate = flops.total() / t_step;
   const char* gemm_name = o.float32 ? "sgemm" : "dgemm";
+  // The step's time if each of its FLOPs ran at the same run's best GEMM rate in its precision,
+  // over its measured time: the fraction of the machine limit of its precision mix.
+  double dgemm_rate = best_rate;
+  if (o.float32) dgemm_rate = ranks * gemm_flops / std::min(median(t.dgemm_blas), median(t.dgemm_engine));
+  const double mixed_limit = (flops.f32 / best_rate + flops.f64 / dgemm_rate) / t_step;
   if (o.json) {
     std::printf(
         "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"batch\": %ld, \"active\": %ld, "
         "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
         "\"gflops_openblas\": %.3f, \"gflops_engine\": %.3f, \"ratio_to_best_gemm\": %.4f, "
+        "\"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
         "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
         o.float32 ? "float32" : "float64", comm.size(), (long)o.batch, (long)o.active, (long)o.dim,
         o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
-        blas_rate / 1e9, engine_rate / 1e9, step_rate / best_rate, GPLVM_GEMM_ENGINE,
-        blas_core_name().c_str());
+        blas_rate / 1e9, engine_rate / 1e9, step_rate / best_rate, mixed_limit, flops.f64 / flops.total(),
+        GPLVM_GEMM_ENGINE, blas_core_name().c_str());
     return 0;
   }
   std::printf("%s; product engine: %s\n", blas_kernel_note().c_str(), GPLVM_GEMM_ENGINE);
@@ -256,10 +279,13 @@ int main(int argc, char** argv) {
               o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(),
               t.step.size());
   std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step,
-              step_flops(o) / 1e9, step_rate / 1e9);
+              flops.total() / 1e9, step_rate / 1e9);
   std::printf("%s %ldx%ldx%ld x %d ranks: OpenBLAS %.2f GFLOP/s, %s engine %.2f GFLOP/s (medians)\n",
               gemm_name, (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), blas_rate / 1e9,
               GPLVM_GEMM_ENGINE, engine_rate / 1e9);
   std::printf("step FLOP rate / best %s rate: %.3f\n", gemm_name, step_rate / best_rate);
+  if (o.float32)
+    std::printf("fp64 share of the FLOPs %.3f (best dgemm %.2f GFLOP/s); step / limit of that mix: %.3f\n",
+                flops.f64 / flops.total(), dgemm_rate / 1e9, mixed_limit);
   return 0;
 }

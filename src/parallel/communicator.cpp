@@ -240,7 +240,7 @@ void Communicator::allgatherv(const double* send, const std::vector<int>& counts
 }
 
 RowMatrix Communicator::allgather_rows(const DataRef& local) const {
-  if (!mpi_running_) return local;
+  if (!mpi_running_ || size_ == 1) return local;
   // Row-major rows are contiguous, so the gather is one allgatherv of doubles.
   const std::vector<int> rows = gather_counts(static_cast<int>(local.rows()));
   std::vector<int> counts(size_);
@@ -252,7 +252,7 @@ RowMatrix Communicator::allgather_rows(const DataRef& local) const {
 }
 
 Matrix Communicator::allgather_columns(const ConstMatrixRef& local) const {
-  if (!mpi_running_) return local;
+  if (!mpi_running_ || size_ == 1) return local;
   // Column-major columns are contiguous, so this too is one allgatherv of doubles.
   const std::vector<int> cols = gather_counts(static_cast<int>(local.cols()));
   std::vector<int> counts(size_);

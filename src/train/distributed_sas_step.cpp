@@ -46,18 +46,20 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
 // factorises K_AA (A^3/3), whitens its slice of the D columns, and the slices are gathered, so
 // the active set's cost per rank falls with the rank count instead of being paid on every rank.
 struct ActiveSetShare {
-  SasActiveSet set;     // factor and the full beta
-  Matrix beta_columns;  // this rank's slice of beta, whose data fit it adds to its partials
+  SasActiveSet set;        // factor and the full beta
+  Index first_column = 0;  // this rank's slice of beta's columns, whose data fit it adds to its
+  Index num_columns = 0;   // partials
+  auto own_columns() const { return set.whitened_data.middleCols(first_column, num_columns); }
 };
 
 ActiveSetShare share_active_set(const Communicator& comm, const Kernel& kernel, double noise,
                                 const ActiveRows& active) {
-  ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols()), Matrix()};
+  ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols())};
   const RowPartition columns(static_cast<std::uint64_t>(active.data.cols()), comm.size());
-  share.beta_columns = whiten_active_columns(
-      share.set, active.data.middleCols(static_cast<Index>(columns.begin(comm.rank())),
-                                        static_cast<Index>(columns.count(comm.rank()))));
-  share.set.whitened_data = comm.allgather_columns(share.beta_columns);
+  share.first_column = static_cast<Index>(columns.begin(comm.rank()));
+  share.num_columns = static_cast<Index>(columns.count(comm.rank()));
+  share.set.whitened_data = comm.allgather_columns(
+      whiten_active_columns(share.set, active.data.middleCols(share.first_column, share.num_columns)));
   return share;
 }
 
@@ -178,7 +180,7 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows
   SasPartials partials =
       sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.bottomRows(own_remainder),
                           DataRefT<Scalar>(data.bottomRows(own_remainder)), weight);
-  partials.add_active_data_fit(share.beta_columns);
+  partials.add_active_data_fit(share.own_columns());
 
   // One allreduce: the partials and this rank's share of the KL.
   const double local_kl = model_.config().bayesian ? gaussian_kl(latents.mean, latents.variance) : 0.0;
