@@ -37,12 +37,17 @@ def cost_model(n, b, a, d, q, p, hidden=HIDDEN):
         gemm = 2.0 * b * widths[layer] * widths[layer + 1]
         encoder += gemm * (2 if layer == 0 else 3)  # forward, weight gradient, input gradient
     encoder_params = sum(widths[i] * widths[i + 1] + widths[i + 1] for i in range(len(widths) - 1))
-    active = a ** 3 + 3.0 * a * a * d  # redundant on every rank: Cholesky + inverse, solves, alpha alpha^T
-    remainder = (b - a) * (4.0 * a * d + 6.0 * a * a)
+    # Cholesky of K_AA on every rank; whitening Y_A, its syrk and the combine's two A x A x A solves
+    # split across ranks by columns.
+    active = a ** 3 / 3.0 + (2.0 * a * a * d + 2.0 * a ** 3) / p
+    remainder = (b - a) * (4.0 * a * d + 4.0 * a * a)  # W^T beta, beta Z^T; two solves, P W^T
     flops = encoder / p + active + remainder / p
-    # allgather share of the active rows, the packed remainder partials (A^2 + AQ + hyperparameters +
-    # value + noise + KL), the encoder gradient, and the 8-byte stop-signal poll.
-    comm = 0.0 if p == 1 else 8.0 * (a / p * (1 + q + d) + a * a + a * q + q + 4 + encoder_params + 1)
+    # This rank's share of: the active-row allgather, the whitened-data (beta) allgather, the packed
+    # partials (A^2 + AQ + hyperparameters + value + noise + KL), the V = L^-T W allgather, the
+    # adjoint columns' gradient (AQ + hyperparameters + noise), the encoder gradient (fp64), and
+    # the 8-byte stop-signal poll.
+    comm = 0.0 if p == 1 else 8.0 * (a / p * (1 + q + d) + a * d / p + a * a + a * q + q + 4 + a * a / p
+                                     + a * q + q + 2 + encoder_params + 1)
     return flops, comm
 
 
