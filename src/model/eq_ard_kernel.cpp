@@ -74,8 +74,8 @@ void EqArdKernel::diagonal(const ConstMatrixRef& X, Vector& k) const {
   k.setConstant(X.rows(), variance_);
 }
 
-void EqArdKernel::cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const Matrix& K,
-                                 const Matrix& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const {
+void EqArdKernel::cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const ConstMatrixRef& K,
+                                 const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const {
   // With P = G o K:  dk/dlog(theta) = k;  dk/dlog(l_q) = k d_q^2 / l_q^2;
   // dk/dx1_q = -k d_q / l_q^2 = -dk/dx2_q, where d_q = x1_q - x2_q.
   const Eigen::ArrayXd inv_l2 = lengthscales_.array().square().inverse();

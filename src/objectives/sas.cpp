@@ -262,12 +262,12 @@ void add_active_adjoint_columns(const Kernel& kernel, double noise_variance, con
   if (count == 0) return;
   Matrix X_columns = V.middleRows(first, count).transpose();
   active.factor.solve_upper_in_place(X_columns);  // L^{-T} V[cols, :]^T = (K_AA + s2 I)-adjoint columns
-  const Matrix K_columns = active.kernel_block.middleCols(first, count);
   // k(x_i, x_j) for j in the columns: both arguments are latents of the active set, so the column
   // points get their own share (the rows' share covers every point through the other columns).
   Matrix d_columns = Matrix::Zero(count, X_active.cols());
-  kernel.cross_backward(X_active, X_active.middleRows(first, count), K_columns, X_columns,
-                        &gradient.d_latents, &d_columns, gradient.d_kernel);
+  kernel.cross_backward(X_active, X_active.middleRows(first, count),
+                        active.kernel_block.middleCols(first, count), X_columns, &gradient.d_latents,
+                        &d_columns, gradient.d_kernel);
   gradient.d_latents.middleRows(first, count) += d_columns;
   gradient.d_log_noise += noise_variance * X_columns.middleRows(first, count).trace();
 }

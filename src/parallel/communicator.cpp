@@ -91,16 +91,19 @@ void Communicator::barrier() const {
   if (mpi_running_) check(MPI_Barrier(comm_), "barrier");
 }
 
-void Communicator::allreduce_sum(double* data, Index count) const {
+void Communicator::allreduce_in_place(void* data, Index count, MPI_Datatype type, MPI_Op op,
+                                      std::size_t element_bytes) const {
   if (count == 0 || !mpi_running_) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_DOUBLE, MPI_SUM, comm_), "allreduce");
-  count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
+  check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), type, op, comm_), "allreduce");
+  count_bytes(static_cast<std::uint64_t>(count) * element_bytes);
+}
+
+void Communicator::allreduce_sum(double* data, Index count) const {
+  allreduce_in_place(data, count, MPI_DOUBLE, MPI_SUM, sizeof(double));
 }
 
 void Communicator::allreduce_sum(float* data, Index count) const {
-  if (count == 0 || !mpi_running_) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_FLOAT, MPI_SUM, comm_), "allreduce");
-  count_bytes(static_cast<std::uint64_t>(count) * sizeof(float));
+  allreduce_in_place(data, count, MPI_FLOAT, MPI_SUM, sizeof(float));
 }
 
 double Communicator::allreduce_sum(double value) const {
@@ -109,30 +112,22 @@ double Communicator::allreduce_sum(double value) const {
 }
 
 double Communicator::allreduce_max(double value) const {
-  if (!mpi_running_) return value;
-  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, comm_), "allreduce");
-  count_bytes(sizeof(double));
+  allreduce_in_place(&value, 1, MPI_DOUBLE, MPI_MAX, sizeof(double));
   return value;
 }
 
 std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
-  if (!mpi_running_) return value;
-  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_SUM, comm_), "allreduce");
-  count_bytes(sizeof(value));
+  allreduce_in_place(&value, 1, MPI_INT64_T, MPI_SUM, sizeof(value));
   return value;
 }
 
 std::int64_t Communicator::allreduce_min(std::int64_t value) const {
-  if (!mpi_running_) return value;
-  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MIN, comm_), "allreduce");
-  count_bytes(sizeof(value));
+  allreduce_in_place(&value, 1, MPI_INT64_T, MPI_MIN, sizeof(value));
   return value;
 }
 
 std::int64_t Communicator::allreduce_max(std::int64_t value) const {
-  if (!mpi_running_) return value;
-  check(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MAX, comm_), "allreduce");
-  count_bytes(sizeof(value));
+  allreduce_in_place(&value, 1, MPI_INT64_T, MPI_MAX, sizeof(value));
   return value;
 }
 

@@ -264,8 +264,8 @@ class SquaredDistanceKernel final : public Kernel {
         K(i, j) = std::exp(log_scale_) * (X1.row(i) - X2.row(j)).squaredNorm();
   }
   void diagonal(const ConstMatrixRef& X, Vector& k) const override { k.setZero(X.rows()); }
-  void cross_backward(const ConstMatrixRef&, const ConstMatrixRef&, const Matrix&, const Matrix&, Matrix*,
-                      Matrix*, VectorRef) const override {}
+  void cross_backward(const ConstMatrixRef&, const ConstMatrixRef&, const ConstMatrixRef&,
+                      const ConstMatrixRef&, Matrix*, Matrix*, VectorRef) const override {}
   void diagonal_backward(const ConstMatrixRef&, const Vector&, Matrix*, VectorRef) const override {}
 
  private:

@@ -23,8 +23,8 @@ class EqArdKernel final : public Kernel {
 
   void cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matrix& K) const override;
   void diagonal(const ConstMatrixRef& X, Vector& k) const override;
-  void cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const Matrix& K, const Matrix& G,
-                      Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
+  void cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const ConstMatrixRef& K,
+                      const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
 

@@ -34,8 +34,8 @@ class Kernel {
   // Adjoint of cross(): given G = dL/dK (same shape as K, which is the value cross() returned),
   // ADDS dL/dX1 to *dX1 and dL/dX2 to *dX2 (either may be null, both may be the same matrix when
   // X1 and X2 are the same points) and dL/dhyperparameters to d_hyper.
-  virtual void cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const Matrix& K,
-                              const Matrix& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const = 0;
+  virtual void cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const ConstMatrixRef& K,
+                              const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const = 0;
   // Adjoint of diagonal(): given g = dL/dk_ii, ADDS dL/dX to *dX (may be null) and dL/dhyper.
   virtual void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                                  VectorRef d_hyper) const = 0;

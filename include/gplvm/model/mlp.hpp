@@ -61,14 +61,15 @@ class Mlp {
 
   // out = network(input); input is (rows x input_dim).
   template <typename Scalar>
-  void forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input, MlpWorkspace<Scalar>& ws,
-               MatrixT<Scalar>& out) const;
+  void forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+               MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out) const;
 
   // Given d_out = dL/d(out), adds dL/d(params) into d_params. Needs the workspace of the forward
   // call on the same input. Does not form dL/d(input): an encoder never needs it.
   template <typename Scalar>
-  void backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input, const MlpWorkspace<Scalar>& ws,
-                const std::type_identity_t<MatrixT<Scalar>>& d_out, Scalar* d_params) const;
+  void backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
+                Scalar* d_params) const;
 
  private:
   Index fan_in(Index layer) const;  // rows of W_layer: input_dim, then the previous width

@@ -100,6 +100,9 @@ class Communicator {
 
  private:
   std::vector<int> gather_counts(int local_count) const;
+  // MPI_Allreduce in place of `count` elements of `type` (a no-op on none or without MPI).
+  void allreduce_in_place(void* data, Index count, MPI_Datatype type, MPI_Op op,
+                          std::size_t element_bytes) const;
   // MPI_Allgatherv of doubles, counts[r] from rank r, concatenated in rank order into `receive`.
   void allgatherv(const double* send, const std::vector<int>& counts, double* receive) const;
   void count_bytes(std::uint64_t bytes) const {
