@@ -1,10 +1,11 @@
 // Times one SAS training step (gather the batch, encoder forward, SAS objective and adjoints,
 // encoder backward, gradient allreduces, Adam) through the same DistributedSasStep that
 // `gplvm train` uses, on 1 or more MPI ranks, and, interleaved in the same run, the machine's GEMM
-// at the step's dominant shape (B x D times D x h1) in the step's precision: both OpenBLAS
-// (cblas_dgemm/cblas_sgemm, the library PyTorch also calls) and the engine the step itself uses (Eigen's
-// GEMM unless built with GPLVM_GEMM=blas). Prints ms/step, both GEMM rates, and the step's useful
-// FLOP rate as a fraction of the faster one (times the number of ranks).
+// at the step's dominant shape (B x D times D x h1) in the step's precision: OpenBLAS
+// (cblas_dgemm/cblas_sgemm, the library PyTorch also calls), Eigen's product, and gplvm::gemm, the
+// engine the encoder itself uses (the packed AVX-512 kernels in the default build). Prints ms/step,
+// the three GEMM rates, and the step's useful FLOP rate as a fraction of the fastest (times the
+// number of ranks).
 //
 //   [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
@@ -23,6 +24,7 @@
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
+#include "gplvm/linalg/gemm.hpp"
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
@@ -142,7 +144,7 @@ double seconds_since(Clock::time_point t0) {
 }
 
 // Seconds of one C = A B at the encoder's first-layer shape, (B x D) * (D x h1): through OpenBLAS
-// directly, and through Eigen's product (= whatever engine the library was built with).
+// directly, through Eigen's product, and through gplvm::gemm (the encoder's engine).
 template <typename Scalar>
 struct GemmTimer {
   MatrixT<Scalar> a, b, c;
@@ -160,16 +162,35 @@ struct GemmTimer {
                   b.data(), k, 0.0f, c.data(), m);
     return seconds_since(t0);
   }
-  double engine() {
+  double eigen() {
     const auto t0 = Clock::now();
     c.noalias() = a * b;
     return seconds_since(t0);
   }
+  double engine() {
+    const auto t0 = Clock::now();
+    gemm(view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::overwrite);
+    return seconds_since(t0);
+  }
+  // Seconds of each of the three, timed back to back on every rank at once.
+  std::vector<double> all(const Communicator& comm) {
+    std::vector<double> seconds;
+    for (double (GemmTimer::*f)() : {&GemmTimer::openblas, &GemmTimer::eigen, &GemmTimer::engine}) {
+      comm.barrier();
+      seconds.push_back(comm.allreduce_max((this->*f)()));
+    }
+    return seconds;
+  }
 };
 
+// GEMM seconds per implementation, in GemmTimer::all's order.
+constexpr int kGemmImpls = 3;
+const char* const kGemmImplNames[kGemmImpls] = {"OpenBLAS", "Eigen", "gplvm::gemm"};
+
 struct Timings {
-  std::vector<double> step, gemm_blas, gemm_engine;
-  std::vector<double> dgemm_blas, dgemm_engine;  // fp32 runs: the fp64 GEMM too, for the mixed limit
+  std::vector<double> step;
+  std::vector<double> gemm[kGemmImpls];
+  std::vector<double> dgemm[kGemmImpls];  // fp32 runs: the fp64 GEMM too, for the mixed limit
 };
 
 template <typename Scalar>
@@ -207,25 +228,18 @@ Timings run(const Options& o, const Communicator& comm) {
     ++done;
   };
 
-  GemmTimer<Scalar> gemm(o.batch, o.dim, o.hidden.front());
-  GemmTimer<double> dgemm(o.float32 ? o.batch : 1, o.float32 ? o.dim : 1, o.float32 ? o.hidden.front() : 1);
+  GemmTimer<Scalar> gemm_timer(o.batch, o.dim, o.hidden.front());
+  GemmTimer<double> dgemm_timer(o.float32 ? o.batch : 1, o.float32 ? o.dim : 1,
+                                o.float32 ? o.hidden.front() : 1);
   one_step();  // warm-up: first-touch allocations
-  gemm.openblas();
-  gemm.engine();
+  gemm_timer.all(comm);
   Timings t;
+  auto record = [](std::vector<double>(&into)[kGemmImpls], const std::vector<double>& seconds) {
+    for (int i = 0; i < kGemmImpls; ++i) into[i].push_back(seconds[static_cast<size_t>(i)]);
+  };
   for (int r = 0; r < o.rounds; ++r) {
-    for (int i = 0; i < 3; ++i) {
-      comm.barrier();
-      t.gemm_blas.push_back(comm.allreduce_max(gemm.openblas()));
-      comm.barrier();
-      t.gemm_engine.push_back(comm.allreduce_max(gemm.engine()));
-    }
-    if (o.float32) {
-      comm.barrier();
-      t.dgemm_blas.push_back(comm.allreduce_max(dgemm.openblas()));
-      comm.barrier();
-      t.dgemm_engine.push_back(comm.allreduce_max(dgemm.engine()));
-    }
+    for (int i = 0; i < 3; ++i) record(t.gemm, gemm_timer.all(comm));
+    if (o.float32) record(t.dgemm, dgemm_timer.all(comm));
     for (int i = 0; i < o.steps_per_round; ++i) {
       comm.barrier();
       const auto t0 = Clock::now();
@@ -247,31 +261,37 @@ int main(int argc, char** argv) {
   const Timings t = o.float32 ? run<float>(o, comm) : run<double>(o, comm);
   if (!comm.is_root()) return 0;
   const double ranks = comm.size();
-  const double t_step = median(t.step), t_blas = median(t.gemm_blas), t_engine = median(t.gemm_engine);
+  const double t_step = median(t.step);
   const double gemm_flops = 2.0 * o.batch * o.dim * o.hidden.front();
-  const double blas_rate = ranks * gemm_flops / t_blas, engine_rate = ranks * gemm_flops / t_engine;
+  double rates[kGemmImpls], best_rate = 0, dgemm_rate = 0;
+  for (int i = 0; i < kGemmImpls; ++i) {
+    rates[i] = ranks * gemm_flops / median(t.gemm[i]);
+    best_rate = std::max(best_rate, rates[i]);
+    if (o.float32) dgemm_rate = std::max(dgemm_rate, ranks * gemm_flops / median(t.dgemm[i]));
+  }
+  if (!o.float32) dgemm_rate = best_rate;
   const StepFlops flops = step_flops(o);
-  const double best_rate = std::max(blas_rate, engine_rate), step_rate = flops.total() / t_step;
+  const double step_rate = flops.total() / t_step;
   const char* gemm_name = o.float32 ? "sgemm" : "dgemm";
+  const std::string engine = gemm_engine_name();
   // The step's time if each of its FLOPs ran at the same run's best GEMM rate in its precision,
   // over its measured time: the fraction of the machine limit of its precision mix.
-  double dgemm_rate = best_rate;
-  if (o.float32) dgemm_rate = ranks * gemm_flops / std::min(median(t.dgemm_blas), median(t.dgemm_engine));
   const double mixed_limit = (flops.f32 / best_rate + flops.f64 / dgemm_rate) / t_step;
   if (o.json) {
     std::printf(
         "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"batch\": %ld, \"active\": %ld, "
         "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
-        "\"gflops_openblas\": %.3f, \"gflops_engine\": %.3f, \"ratio_to_best_gemm\": %.4f, "
-        "\"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
+        "\"gflops_openblas\": %.3f, \"gflops_eigen\": %.3f, \"gflops_engine\": %.3f, "
+        "\"ratio_to_best_gemm\": %.4f, \"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
         "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
         o.float32 ? "float32" : "float64", comm.size(), (long)o.batch, (long)o.active, (long)o.dim,
         o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
-        blas_rate / 1e9, engine_rate / 1e9, step_rate / best_rate, mixed_limit, flops.f64 / flops.total(),
-        GPLVM_GEMM_ENGINE, blas_core_name().c_str());
+        rates[0] / 1e9, rates[1] / 1e9, rates[2] / 1e9, step_rate / best_rate, mixed_limit,
+        flops.f64 / flops.total(), engine.c_str(), blas_core_name().c_str());
     return 0;
   }
-  std::printf("%s; product engine: %s\n", blas_kernel_note().c_str(), GPLVM_GEMM_ENGINE);
+  std::printf("%s; encoder GEMM engine: %s (GPLVM_GEMM=%s)\n", blas_kernel_note().c_str(), engine.c_str(),
+              GPLVM_GEMM_ENGINE);
   std::printf("config: B=%ld A=%ld D=%ld Q=%ld hidden=", (long)o.batch, (long)o.active, (long)o.dim,
               (long)o.latent);
   for (Index h : o.hidden) std::printf("%ld,", (long)h);
@@ -280,9 +300,10 @@ int main(int argc, char** argv) {
               t.step.size());
   std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step,
               flops.total() / 1e9, step_rate / 1e9);
-  std::printf("%s %ldx%ldx%ld x %d ranks: OpenBLAS %.2f GFLOP/s, %s engine %.2f GFLOP/s (medians)\n",
-              gemm_name, (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), blas_rate / 1e9,
-              GPLVM_GEMM_ENGINE, engine_rate / 1e9);
+  std::printf("%s %ldx%ldx%ld x %d ranks (GFLOP/s, medians):", gemm_name, (long)o.batch, (long)o.dim,
+              (long)o.hidden.front(), comm.size());
+  for (int i = 0; i < kGemmImpls; ++i) std::printf(" %s %.2f", kGemmImplNames[i], rates[i] / 1e9);
+  std::printf("\n");
   std::printf("step FLOP rate / best %s rate: %.3f\n", gemm_name, step_rate / best_rate);
   if (o.float32)
     std::printf("fp64 share of the FLOPs %.3f (best dgemm %.2f GFLOP/s); step / limit of that mix: %.3f\n",

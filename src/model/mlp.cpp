@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/linalg/gemm.hpp"
 
 namespace gplvm {
 namespace {
@@ -128,7 +129,8 @@ void map2(const Scalar* a, const Scalar* b, Scalar* y, Index n, PacketFn packet_
     for (Index i = 0; i < n; ++i) y[i] = scalar_fn(a[i], b[i]);
   } else {
     Index i = 0;
-    for (; i + lanes <= n; i += lanes) ei::pstoreu(y + i, packet_fn(ei::ploadu<P>(a + i), ei::ploadu<P>(b + i)));
+    for (; i + lanes <= n; i += lanes)
+      ei::pstoreu(y + i, packet_fn(ei::ploadu<P>(a + i), ei::ploadu<P>(b + i)));
     if (i == n) return;
     Scalar pa[lanes] = {}, pb[lanes] = {};  // zero padding lies in every kernel's domain
     std::copy(a + i, a + n, pa);
@@ -184,8 +186,7 @@ void derivative_column(Activation a, const Scalar* out, const Scalar* g, Scalar*
       return;
     case Activation::softplus:
       map2(
-          out, g, dz, n,
-          [](const P& ov, const P& gv) { return ei::pmul(gv, SoftplusSlope::packet(ov)); },
+          out, g, dz, n, [](const P& ov, const P& gv) { return ei::pmul(gv, SoftplusSlope::packet(ov)); },
           [](Scalar ov, Scalar gv) { return gv * SoftplusSlope::scalar(ov); });
       return;
   }
@@ -325,10 +326,8 @@ void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scal
     // Eigen zero-fills the destination before the GEMM (beta = 1); filling it with the bias
     // instead folds the bias in for free, so the activation is the only extra pass over z.
     for (Index j = 0; j < fan_out; ++j) z.col(j).setConstant(b[j]);
-    if (l == 0)
-      z.noalias() += input * w;
-    else
-      z.noalias() += ws.outputs[s - 1] * w;
+    const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
+    gemm(layer_input, view_of(w), mutable_view_of(z), GemmUpdate::accumulate);
     activate(layout_.activations[s], z);
   }
   out = ws.outputs.back();  // rows x output_dim: small next to the hidden layers
@@ -354,18 +353,18 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
   for (Index l = num_layers() - 1; l >= 0; --l) {
     const auto s = static_cast<std::size_t>(l);
     const Index width = layout_.widths[s];
-    const ConstMap dz(layer_pre_gradient(layout_.activations[s], ws.outputs[s].data(), g,
-                                         g_own ? g_own : scratch[0], rows, width, d_params + bias_offsets_[s]),
-                      rows, width);
+    const ConstMap dz(
+        layer_pre_gradient(layout_.activations[s], ws.outputs[s].data(), g, g_own ? g_own : scratch[0], rows,
+                           width, d_params + bias_offsets_[s]),
+        rows, width);
     Map dw(d_params + weight_offsets_[s], fan_in(l), width);
-    if (l == 0) {
-      dw.noalias() += input.transpose() * dz;
-      return;
-    }
-    dw.noalias() += ws.outputs[s - 1].transpose() * dz;
+    const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
+    gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::accumulate);
+    if (l == 0) return;
     Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
     const ConstMap w(params + weight_offsets_[s], fan_in(l), width);
-    Map(next, rows, fan_in(l)).noalias() = dz * w.transpose();
+    gemm(view_of(dz), view_of(w).transposed(), MutableMatrixView<Scalar>{next, rows, fan_in(l), rows},
+         GemmUpdate::overwrite);
     g = g_own = next;
   }
 }

@@ -1,0 +1,65 @@
+#pragma once
+// C = A B or C += A B for the encoder's large products, in float or double.
+//
+// Why not just Eigen's product: the amortised step is ~75% encoder GEMMs, so its speed is the GEMM
+// engine's. On the AVX-512 development machine Eigen's GEMM reaches 150-168 GFLOP/s in fp32 (peak
+// 238) and 70-77 in fp64 (peak 119); the packed engine here (src/linalg/packed_gemm.cpp: BLIS-style
+// packing, a 2-vector x 12 register-blocked AVX-512 microkernel) reaches 195-220 and 92-105 on
+// the same shapes (docs/benchmarks.md). It is compiled when the build targets AVX-512
+// (GPLVM_GEMM=native, the default, with -march=native on such a CPU); otherwise every call goes to
+// Eigen's product (itself OpenBLAS with GPLVM_GEMM=blas). gemm_engine_name() says which.
+//
+// Operands are strided views, so transposes and row-major data cost nothing at the call site: the
+// packing reads any strides. The result is column-major with a leading dimension.
+#include <string>
+
+#include "gplvm/core/types.hpp"
+
+namespace gplvm {
+
+// A read-only rows x cols matrix whose (i, j) entry is data[i * row_stride + j * col_stride].
+template <typename Scalar>
+struct ConstMatrixView {
+  const Scalar* data = nullptr;
+  Index rows = 0, cols = 0, row_stride = 1, col_stride = 0;
+
+  ConstMatrixView transposed() const { return {data, cols, rows, col_stride, row_stride}; }
+};
+
+// A writable column-major rows x cols matrix with leading dimension col_stride (>= rows).
+template <typename Scalar>
+struct MutableMatrixView {
+  Scalar* data = nullptr;
+  Index rows = 0, cols = 0, col_stride = 0;
+};
+
+// Views of Eigen objects with contiguous rows or columns (Matrix, Map, Ref, blocks of them).
+template <typename Derived>
+ConstMatrixView<typename Derived::Scalar> view_of(const Eigen::DenseBase<Derived>& m) {
+  const Derived& d = m.derived();
+  if constexpr (Derived::IsRowMajor)
+    return {d.data(), d.rows(), d.cols(), d.outerStride(), 1};
+  else
+    return {d.data(), d.rows(), d.cols(), 1, d.outerStride()};
+}
+
+template <typename Derived>
+MutableMatrixView<typename Derived::Scalar> mutable_view_of(Eigen::DenseBase<Derived>& m) {
+  static_assert(!Derived::IsRowMajor, "gemm writes column-major results");
+  Derived& d = m.derived();
+  return {d.data(), d.rows(), d.cols(), d.outerStride()};
+}
+
+enum class GemmUpdate { overwrite, accumulate };
+
+// c = a * b (overwrite) or c += a * b (accumulate). Throws std::invalid_argument on mismatched
+// shapes. c must not overlap a or b.
+template <typename Scalar>
+void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
+          GemmUpdate update);
+
+// "packed AVX-512" or "eigen" / "blas (OpenBLAS through Eigen)", with the reason when the packed
+// engine was asked for but not compiled.
+std::string gemm_engine_name();
+
+}  // namespace gplvm

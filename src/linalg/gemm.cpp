@@ -1,0 +1,81 @@
+#include "gplvm/linalg/gemm.hpp"
+
+#include <stdexcept>
+
+#include "packed_gemm.hpp"
+
+namespace gplvm {
+
+namespace {
+
+std::string shape(Index rows, Index cols) {
+  return std::to_string(rows) + "x" + std::to_string(cols);
+}
+
+// Calls f with an Eigen Map of the view: column-major or row-major with an outer stride when one
+// stride is 1 (Eigen's GEMM reads those in place), a fully strided map otherwise.
+template <typename Scalar, typename F>
+void with_eigen_map(const ConstMatrixView<Scalar>& v, F&& f) {
+  using OuterMap = Eigen::OuterStride<>;
+  if (v.row_stride == 1) {
+    f(Eigen::Map<const MatrixT<Scalar>, 0, OuterMap>(v.data, v.rows, v.cols, OuterMap(v.col_stride)));
+  } else if (v.col_stride == 1) {
+    f(Eigen::Map<const RowMatrixT<Scalar>, 0, OuterMap>(v.data, v.rows, v.cols, OuterMap(v.row_stride)));
+  } else {
+    using Strided = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+    f(Eigen::Map<const MatrixT<Scalar>, 0, Strided>(v.data, v.rows, v.cols,
+                                                    Strided(v.col_stride, v.row_stride)));
+  }
+}
+
+// The engine without the packed kernels: Eigen's product (OpenBLAS with EIGEN_USE_BLAS).
+template <typename Scalar>
+void eigen_gemm(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>& b,
+                const MutableMatrixView<Scalar>& c, GemmUpdate update) {
+  Eigen::Map<MatrixT<Scalar>, 0, Eigen::OuterStride<>> out(c.data, c.rows, c.cols,
+                                                           Eigen::OuterStride<>(c.col_stride));
+  with_eigen_map(a, [&](const auto& a_map) {
+    with_eigen_map(b, [&](const auto& b_map) {
+      if (update == GemmUpdate::overwrite)
+        out.noalias() = a_map * b_map;
+      else
+        out.noalias() += a_map * b_map;
+    });
+  });
+}
+
+}  // namespace
+
+template <typename Scalar>
+void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
+          GemmUpdate update) {
+  if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols || c.col_stride < c.rows)
+    throw std::invalid_argument("gemm: cannot multiply " + shape(a.rows, a.cols) + " by " +
+                                shape(b.rows, b.cols) + " into " + shape(c.rows, c.cols) +
+                                " (leading dimension " + std::to_string(c.col_stride) + ")");
+  if (c.rows == 0 || c.cols == 0) return;
+  if (a.cols == 0) {  // an empty sum: C = 0 or C unchanged
+    if (update == GemmUpdate::overwrite)
+      for (Index j = 0; j < c.cols; ++j)
+        std::fill(c.data + j * c.col_stride, c.data + j * c.col_stride + c.rows, 0);
+    return;
+  }
+  if (detail::packed_gemm_available())
+    detail::packed_gemm(a, b, c, update);
+  else
+    eigen_gemm(a, b, c, update);
+}
+
+std::string gemm_engine_name() {
+  if (detail::packed_gemm_available()) return "packed AVX-512";
+  const std::string built = GPLVM_GEMM_ENGINE;
+  if (built == "native") return "eigen (the packed engine needs AVX-512 at compile time)";
+  return built == "blas" ? "blas (OpenBLAS through Eigen)" : "eigen";
+}
+
+template void gemm<float>(ConstMatrixView<float>, ConstMatrixView<float>, MutableMatrixView<float>,
+                          GemmUpdate);
+template void gemm<double>(ConstMatrixView<double>, ConstMatrixView<double>, MutableMatrixView<double>,
+                           GemmUpdate);
+
+}  // namespace gplvm
