@@ -5,6 +5,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/linalg/lapack.hpp"
+#include "gplvm/linalg/triangular_solve.hpp"
 
 namespace gplvm {
 namespace {
@@ -85,11 +86,11 @@ void CholeskyFactor::solve_in_place(MatrixRef B) const {
 }
 
 void CholeskyFactor::solve_lower_in_place(MatrixRef B) const {
-  factor_.triangularView<Eigen::Lower>().solveInPlace(B);
+  solve_lower_triangular_in_place(factor_, B);
 }
 
 void CholeskyFactor::solve_upper_in_place(MatrixRef B) const {
-  factor_.triangularView<Eigen::Lower>().transpose().solveInPlace(B);
+  solve_lower_transposed_in_place(factor_, B);
 }
 
 Matrix CholeskyFactor::inverse() const {

@@ -38,8 +38,10 @@ void eigen_gemm(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>&
     with_eigen_map(b, [&](const auto& b_map) {
       if (update == GemmUpdate::overwrite)
         out.noalias() = a_map * b_map;
-      else
+      else if (update == GemmUpdate::accumulate)
         out.noalias() += a_map * b_map;
+      else
+        out.noalias() -= a_map * b_map;
     });
   });
 }

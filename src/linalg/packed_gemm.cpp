@@ -33,6 +33,7 @@ struct Simd<float> {
   static Vec broadcast(float x) { return _mm512_set1_ps(x); }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
 };
 
 template <>
@@ -45,6 +46,7 @@ struct Simd<double> {
   static Vec broadcast(double x) { return _mm512_set1_pd(x); }
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
   static Vec add(Vec a, Vec b) { return _mm512_add_pd(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm512_sub_pd(a, b); }
 };
 
 // Register block: an MR x NR tile of C lives in 2 x 12 = 24 of the 32 vector registers, so each
@@ -61,8 +63,8 @@ struct Blocking {
   static constexpr Index nc = 2048;
 };
 
-// C(MR x NR tile) = or += packed A strip (kc x MR) * packed B panel (kc x NR).
-template <typename Scalar, bool overwrite>
+// C(MR x NR tile) =, += or -= packed A strip (kc x MR) * packed B panel (kc x NR).
+template <typename Scalar, GemmUpdate update>
 inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __restrict b, Scalar* c,
                         Index ldc) {
   using S = Simd<Scalar>;
@@ -83,12 +85,15 @@ inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __re
   }
   for (int j = 0; j < NR; ++j) {
     Scalar* cj = c + j * ldc;
-    if constexpr (overwrite) {
+    if constexpr (update == GemmUpdate::overwrite) {
       S::store(cj, top[j]);
       S::store(cj + L, bottom[j]);
-    } else {
+    } else if constexpr (update == GemmUpdate::accumulate) {
       S::store(cj, S::add(S::load(cj), top[j]));
       S::store(cj + L, S::add(S::load(cj + L), bottom[j]));
+    } else {
+      S::store(cj, S::sub(S::load(cj), top[j]));
+      S::store(cj + L, S::sub(S::load(cj + L), bottom[j]));
     }
   }
 }
@@ -153,9 +158,9 @@ struct PackBuffers {
 
 // One packed A block against one packed B panel set: every MR x NR tile, the ragged ones through
 // a local tile so that the microkernel never reads or writes outside C.
-template <typename Scalar>
+template <typename Scalar, GemmUpdate update>
 void multiply_block(const Scalar* a_pack, const Scalar* b_pack, Index mc, Index nc, Index kc, Scalar* c,
-                    Index ldc, bool overwrite) {
+                    Index ldc) {
   constexpr Index MR = Blocking<Scalar>::mr, NR = Blocking<Scalar>::nr;
   alignas(64) Scalar tile[MR * NR];
   for (Index jr = 0; jr < nc; jr += NR) {
@@ -166,17 +171,30 @@ void multiply_block(const Scalar* a_pack, const Scalar* b_pack, Index mc, Index 
       const Scalar* b = b_pack + jr * kc;
       Scalar* out = c + ir + jr * ldc;
       if (rows == MR && cols == NR) {
-        if (overwrite)
-          microkernel<Scalar, true>(kc, a, b, out, ldc);
-        else
-          microkernel<Scalar, false>(kc, a, b, out, ldc);
+        microkernel<Scalar, update>(kc, a, b, out, ldc);
         continue;
       }
-      microkernel<Scalar, true>(kc, a, b, tile, MR);
+      microkernel<Scalar, GemmUpdate::overwrite>(kc, a, b, tile, MR);
       for (Index j = 0; j < cols; ++j)
-        for (Index i = 0; i < rows; ++i)
-          out[i + j * ldc] = overwrite ? tile[i + j * MR] : out[i + j * ldc] + tile[i + j * MR];
+        for (Index i = 0; i < rows; ++i) {
+          Scalar& o = out[i + j * ldc];
+          const Scalar t = tile[i + j * MR];
+          o = update == GemmUpdate::overwrite ? t : update == GemmUpdate::accumulate ? o + t : o - t;
+        }
     }
+  }
+}
+
+template <typename Scalar>
+void multiply_block(GemmUpdate update, const Scalar* a_pack, const Scalar* b_pack, Index mc, Index nc,
+                    Index kc, Scalar* c, Index ldc) {
+  switch (update) {
+    case GemmUpdate::overwrite:
+      return multiply_block<Scalar, GemmUpdate::overwrite>(a_pack, b_pack, mc, nc, kc, c, ldc);
+    case GemmUpdate::accumulate:
+      return multiply_block<Scalar, GemmUpdate::accumulate>(a_pack, b_pack, mc, nc, kc, c, ldc);
+    case GemmUpdate::subtract:
+      return multiply_block<Scalar, GemmUpdate::subtract>(a_pack, b_pack, mc, nc, kc, c, ldc);
   }
 }
 
@@ -196,13 +214,14 @@ void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMa
     for (Index pc = 0; pc < k; pc += Blk::kc) {
       const Index kc = std::min(Blk::kc, k - pc);
       // The first k block writes C when overwriting; every later one adds to it.
-      const bool overwrite = update == GemmUpdate::overwrite && pc == 0;
+      const GemmUpdate block_update =
+          update == GemmUpdate::overwrite && pc > 0 ? GemmUpdate::accumulate : update;
       pack_b(b, pc, jc, kc, nc, buffers.b.data());
       for (Index ic = 0; ic < m; ic += Blk::mc) {
         const Index mc = std::min(Blk::mc, m - ic);
         pack_a(a, ic, pc, mc, kc, buffers.a.data());
-        multiply_block(buffers.a.data(), buffers.b.data(), mc, nc, kc, c.data + ic + jc * c.col_stride,
-                       c.col_stride, overwrite);
+        multiply_block(block_update, buffers.a.data(), buffers.b.data(), mc, nc, kc,
+                       c.data + ic + jc * c.col_stride, c.col_stride);
       }
     }
   }

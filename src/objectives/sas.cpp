@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/linalg/gemm.hpp"
 
 namespace gplvm {
 
@@ -189,7 +190,9 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   const MatrixT<Scalar>& w = in_scalar(s.w, w_storage);
   // r_n = y_n - w_n^T beta, rows are points; row-major like Y, so the copy is a memcpy.
   RowMatrixT<Scalar> residual = Y_remainder;
-  residual.noalias() -= w.transpose() * beta;
+  // Row-major R x D is column-major D x R: residual^T -= beta^T W.
+  gemm(view_of(beta).transposed(), view_of(w), MutableMatrixView<Scalar>{residual.data(), D, R, D},
+       GemmUpdate::subtract);
   const Vector sq = residual.rowwise().squaredNorm().template cast<double>();
   const Eigen::ArrayXd c = s.variance.array();
   const double d = static_cast<double>(D);
@@ -200,12 +203,12 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   residual.array().colwise() *= (weight / c).template cast<Scalar>();  // now Z, R x D
 
   MatrixT<Scalar> beta_z(A, R);
-  beta_z.noalias() = beta * residual.transpose();
+  gemm(view_of(beta), view_of(residual).transposed(), mutable_view_of(beta_z), GemmUpdate::overwrite);
   Matrix P = in_scalar_to_double(std::move(beta_z));  // beta Z^T
   P -= s.w * g.asDiagonal();                          // beta Z^T - W diag(g)
   // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product here, the solves in sas_combine.
   MatrixT<Scalar> pw(A, A), p_storage;
-  pw.noalias() = in_scalar(P, p_storage) * w.transpose();
+  gemm(view_of(in_scalar(P, p_storage)), view_of(w).transposed(), mutable_view_of(pw), GemmUpdate::overwrite);
   const Matrix M = in_scalar_to_double(std::move(pw));
   out.whitened_adjoint = -0.5 * (M + M.transpose());
   // G = L^{-T} (beta Z^T - 2 W diag(g)).

@@ -47,7 +47,7 @@ void check_product(Index m, Index n, Index k, bool a_row_major, bool b_row_major
                    std::mt19937& rng) {
   SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k << " a_row_major=" << a_row_major
                                     << " b_row_major=" << b_row_major
-                                    << " accumulate=" << (update == GemmUpdate::accumulate));
+                                    << " update=" << static_cast<int>(update));
   const Operand<Scalar> a = random_operand<Scalar>(m, k, a_row_major, rng);
   const Operand<Scalar> b = random_operand<Scalar>(k, n, b_row_major, rng);
   const Index ldc = m + 5;
@@ -61,8 +61,12 @@ void check_product(Index m, Index n, Index k, bool a_row_major, bool b_row_major
   long double worst = 0;
   for (Index j = 0; j < n; ++j) {
     for (Index i = 0; i < m; ++i) {
-      long double expected = update == GemmUpdate::accumulate ? c0[i + j * ldc] : 0.0L;
-      for (Index p = 0; p < k; ++p) expected += entry(a.view, i, p) * entry(b.view, p, j);
+      long double product = 0;
+      for (Index p = 0; p < k; ++p) product += entry(a.view, i, p) * entry(b.view, p, j);
+      const long double before = c0[i + j * ldc];
+      const long double expected = update == GemmUpdate::overwrite    ? product
+                                   : update == GemmUpdate::accumulate ? before + product
+                                                                      : before - product;
       worst = std::max(worst, std::fabs(expected - static_cast<long double>(c[i + j * ldc])));
     }
     for (Index i = m; i < ldc && i + j * ldc < static_cast<Index>(c.size()); ++i)
@@ -88,7 +92,7 @@ TYPED_TEST(GemmTest, MatchesTripleLoopInEveryLayoutAndUpdate) {
   for (const auto& s : shapes)
     for (bool a_row_major : {false, true})
       for (bool b_row_major : {false, true})
-        for (GemmUpdate update : {GemmUpdate::overwrite, GemmUpdate::accumulate})
+        for (GemmUpdate update : {GemmUpdate::overwrite, GemmUpdate::accumulate, GemmUpdate::subtract})
           check_product<TypeParam>(s[0], s[1], s[2], a_row_major, b_row_major, update, rng);
 }
 
@@ -114,6 +118,8 @@ TYPED_TEST(GemmTest, EmptyInnerDimensionZeroesOrKeeps) {
   const Mat a(4, 0), b(0, 3);
   Mat c = Mat::Constant(4, 3, 2);
   gemm(view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::accumulate);
+  EXPECT_EQ(c, Mat::Constant(4, 3, 2));
+  gemm(view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::subtract);
   EXPECT_EQ(c, Mat::Constant(4, 3, 2));
   gemm(view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::overwrite);
   EXPECT_EQ(c, Mat::Zero(4, 3));

@@ -50,10 +50,10 @@ MutableMatrixView<typename Derived::Scalar> mutable_view_of(Eigen::DenseBase<Der
   return {d.data(), d.rows(), d.cols(), d.outerStride()};
 }
 
-enum class GemmUpdate { overwrite, accumulate };
+enum class GemmUpdate { overwrite, accumulate, subtract };
 
-// c = a * b (overwrite) or c += a * b (accumulate). Throws std::invalid_argument on mismatched
-// shapes. c must not overlap a or b.
+// c = a * b (overwrite), c += a * b (accumulate) or c -= a * b (subtract). Throws std::invalid_argument on
+// mismatched shapes. c must not overlap a or b.
 template <typename Scalar>
 void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
           GemmUpdate update);
