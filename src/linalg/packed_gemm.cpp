@@ -6,7 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstring>
+#include <type_traits>
 #endif
 
 namespace gplvm::detail {
@@ -34,6 +34,13 @@ struct Simd<float> {
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
   static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
   static Vec sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
+  static void store_first(float* p, Vec v, Index count) {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << count) - 1), v);
+  }
+  static Vec load_first(const float* p, Index count) {
+    return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
+  }
+  // 128-bit-lane shuffles and the two in-lane interleaves of a register transpose.
 };
 
 template <>
@@ -47,7 +54,81 @@ struct Simd<double> {
   static Vec fma(Vec a, Vec b, Vec c) { return _mm512_fmadd_pd(a, b, c); }
   static Vec add(Vec a, Vec b) { return _mm512_add_pd(a, b); }
   static Vec sub(Vec a, Vec b) { return _mm512_sub_pd(a, b); }
+  static void store_first(double* p, Vec v, Index count) {
+    _mm512_mask_storeu_pd(p, static_cast<__mmask8>((1u << count) - 1), v);
+  }
+  static Vec load_first(const double* p, Index count) {
+    return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << count) - 1), p);
+  }
 };
+
+// In-register transposes: r[i] holds row i of a lanes x lanes block; afterwards r[j] holds column
+// j. Interleaves within 128-bit lanes, then a 4 x 4 transpose of the 128-bit lanes themselves
+// (shuffle immediates: 0x44 = lanes 0,1 of each; 0xEE = lanes 2,3; 0x88 = lanes 0,2; 0xDD = 1,3).
+template <typename Vec, typename Shuffle>
+inline void transpose_lane_blocks(Vec (&s)[16], Vec (&r)[16], int groups, Shuffle shuffle) {
+  // s[g * groups + c] holds, in 128-bit lane L, the piece of column (groups * L + c) that belongs to
+  // row block g; gather lane q of output column (groups * L + c) from lane L of s[q * groups + c].
+  for (int c = 0; c < groups; ++c) {
+    const Vec x = s[c], y = s[groups + c], z = s[2 * groups + c], w = s[3 * groups + c];
+    const Vec p0 = shuffle(x, y, std::integral_constant<int, 0x44>{});
+    const Vec p1 = shuffle(x, y, std::integral_constant<int, 0xEE>{});
+    const Vec p2 = shuffle(z, w, std::integral_constant<int, 0x44>{});
+    const Vec p3 = shuffle(z, w, std::integral_constant<int, 0xEE>{});
+    r[c] = shuffle(p0, p2, std::integral_constant<int, 0x88>{});
+    r[groups + c] = shuffle(p0, p2, std::integral_constant<int, 0xDD>{});
+    r[2 * groups + c] = shuffle(p1, p3, std::integral_constant<int, 0x88>{});
+    r[3 * groups + c] = shuffle(p1, p3, std::integral_constant<int, 0xDD>{});
+  }
+}
+
+inline void transpose(__m512 (&r)[16]) {
+  __m512 t[16], s[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {
+    auto pd = [](__m512 v) { return _mm512_castps_pd(v); };
+    s[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(t[i]), pd(t[i + 2])));
+    s[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(t[i]), pd(t[i + 2])));
+    s[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(pd(t[i + 1]), pd(t[i + 3])));
+    s[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(pd(t[i + 1]), pd(t[i + 3])));
+  }
+  transpose_lane_blocks(
+      s, r, 4, [](__m512 a, __m512 b, auto imm) { return _mm512_shuffle_f32x4(a, b, decltype(imm)::value); });
+}
+
+inline void transpose(__m512d (&r)[8]) {
+  __m512d s[16], out[16];
+  for (int i = 0; i < 8; i += 2) {
+    s[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+    s[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+  }
+  transpose_lane_blocks(s, out, 2, [](__m512d a, __m512d b, auto imm) {
+    return _mm512_shuffle_f64x2(a, b, decltype(imm)::value);
+  });
+  for (int i = 0; i < 8; ++i) r[i] = out[i];
+}
+
+// Copies `vectors` (<= lanes) source vectors of `lanes` contiguous values, the v-th at
+// src + v * src_stride, transposed: the j-th output (the j-th value of every source vector) goes to
+// dst + j * dst_stride, `vectors` values wide. The packing of a row-major A or a column-major B.
+template <typename Scalar>
+inline void copy_transposed(const Scalar* src, Index src_stride, Index vectors, Scalar* dst,
+                            Index dst_stride) {
+  using S = Simd<Scalar>;
+  constexpr int L = S::lanes;
+  typename S::Vec r[L];
+  for (int v = 0; v < L; ++v) r[v] = v < vectors ? S::load(src + v * src_stride) : S::zero();
+  transpose(r);
+  for (int j = 0; j < L; ++j) {
+    if (vectors == L)
+      S::store(dst + j * dst_stride, r[j]);
+    else
+      S::store_first(dst + j * dst_stride, r[j], vectors);
+  }
+}
 
 // Register block: an MR x NR tile of C lives in 2 x 12 = 24 of the 32 vector registers, so each
 // k step does 2 loads of A, 12 broadcasts of B and 24 FMAs: FMA-bound on two FMA pipes.
@@ -115,9 +196,15 @@ void pack_a(const ConstMatrixView<Scalar>& a, Index i0, Index p0, Index mc, Inde
       }
       continue;
     }
+    Index p_done = 0;
+    if (rows == MR && a.col_stride == 1) {  // rows contiguous: transpose lanes x lanes blocks
+      for (; p_done + L <= kc; p_done += L)
+        for (Index r = 0; r < MR; r += L)
+          copy_transposed(origin + r * a.row_stride + p_done, a.row_stride, L, dst + p_done * MR + r, MR);
+    }
     for (Index r = 0; r < rows; ++r) {
       const Scalar* src = origin + r * a.row_stride;
-      for (Index p = 0; p < kc; ++p) dst[p * MR + r] = src[p * a.col_stride];
+      for (Index p = p_done; p < kc; ++p) dst[p * MR + r] = src[p * a.col_stride];
     }
     for (Index p = 0; p < kc; ++p) std::fill(dst + p * MR + rows, dst + (p + 1) * MR, Scalar(0));
   }
@@ -127,20 +214,29 @@ void pack_a(const ConstMatrixView<Scalar>& a, Index i0, Index p0, Index mc, Inde
 // (NR values per k), zero-padding the last panel.
 template <typename Scalar>
 void pack_b(const ConstMatrixView<Scalar>& b, Index p0, Index j0, Index kc, Index nc, Scalar* dst) {
-  constexpr Index NR = Blocking<Scalar>::nr;
+  constexpr Index NR = Blocking<Scalar>::nr, L = Simd<Scalar>::lanes;
   for (Index j = 0; j < nc; j += NR, dst += NR * kc) {
     const Index cols = std::min(NR, nc - j);
     const Scalar* origin = b.data + p0 * b.row_stride + (j0 + j) * b.col_stride;
-    if (b.col_stride == 1) {  // rows contiguous: one copy of `cols` values per k
-      for (Index p = 0; p < kc; ++p) {
-        std::memcpy(dst + p * NR, origin + p * b.row_stride, sizeof(Scalar) * static_cast<std::size_t>(cols));
-        std::fill(dst + p * NR + cols, dst + (p + 1) * NR, Scalar(0));
-      }
+    if (b.col_stride == 1) {  // rows contiguous: `cols` values per k, zero-padded to NR, by masked vectors
+      for (Index p = 0; p < kc; ++p)
+        for (Index c = 0; c < NR; c += L) {
+          const Index valid = std::clamp<Index>(cols - c, 0, L), width = std::min(L, NR - c);
+          Simd<Scalar>::store_first(dst + p * NR + c,
+                                    Simd<Scalar>::load_first(origin + p * b.row_stride + c, valid), width);
+        }
       continue;
+    }
+    Index p_done = 0;
+    if (b.row_stride == 1) {  // columns contiguous: transpose up to lanes columns at a time
+      for (; p_done + L <= kc; p_done += L)
+        for (Index c = 0; c < cols; c += L)
+          copy_transposed(origin + c * b.col_stride + p_done, b.col_stride, std::min(L, cols - c),
+                          dst + p_done * NR + c, NR);
     }
     for (Index c = 0; c < cols; ++c) {
       const Scalar* src = origin + c * b.col_stride;
-      for (Index p = 0; p < kc; ++p) dst[p * NR + c] = src[p * b.row_stride];
+      for (Index p = p_done; p < kc; ++p) dst[p * NR + c] = src[p * b.row_stride];
     }
     for (Index p = 0; p < kc; ++p) std::fill(dst + p * NR + cols, dst + (p + 1) * NR, Scalar(0));
   }
