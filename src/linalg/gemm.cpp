@@ -49,12 +49,14 @@ void eigen_gemm(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>&
 }  // namespace
 
 template <typename Scalar>
-void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
-          GemmUpdate update) {
+void gemm_with(GemmEngine engine, ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b,
+               MutableMatrixView<Scalar> c, GemmUpdate update) {
   if (a.cols != b.rows || c.rows != a.rows || c.cols != b.cols || c.col_stride < c.rows)
     throw std::invalid_argument("gemm: cannot multiply " + shape(a.rows, a.cols) + " by " +
                                 shape(b.rows, b.cols) + " into " + shape(c.rows, c.cols) +
                                 " (leading dimension " + std::to_string(c.col_stride) + ")");
+  if (engine == GemmEngine::packed && !packed_gemm_compiled())
+    throw std::logic_error("gemm: this build has no packed engine (" + gemm_engine_name() + ")");
   if (c.rows == 0 || c.cols == 0) return;
   if (a.cols == 0) {  // an empty sum: C = 0 or C unchanged
     if (update == GemmUpdate::overwrite)
@@ -62,14 +64,24 @@ void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixVie
         std::fill(c.data + j * c.col_stride, c.data + j * c.col_stride + c.rows, 0);
     return;
   }
-  if (detail::packed_gemm_available())
+  if (engine == GemmEngine::packed)
     detail::packed_gemm(a, b, c, update);
   else
     eigen_gemm(a, b, c, update);
 }
 
+template <typename Scalar>
+void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
+          GemmUpdate update) {
+  gemm_with(packed_gemm_compiled() ? GemmEngine::packed : GemmEngine::eigen, a, b, c, update);
+}
+
+bool packed_gemm_compiled() {
+  return detail::packed_gemm_available();
+}
+
 std::string gemm_engine_name() {
-  if (detail::packed_gemm_available()) return "packed AVX-512";
+  if (packed_gemm_compiled()) return "packed AVX-512";
   const std::string built = GPLVM_GEMM_ENGINE;
   if (built == "native") return "eigen (the packed engine needs AVX-512 at compile time)";
   return built == "blas" ? "blas (OpenBLAS through Eigen)" : "eigen";
@@ -79,5 +91,9 @@ template void gemm<float>(ConstMatrixView<float>, ConstMatrixView<float>, Mutabl
                           GemmUpdate);
 template void gemm<double>(ConstMatrixView<double>, ConstMatrixView<double>, MutableMatrixView<double>,
                            GemmUpdate);
+template void gemm_with<float>(GemmEngine, ConstMatrixView<float>, ConstMatrixView<float>,
+                               MutableMatrixView<float>, GemmUpdate);
+template void gemm_with<double>(GemmEngine, ConstMatrixView<double>, ConstMatrixView<double>,
+                                MutableMatrixView<double>, GemmUpdate);
 
 }  // namespace gplvm

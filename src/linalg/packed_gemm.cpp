@@ -3,6 +3,9 @@
 #include <stdexcept>
 
 #if defined(GPLVM_PACKED_GEMM) && defined(__AVX512F__)
+// GCC 12 warns inside its own AVX-512 headers: the shuffle intrinsics pass _mm512_undefined_*()
+// as the unused merge operand. Nothing here reads an uninitialised value.
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
 #include <algorithm>

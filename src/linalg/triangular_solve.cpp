@@ -4,11 +4,14 @@
 
 #include "gplvm/linalg/gemm.hpp"
 
-#if defined(__AVX512F__)
+#if defined(GPLVM_PACKED_GEMM) && defined(__AVX512F__)
 #include <immintrin.h>
+#define GPLVM_RECURSIVE_SOLVES 1
 #endif
 
 namespace gplvm {
+
+#if GPLVM_RECURSIVE_SOLVES
 
 namespace {
 
@@ -18,8 +21,6 @@ constexpr Index kDirectRows = 16;
 MutableMatrixView<double> rows_of(MatrixRef& B, Index first, Index count) {
   return {B.data() + first, count, B.cols(), B.outerStride()};
 }
-
-#if defined(__AVX512F__)
 
 // A leaf of at most 16 rows, right-looking over columns of the (transposed) factor, eight
 // right-hand sides at a time, each held as two 8-double registers: y_i -= (T_ik / T_kk) y_k for the
@@ -81,18 +82,11 @@ void solve_leaf(const ConstMatrixRef& L, MatrixRef& B, bool transposed) {
   Leaf(L, transposed).solve(B);
 }
 
-#else
-
-void solve_leaf(const ConstMatrixRef& L, MatrixRef& B, bool transposed) {
-  if (transposed)
-    L.triangularView<Eigen::Lower>().transpose().solveInPlace(B);
-  else
-    L.triangularView<Eigen::Lower>().solveInPlace(B);
-}
-
 #endif
 
 }  // namespace
+
+#if GPLVM_RECURSIVE_SOLVES
 
 void solve_lower_triangular_in_place(const ConstMatrixRef& L, MatrixRef B) {
   const Index n = L.rows();
@@ -113,5 +107,19 @@ void solve_lower_transposed_in_place(const ConstMatrixRef& L, MatrixRef B) {
        GemmUpdate::subtract);
   solve_lower_transposed_in_place(L.topLeftCorner(h, h), B.topRows(h));
 }
+
+#else
+
+// Builds without the packed engine (GPLVM_GEMM=eigen or blas, or no AVX-512): the solver of the
+// chosen engine, Eigen's TRSM or OpenBLAS's through EIGEN_USE_BLAS.
+void solve_lower_triangular_in_place(const ConstMatrixRef& L, MatrixRef B) {
+  L.triangularView<Eigen::Lower>().solveInPlace(B);
+}
+
+void solve_lower_transposed_in_place(const ConstMatrixRef& L, MatrixRef B) {
+  L.triangularView<Eigen::Lower>().transpose().solveInPlace(B);
+}
+
+#endif
 
 }  // namespace gplvm

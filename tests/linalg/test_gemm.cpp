@@ -43,11 +43,11 @@ long double entry(const ConstMatrixView<Scalar>& v, Index i, Index j) {
 // max |C - C_ref| / (max |C_ref| + k) over the result; entries outside the rows x cols block of C
 // (its padding) must be untouched.
 template <typename Scalar>
-void check_product(Index m, Index n, Index k, bool a_row_major, bool b_row_major, GemmUpdate update,
-                   std::mt19937& rng) {
-  SCOPED_TRACE(::testing::Message() << "m=" << m << " n=" << n << " k=" << k << " a_row_major=" << a_row_major
-                                    << " b_row_major=" << b_row_major
-                                    << " update=" << static_cast<int>(update));
+void check_product(GemmEngine engine, Index m, Index n, Index k, bool a_row_major, bool b_row_major,
+                   GemmUpdate update, std::mt19937& rng) {
+  SCOPED_TRACE(::testing::Message() << "engine=" << static_cast<int>(engine) << " m=" << m << " n=" << n
+                                    << " k=" << k << " a_row_major=" << a_row_major << " b_row_major="
+                                    << b_row_major << " update=" << static_cast<int>(update));
   const Operand<Scalar> a = random_operand<Scalar>(m, k, a_row_major, rng);
   const Operand<Scalar> b = random_operand<Scalar>(k, n, b_row_major, rng);
   const Index ldc = m + 5;
@@ -56,7 +56,7 @@ void check_product(Index m, Index n, Index k, bool a_row_major, bool b_row_major
   for (Scalar& x : c) x = static_cast<Scalar>(u(rng));
   const std::vector<Scalar> c0 = c;
 
-  gemm(a.view, b.view, MutableMatrixView<Scalar>{c.data(), m, n, ldc}, update);
+  gemm_with(engine, a.view, b.view, MutableMatrixView<Scalar>{c.data(), m, n, ldc}, update);
 
   long double worst = 0;
   for (Index j = 0; j < n; ++j) {
@@ -89,11 +89,15 @@ TYPED_TEST(GemmTest, MatchesTripleLoopInEveryLayoutAndUpdate) {
   // tiles cut at every remainder, and k spanning two and three k blocks.
   const Index shapes[][3] = {{1, 1, 1},      {31, 11, 5}, {32, 12, 384}, {33, 13, 385}, {97, 25, 17},
                              {200, 50, 800}, {17, 40, 3}, {193, 7, 100}, {64, 24, 769}};
-  for (const auto& s : shapes)
-    for (bool a_row_major : {false, true})
-      for (bool b_row_major : {false, true})
-        for (GemmUpdate update : {GemmUpdate::overwrite, GemmUpdate::accumulate, GemmUpdate::subtract})
-          check_product<TypeParam>(s[0], s[1], s[2], a_row_major, b_row_major, update, rng);
+  // Both engines where the packed one is compiled: the Eigen one is what other builds run.
+  std::vector<GemmEngine> engines{GemmEngine::eigen};
+  if (packed_gemm_compiled()) engines.push_back(GemmEngine::packed);
+  for (GemmEngine engine : engines)
+    for (const auto& s : shapes)
+      for (bool a_row_major : {false, true})
+        for (bool b_row_major : {false, true})
+          for (GemmUpdate update : {GemmUpdate::overwrite, GemmUpdate::accumulate, GemmUpdate::subtract})
+            check_product<TypeParam>(engine, s[0], s[1], s[2], a_row_major, b_row_major, update, rng);
 }
 
 TYPED_TEST(GemmTest, TransposedViewsMultiplyTheTranspose) {
@@ -146,6 +150,14 @@ TEST(GemmEngine, PackedEngineRunsExactlyWhenBuiltNativeForAvx512) {
   const bool packed_expected = false;
 #endif
   EXPECT_EQ(name == "packed AVX-512", packed_expected) << "built " << built << ", engine " << name;
+  EXPECT_EQ(packed_gemm_compiled(), packed_expected);
+  if (!packed_expected) {
+    const MatrixT<double> a = MatrixT<double>::Ones(2, 2);
+    MatrixT<double> c(2, 2);
+    EXPECT_THROW(
+        gemm_with(GemmEngine::packed, view_of(a), view_of(a), mutable_view_of(c), GemmUpdate::overwrite),
+        std::logic_error);
+  }
 }
 
 }  // namespace

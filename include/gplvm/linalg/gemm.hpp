@@ -58,6 +58,14 @@ template <typename Scalar>
 void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
           GemmUpdate update);
 
+// The same product through a chosen engine, for tests and benchmarks: `packed` throws
+// std::logic_error in builds without it (packed_gemm_compiled() says which).
+enum class GemmEngine { packed, eigen };
+bool packed_gemm_compiled();
+template <typename Scalar>
+void gemm_with(GemmEngine engine, ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b,
+               MutableMatrixView<Scalar> c, GemmUpdate update);
+
 // "packed AVX-512" or "eigen" / "blas (OpenBLAS through Eigen)", with the reason when the packed
 // engine was asked for but not compiled.
 std::string gemm_engine_name();
