@@ -82,11 +82,7 @@ void solve_leaf(const ConstMatrixRef& L, MatrixRef& B, bool transposed) {
   Leaf(L, transposed).solve(B);
 }
 
-#endif
-
 }  // namespace
-
-#if GPLVM_RECURSIVE_SOLVES
 
 void solve_lower_triangular_in_place(const ConstMatrixRef& L, MatrixRef B) {
   const Index n = L.rows();
