@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "gplvm/core/error.hpp"
 
@@ -64,8 +65,11 @@ TrainingState Trainer::initial_state() const {
 }
 
 TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint, const StopFn& stop) const {
+  // The optimiser owns its moments while the loop runs; they are copied back into the state only
+  // where someone reads them (a checkpoint, the end of the run). Copying them every step was two
+  // vectors of the full parameter size per step: ~8.6 MB, 0.4-0.8 ms, 2-4% of an fp32 step.
   Adam adam(state.params.size(), options_.adam);
-  adam.set_state(state.adam);
+  adam.set_state(std::move(state.adam));
   const auto start = Clock::now();
   auto last_report = start;
   const double base_seconds = state.wall_seconds;
@@ -76,6 +80,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   std::uint64_t checkpoint_bytes = 0;
   const std::uint64_t bytes_before = comm_.bytes_sent();
   auto finish = [&](bool finished) {
+    state.adam = adam.state();
     stats.finished = finished;
     stats.steps = state.step - first_step;
     stats.seconds = std::chrono::duration<double>(Clock::now() - start).count() - checkpoint_seconds;
@@ -93,7 +98,6 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     state.wall_seconds = base_seconds + seconds;
     state.curve.push_back({state.step, epoch, terms.objective, state.wall_seconds});
-    state.adam = adam.state();
     const bool done = state.step == total_steps();
     if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds ||
         done) {
@@ -103,6 +107,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     if (checkpoint && options_.checkpoint_every > 0 && state.step % options_.checkpoint_every == 0 && !done) {
       const auto t0 = Clock::now();
       const std::uint64_t b0 = comm_.bytes_sent();
+      state.adam = adam.state();
       checkpoint(state);
       checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
       checkpoint_bytes += comm_.bytes_sent() - b0;
