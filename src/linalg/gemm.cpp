@@ -48,6 +48,12 @@ void eigen_gemm(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>&
 
 }  // namespace
 
+void require_unit_inner_stride(Index inner_stride) {
+  if (inner_stride != 1)
+    throw std::invalid_argument("gemm: operands need contiguous rows or columns (inner stride " +
+                                std::to_string(inner_stride) + ")");
+}
+
 template <typename Scalar>
 void gemm_with(GemmEngine engine, ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b,
                MutableMatrixView<Scalar> c, GemmUpdate update) {

@@ -141,6 +141,13 @@ TYPED_TEST(GemmTest, MismatchedShapesAreRejectedWithTheShapes) {
   }
 }
 
+TEST(GemmViews, ViewsOfStridedEigenObjectsAreRejected) {
+  MatrixT<double> storage = MatrixT<double>::Ones(6, 4);
+  const Eigen::Map<const MatrixT<double>, 0, Eigen::InnerStride<2>> every_other_row(storage.data(), 3, 4);
+  EXPECT_THROW(view_of(every_other_row), std::invalid_argument);
+  EXPECT_NO_THROW(view_of(storage.block(1, 1, 3, 2)));
+}
+
 TEST(GemmEngine, PackedEngineRunsExactlyWhenBuiltNativeForAvx512) {
   // The tests are compiled with the library's flags: AVX-512 here means AVX-512 there.
   const std::string built = GPLVM_GEMM_ENGINE, name = gemm_engine_name();

@@ -33,10 +33,14 @@ struct MutableMatrixView {
   Index rows = 0, cols = 0, col_stride = 0;
 };
 
-// Views of Eigen objects with contiguous rows or columns (Matrix, Map, Ref, blocks of them).
+// Views of Eigen objects with contiguous rows or columns (Matrix, Map, Ref, blocks of them);
+// anything else (an inner stride, as in a Map with InnerStride) throws std::invalid_argument.
+void require_unit_inner_stride(Index inner_stride);
+
 template <typename Derived>
 ConstMatrixView<typename Derived::Scalar> view_of(const Eigen::DenseBase<Derived>& m) {
   const Derived& d = m.derived();
+  require_unit_inner_stride(d.innerStride());
   if constexpr (Derived::IsRowMajor)
     return {d.data(), d.rows(), d.cols(), d.outerStride(), 1};
   else
@@ -47,6 +51,7 @@ template <typename Derived>
 MutableMatrixView<typename Derived::Scalar> mutable_view_of(Eigen::DenseBase<Derived>& m) {
   static_assert(!Derived::IsRowMajor, "gemm writes column-major results");
   Derived& d = m.derived();
+  require_unit_inner_stride(d.innerStride());
   return {d.data(), d.rows(), d.cols(), d.outerStride()};
 }
 
