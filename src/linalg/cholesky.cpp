@@ -80,9 +80,8 @@ double CholeskyFactor::log_determinant() const {
 }
 
 void CholeskyFactor::solve_in_place(MatrixRef B) const {
-  const auto L = factor_.triangularView<Eigen::Lower>();
-  L.solveInPlace(B);
-  L.transpose().solveInPlace(B);
+  solve_lower_triangular_in_place(factor_, B);
+  solve_lower_transposed_in_place(factor_, B);
 }
 
 void CholeskyFactor::solve_lower_in_place(MatrixRef B) const {
