@@ -43,7 +43,6 @@ struct Simd<float> {
   static Vec load_first(const float* p, Index count) {
     return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
   }
-  // 128-bit-lane shuffles and the two in-lane interleaves of a register transpose.
 };
 
 template <>
