@@ -86,9 +86,9 @@ TYPED_TEST_SUITE(GemmTest, Scalars);
 TYPED_TEST(GemmTest, MatchesTripleLoopInEveryLayoutAndUpdate) {
   std::mt19937 rng(7);
   // Shapes around the blocking: MR = 32 (float) / 16 (double), NR = 12, kc = 384, mc = 6 MR,
-  // tiles cut at every remainder, and k spanning two and three k blocks.
+  // nc = 2048, tiles cut at every remainder, k spanning two and three k blocks, n two n blocks.
   const Index shapes[][3] = {{1, 1, 1},      {31, 11, 5}, {32, 12, 384}, {33, 13, 385}, {97, 25, 17},
-                             {200, 50, 800}, {17, 40, 3}, {193, 7, 100}, {64, 24, 769}};
+                             {200, 50, 800}, {17, 40, 3}, {193, 7, 100}, {64, 24, 769}, {35, 2061, 20}};
   // Both engines where the packed one is compiled: the Eigen one is what other builds run.
   std::vector<GemmEngine> engines{GemmEngine::eigen};
   if (packed_gemm_compiled()) engines.push_back(GemmEngine::packed);
