@@ -82,10 +82,6 @@ void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixVie
   gemm_with(packed_gemm_compiled() ? GemmEngine::packed : GemmEngine::eigen, a, b, c, update);
 }
 
-bool packed_gemm_compiled() {
-  return detail::packed_gemm_available();
-}
-
 std::string gemm_engine_name() {
   if (packed_gemm_compiled()) return "packed AVX-512";
   const std::string built = GPLVM_GEMM_ENGINE;

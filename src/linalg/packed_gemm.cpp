@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #if defined(GPLVM_PACKED_GEMM) && defined(__AVX512F__)
+#define GPLVM_HAS_PACKED_GEMM 1
 // GCC 12 warns inside its own AVX-512 headers: the shuffle intrinsics pass _mm512_undefined_*()
 // as the unused merge operand. Nothing here reads an uninitialised value.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -10,15 +11,21 @@
 
 #include <algorithm>
 #include <type_traits>
+#else
+#define GPLVM_HAS_PACKED_GEMM 0
 #endif
+
+namespace gplvm {
+
+bool packed_gemm_compiled() {
+  return GPLVM_HAS_PACKED_GEMM;
+}
+
+}  // namespace gplvm
 
 namespace gplvm::detail {
 
-#if defined(GPLVM_PACKED_GEMM) && defined(__AVX512F__)
-
-bool packed_gemm_available() {
-  return true;
-}
+#if GPLVM_HAS_PACKED_GEMM
 
 namespace {
 
@@ -326,10 +333,6 @@ void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMa
 }
 
 #else
-
-bool packed_gemm_available() {
-  return false;
-}
 
 template <typename Scalar>
 void packed_gemm(ConstMatrixView<Scalar>, ConstMatrixView<Scalar>, MutableMatrixView<Scalar>, GemmUpdate) {

@@ -5,10 +5,8 @@
 
 namespace gplvm::detail {
 
-// True when this build contains the AVX-512 engine.
-bool packed_gemm_available();
-
-// c = a * b or c += a * b; shapes already checked and non-empty in m and n.
+// c = a * b, c += a * b or c -= a * b; shapes already checked and non-empty in m, n and k. Only in
+// builds where packed_gemm_compiled() (defined next to it) is true.
 template <typename Scalar>
 void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
                  GemmUpdate update);
