@@ -204,15 +204,16 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
 
   MatrixT<Scalar> beta_z(A, R);
   gemm(view_of(beta), view_of(residual).transposed(), mutable_view_of(beta_z), GemmUpdate::overwrite);
+  const Matrix w_g = s.w * g.asDiagonal();            // W diag(g), used twice below
   Matrix P = in_scalar_to_double(std::move(beta_z));  // beta Z^T
-  P -= s.w * g.asDiagonal();                          // beta Z^T - W diag(g)
+  P -= w_g;                                           // beta Z^T - W diag(g)
   // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product here, the solves in sas_combine.
   MatrixT<Scalar> pw(A, A), p_storage;
   gemm(view_of(in_scalar(P, p_storage)), view_of(w).transposed(), mutable_view_of(pw), GemmUpdate::overwrite);
   const Matrix M = in_scalar_to_double(std::move(pw));
   out.whitened_adjoint = -0.5 * (M + M.transpose());
   // G = L^{-T} (beta Z^T - 2 W diag(g)).
-  Matrix G = P - s.w * g.asDiagonal();
+  Matrix G = P - w_g;
   L.solve_upper_in_place(G);
 
   kernel.cross_backward(X_active, X_remainder, s.k_cross, G, &out.d_latents_active, &out.d_latents_remainder,
