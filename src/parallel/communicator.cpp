@@ -241,8 +241,12 @@ RowMatrix Communicator::allgather_rows(const DataRef& local) const {
   std::vector<int> counts(size_);
   for (int r = 0; r < size_; ++r) counts[r] = rows[r] * static_cast<int>(local.cols());
   RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), local.cols());
-  const RowMatrix contiguous = local;  // a Ref may have an outer stride
-  allgatherv(contiguous.data(), counts, out.data());
+  if (local.outerStride() == local.cols() || local.rows() <= 1) {
+    allgatherv(local.data(), counts, out.data());
+  } else {  // a Ref may have an outer stride: pack the rows first
+    const RowMatrix contiguous = local;
+    allgatherv(contiguous.data(), counts, out.data());
+  }
   return out;
 }
 

@@ -78,15 +78,23 @@ TEST(DistributedSas, ReducedPartialsEqualSerialObjectiveAndGradients) {
   }
 }
 
-TEST(Communicator, AllgatherRowsHandlesUnevenAndEmptyBlocks) {
+TEST(Communicator, AllgatherRowsHandlesUnevenEmptyAndStridedBlocks) {
   const Communicator comm;
-  // Rank r contributes r rows (rank 0 none), each row filled with its rank.
-  RowMatrix local = RowMatrix::Constant(comm.rank(), 3, comm.rank());
-  const RowMatrix all = comm.allgather_rows(DataRef(local));
-  ASSERT_EQ(all.rows(), comm.size() * (comm.size() - 1) / 2);
-  Index row = 0;
-  for (int r = 0; r < comm.size(); ++r)
-    for (int k = 0; k < r; ++k, ++row) EXPECT_EQ(all(row, 1), r);
+  // Rank r contributes r rows (rank 0 none), each row filled with 10 r + its column: once as a
+  // whole matrix (sent in place) and once as a column block of a wider one (rows not adjacent).
+  RowMatrix wide(comm.rank(), 5);
+  for (Index i = 0; i < wide.rows(); ++i)
+    for (Index j = 0; j < wide.cols(); ++j) wide(i, j) = 10.0 * comm.rank() + j;
+  const RowMatrix local = wide.leftCols(3);
+  for (const DataRef block : {DataRef(local), DataRef(wide.leftCols(3))}) {
+    const RowMatrix all = comm.allgather_rows(block);
+    ASSERT_EQ(all.rows(), comm.size() * (comm.size() - 1) / 2);
+    ASSERT_EQ(all.cols(), 3);
+    Index row = 0;
+    for (int r = 0; r < comm.size(); ++r)
+      for (int k = 0; k < r; ++k, ++row)
+        for (Index j = 0; j < 3; ++j) EXPECT_EQ(all(row, j), 10.0 * r + j);
+  }
 }
 
 TEST(Communicator, AllgatherColumnsHandlesUnevenEmptyAndStridedBlocks) {
