@@ -1,7 +1,8 @@
-// The recursive triangular solves against their definition: L X = B and L^T X = B to rounding, on
-// sizes at and around every split (16-row leaves), on a right-hand side that is a block of a larger
-// matrix (outer stride != rows), and with the strict upper triangle of L filled with garbage that
-// must not be read.
+// The triangular solves against their definition: L X = B and L^T X = B to rounding, on orders at
+// and around every boundary (16-row strips, the 256-row panel limit above which the solve splits
+// recursively), on right-hand-side counts around the 12-column panel (and its every tail width),
+// on a right-hand side that is a block of a larger matrix (outer stride != rows), and with the
+// strict upper triangle of L filled with garbage that must not be read.
 #include "gplvm/linalg/triangular_solve.hpp"
 
 #include <gtest/gtest.h>
@@ -44,8 +45,8 @@ void check_solves(Index n, Index m) {
 }
 
 TEST(TriangularSolve, SolvesAtAndAroundEverySplit) {
-  for (Index n : {1, 2, 15, 16, 17, 31, 33, 64, 100, 257})
-    for (Index m : {1, 7, 100}) check_solves(n, m);
+  for (Index n : {1, 2, 8, 9, 15, 16, 17, 31, 33, 64, 100, 255, 256, 257, 520})
+    for (Index m : {1, 7, 11, 12, 13, 100}) check_solves(n, m);
 }
 
 TEST(TriangularSolve, AgreesWithEigensSolverToRounding) {
