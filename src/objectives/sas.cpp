@@ -7,6 +7,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/linalg/gemm.hpp"
+#include "gplvm/linalg/rank_update.hpp"
 
 namespace gplvm {
 
@@ -41,7 +42,7 @@ void SasPartials::add_active_data_fit(const ConstMatrixRef& beta_columns) {
           "active data fit: beta has the wrong number of rows",
           {"", "rows", std::to_string(beta_columns.rows())});
   value -= 0.5 * beta_columns.squaredNorm();
-  whitened_adjoint.selfadjointView<Eigen::Lower>().rankUpdate(beta_columns, 0.5);
+  rank_update_lower(beta_columns, 0.5, whitened_adjoint);
 }
 
 Index SasPartials::packed_size() const {
@@ -193,27 +194,38 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   // Row-major R x D is column-major D x R: residual^T -= beta^T W.
   gemm(view_of(beta).transposed(), view_of(w), MutableMatrixView<Scalar>{residual.data(), D, R, D},
        GemmUpdate::subtract);
-  const Vector sq = residual.rowwise().squaredNorm().template cast<double>();
   const Eigen::ArrayXd c = s.variance.array();
   const double d = static_cast<double>(D);
+  // One pass over the residual: its squared row norms, then each row scaled to z_n = w r_n / c_n
+  // while it is still in L1.
+  Vector sq(R);
+  for (Index n = 0; n < R; ++n) {
+    auto row = residual.row(n);
+    sq[n] = static_cast<double>(row.squaredNorm());
+    row *= static_cast<Scalar>(weight / c[n]);  // now Z, R x D
+  }
 
   out.value = weight * (-0.5 * d * (2.0 * std::numbers::pi * c).log() - 0.5 * sq.array() / c).sum();
   // g_n = dL/dc_n and z_n = dL/dm_n = r_n / c_n, both times the weight.
   const Vector g = weight * (-0.5 * d / c + 0.5 * sq.array() / c.square()).matrix();
-  residual.array().colwise() *= (weight / c).template cast<Scalar>();  // now Z, R x D
 
-  MatrixT<Scalar> beta_z(A, R);
-  gemm(view_of(beta), view_of(residual).transposed(), mutable_view_of(beta_z), GemmUpdate::overwrite);
-  const Matrix w_g = s.w * g.asDiagonal();            // W diag(g), used twice below
-  Matrix P = in_scalar_to_double(std::move(beta_z));  // beta Z^T
-  P -= w_g;                                           // beta Z^T - W diag(g)
-  // dL/dK_AA = -L^{-T} sym(P W^T) L^{-1}: the A x A x R product here, the solves in sas_combine.
-  MatrixT<Scalar> pw(A, A), p_storage;
-  gemm(view_of(in_scalar(P, p_storage)), view_of(w).transposed(), mutable_view_of(pw), GemmUpdate::overwrite);
+  // With P = beta Z^T - W diag(g): G = L^{-T} (P - W diag(g)) needs it in fp64 (for the solve),
+  // the A x A x R product below in the step's precision. Both come from the product and W diag(g)
+  // in one pass, column by column; W diag(g) stays fp64 until the difference is taken, because at
+  // small noise g grows like 1/c^2 and the two terms cancel (rounding W diag(g) to fp32 first cost
+  // two digits of d_latents at s2 = 1e-4: Sas.Float32RemainderTermsMatchFloat64).
+  MatrixT<Scalar> P(A, R);
+  gemm(view_of(beta), view_of(residual).transposed(), mutable_view_of(P), GemmUpdate::overwrite);
+  Matrix G(A, R);
+  for (Index n = 0; n < R; ++n) {
+    const auto beta_z = P.col(n).template cast<double>();
+    G.col(n) = beta_z - (2.0 * g[n]) * s.w.col(n);
+    P.col(n) = (beta_z - g[n] * s.w.col(n)).template cast<Scalar>();
+  }
+  MatrixT<Scalar> pw(A, A);
+  gemm(view_of(P), view_of(w).transposed(), mutable_view_of(pw), GemmUpdate::overwrite);
   const Matrix M = in_scalar_to_double(std::move(pw));
   out.whitened_adjoint = -0.5 * (M + M.transpose());
-  // G = L^{-T} (beta Z^T - 2 W diag(g)).
-  Matrix G = P - w_g;
   L.solve_upper_in_place(G);
 
   kernel.cross_backward(X_active, X_remainder, s.k_cross, G, &out.d_latents_active, &out.d_latents_remainder,
