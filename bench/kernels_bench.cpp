@@ -2,9 +2,11 @@
 //  - GEMM at the encoder's four operand layouts (forward X W with row-major X, weight gradients
 //    X^T dZ and H^T dZ, input gradient dZ W^T), B = 1024, D = 784, h = 512: OpenBLAS
 //    (cblas_?gemm with the transposes expressed as flags), Eigen's product, and gplvm::gemm;
-//  - the triangular solve L^{-1} B with B of A x 784 (A = 100, 200, 400), as the SAS step's
-//    whitening does: OpenBLAS's cblas_dtrsm, Eigen's solveInPlace and gplvm's recursive solve.
-// Each figure is the best of --repeats timings, in GFLOP/s (solve: A^2 n FLOPs).
+//  - the triangular solves L^{-1} B and L^{-T} B with B of A x 784 (A = 100, 200, 400), as the SAS
+//    step's whitening and remainder do: OpenBLAS's cblas_dtrsm, Eigen's solveInPlace and gplvm's;
+//  - the data fit's rank-k update C += beta beta^T / 2 (beta of A x 784): OpenBLAS's cblas_dsyrk,
+//    Eigen's rankUpdate and gplvm::rank_update_lower.
+// Each figure is the best of --repeats timings, in GFLOP/s (solve: A^2 n FLOPs; update: A^2 k).
 //
 //   bench_kernels [--repeats 15]
 #include <algorithm>
@@ -17,6 +19,7 @@
 
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/gemm.hpp"
+#include "gplvm/linalg/rank_update.hpp"
 #include "gplvm/linalg/triangular_solve.hpp"
 
 extern "C" {
@@ -27,6 +30,8 @@ void cblas_dgemm(int layout, int transa, int transb, int m, int n, int k, double
                  int lda, const double* b, int ldb, double beta, double* c, int ldc);
 void cblas_dtrsm(int layout, int side, int uplo, int transa, int diag, int m, int n, double alpha,
                  const double* a, int lda, double* b, int ldb);
+void cblas_dsyrk(int layout, int uplo, int trans, int n, int k, double alpha, const double* a, int lda,
+                 double beta, double* c, int ldc);
 }
 
 namespace {
@@ -95,32 +100,60 @@ void gemm_layouts(const char* precision) {
       [&] { gemm(view_of(dZ), view_of(W).transposed(), mutable_view_of(G), GemmUpdate::overwrite); });
 }
 
+void print_row(const std::string& name, double flops, double tb, double te, double to) {
+  std::printf("%-7s %-34s %8.1f %8.1f %8.1f %8.2f\n", "float64", name.c_str(), flops / tb / 1e9,
+              flops / te / 1e9, flops / to / 1e9, std::min(tb, te) / to);
+}
+
+// L^{-1} B and L^{-T} B with B of A x 784, as the whitening and the remainder's solves do.
 void triangular_solves() {
   const Index n = 784;
+  for (const bool transposed : {false, true})
+    for (Index a : {100, 200, 400}) {
+      const Matrix S = Matrix::Random(a, a);
+      const Matrix L =
+          Eigen::LLT<Matrix>(S * S.transpose() + static_cast<double>(a) * Matrix::Identity(a, a)).matrixL();
+      const Matrix rhs = Matrix::Random(a, n);
+      Matrix x(a, n);
+      const int ai = static_cast<int>(a), ni = static_cast<int>(n);
+      // Each timing includes the copy of the right-hand side (the same for all three).
+      const double tb = best_seconds([&] {
+        x = rhs;
+        cblas_dtrsm(kColMajor, kLeft, kLower, transposed ? kTrans : kNoTrans, kNonUnit, ai, ni, 1.0, L.data(),
+                    ai, x.data(), ai);
+      });
+      const double te = best_seconds([&] {
+        x = rhs;
+        if (transposed)
+          L.triangularView<Eigen::Lower>().transpose().solveInPlace(x);
+        else
+          L.triangularView<Eigen::Lower>().solveInPlace(x);
+      });
+      const double to = best_seconds([&] {
+        x = rhs;
+        if (transposed)
+          solve_lower_transposed_in_place(L, x);
+        else
+          solve_lower_triangular_in_place(L, x);
+      });
+      print_row(std::string(transposed ? "solve L^-T B" : "solve L^-1 B") + ", A = " + std::to_string(a),
+                static_cast<double>(a) * a * n, tb, te, to);
+    }
+}
+
+// The data fit's C += 1/2 beta beta^T on the lower triangle, beta of A x 784 (A^2 k FLOPs counted).
+void rank_updates() {
+  const Index k = 784;
   for (Index a : {100, 200, 400}) {
-    const Matrix S = Matrix::Random(a, a);
-    const Matrix L =
-        Eigen::LLT<Matrix>(S * S.transpose() + static_cast<double>(a) * Matrix::Identity(a, a)).matrixL();
-    const Matrix rhs = Matrix::Random(a, n);
-    Matrix x(a, n);
-    const double flops = static_cast<double>(a) * a * n;
-    // Each timing includes the copy of the right-hand side (the same for all three).
-    const double tb = best_seconds([&] {
-      x = rhs;
-      cblas_dtrsm(kColMajor, kLeft, kLower, kNoTrans, kNonUnit, static_cast<int>(a), static_cast<int>(n), 1.0,
-                  L.data(), static_cast<int>(a), x.data(), static_cast<int>(a));
-    });
-    const double te = best_seconds([&] {
-      x = rhs;
-      L.triangularView<Eigen::Lower>().solveInPlace(x);
-    });
-    const double to = best_seconds([&] {
-      x = rhs;
-      solve_lower_triangular_in_place(L, x);
-    });
-    std::printf("%-7s %-34s %8.1f %8.1f %8.1f %8.2f\n", "float64",
-                ("solve L^-1 B, A = " + std::to_string(a)).c_str(), flops / tb / 1e9, flops / te / 1e9,
-                flops / to / 1e9, std::min(tb, te) / to);
+    const Matrix beta = Matrix::Random(a, k);
+    Matrix c = Matrix::Zero(a, a);
+    const int ai = static_cast<int>(a), ki = static_cast<int>(k);
+    const double tb = best_seconds(
+        [&] { cblas_dsyrk(kColMajor, kLower, kNoTrans, ai, ki, 0.5, beta.data(), ai, 1.0, c.data(), ai); });
+    const double te = best_seconds([&] { c.selfadjointView<Eigen::Lower>().rankUpdate(beta, 0.5); });
+    const double to = best_seconds([&] { rank_update_lower(beta, 0.5, c); });
+    print_row("rank-k update C += B B^T/2, A = " + std::to_string(a), static_cast<double>(a) * a * k, tb, te,
+              to);
   }
 }
 
@@ -144,5 +177,6 @@ int main(int argc, char** argv) {
   gemm_layouts<float>("float32");
   gemm_layouts<double>("float64");
   triangular_solves();
+  rank_updates();
   return 0;
 }

@@ -1,6 +1,6 @@
 // rank_update_lower against its definition: the lower triangle of C + alpha A A^T to rounding, at
-// orders around the 48-row blocks, on operands that are blocks of larger matrices, with the strict
-// upper triangle of C left exactly as it was.
+// orders around the 48-row blocks and the order (128) where the blocked path takes over, on operands that are
+// blocks of larger matrices, with the strict upper triangle of C left exactly as it was.
 #include "gplvm/linalg/rank_update.hpp"
 
 #include <gtest/gtest.h>
@@ -46,7 +46,7 @@ void check_rank_update(Index n, Index k) {
 }
 
 TEST(RankUpdate, LowerTriangleMatchesDefinitionAroundBlockEdges) {
-  for (Index n : {1, 2, 47, 48, 49, 97, 200})
+  for (Index n : {1, 2, 47, 48, 49, 97, 127, 128, 143, 144, 145, 200})
     for (Index k : {1, 13, 300}) check_rank_update(n, k);
 }
 
