@@ -1,6 +1,8 @@
 #include "gplvm/linalg/gemm.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "packed_gemm.hpp"
 

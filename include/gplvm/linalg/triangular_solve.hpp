@@ -8,10 +8,10 @@
 // 16 x 16 diagonal block solved by substitution in the same registers. Larger factors split at the
 // middle, L = [L11 0; L21 L22], recursively, the halves coupled by one gplvm::gemm. The same
 // operations as a blocked TRSM (no inverse is formed; the diagonal is applied as its reciprocal,
-// as BLIS does), so the same backward error. On the development machine this runs at 1.6-1.9x
-// Eigen's TRSM for A = 100-400 against 784 right-hand sides (bench/kernels_bench.cpp,
-// docs/benchmarks.md). Other builds call the engine's own solver (Eigen's, or OpenBLAS's through
-// EIGEN_USE_BLAS).
+// as BLIS does), so the same backward error. On the development machine this runs at 1.6-2.1x
+// the faster of Eigen's and OpenBLAS's TRSM for A = 100-400 against 784 right-hand sides
+// (bench/kernels_bench.cpp, docs/benchmarks.md). Other builds call the engine's own solver (Eigen's, or
+// OpenBLAS's through EIGEN_USE_BLAS).
 #include "gplvm/core/types.hpp"
 
 namespace gplvm {
