@@ -25,7 +25,7 @@
 #include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/gemm.hpp"
-#include "gplvm/optim/adam.hpp"
+#include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
@@ -218,12 +218,12 @@ Timings run(const Options& o, const Communicator& comm) {
                                             : DistributedSasStep(model, comm, partition, DataRef(data));
 
   Vector params = model.initial_parameters(), grad;
-  Adam adam(params.size(), {.learning_rate = 1e-3});
+  ShardedAdam adam(comm, params.size(), step.encoder_block(), {.learning_rate = 1e-3});  // as Trainer runs it
   const BatchSchedule schedule(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(o.batch), c.seed);
   std::uint64_t done = 0;
   auto one_step = [&] {
     const std::uint64_t b = done % schedule.batches_per_epoch(), epoch = done / schedule.batches_per_epoch();
-    step.evaluate(params, schedule.batch_rows(epoch, b), o.active, {epoch, b}, grad);
+    step.evaluate(params, schedule.batch_rows(epoch, b), o.active, {epoch, b}, grad, &adam.slice_counts());
     adam.ascend(params, grad);
     ++done;
   };

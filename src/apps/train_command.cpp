@@ -76,7 +76,7 @@ std::string newest_valid_checkpoint(const std::string& dir, const Communicator& 
 void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
   std::string failure;
   if (comm.is_root()) {
-    for (const fs::path dir : {fs::path(s.output_path).parent_path(), fs::path(s.checkpoint_dir)}) {
+    for (const fs::path& dir : {fs::path(s.output_path).parent_path(), fs::path(s.checkpoint_dir)}) {
       std::error_code ec;
       if (!dir.empty()) fs::create_directories(dir, ec);
       if (ec) failure = "cannot create directory '" + dir.string() + "': " + ec.message();

@@ -43,11 +43,21 @@ Adam::Adam(Index num_parameters, AdamOptions options) : options_(options) {
 }
 
 void Adam::descend(VectorRef params, const ConstVectorRef& loss_gradient) {
-  step(params, loss_gradient, 1.0);
+  step(params, loss_gradient, 1.0, {{0, state_.first_moment.size()}});
 }
 
 void Adam::ascend(VectorRef params, const ConstVectorRef& objective_gradient) {
-  step(params, objective_gradient, -1.0);
+  step(params, objective_gradient, -1.0, {{0, state_.first_moment.size()}});
+}
+
+void Adam::ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
+                         const std::vector<IndexRange>& ranges) {
+  const Index n = state_.first_moment.size();
+  for (const IndexRange& r : ranges)
+    require(
+        r.begin >= 0 && r.begin <= r.end && r.end <= n, "Adam step: range outside the parameter vector",
+        {"", "range", std::to_string(r.begin) + ".." + std::to_string(r.end) + " of " + std::to_string(n)});
+  step(params, objective_gradient, -1.0, ranges);
 }
 
 void Adam::set_state(AdamState state) {
@@ -68,7 +78,8 @@ void Adam::set_state(AdamState state) {
 // That is the paper's m_hat / (sqrt(v_hat) + eps), not its "efficient" variant, which folds
 // sqrt(1 - b2^t) into the step size and so rescales eps. sign = -1 ascends; multiplying by -1 is
 // exact, so ascend(g) == descend(-g) bit for bit.
-void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign) {
+void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign,
+                const std::vector<IndexRange>& ranges) {
   const Index n = state_.first_moment.size();
   if (params.size() != n || gradient.size() != n)  // no message built (or allocated) unless it fails
     throw InputError(
@@ -82,16 +93,17 @@ void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign) {
   // instead of three (Adam is memory-bound: 533k parameters are 17 MB of state). Eigen's sqrt and
   // division are SIMD and exact, so the result equals the unchunked expressions bit for bit.
   constexpr Index kChunk = 1024;
-  for (Index at = 0; at < n; at += kChunk) {
-    const Index len = std::min(kChunk, n - at);
-    auto m = state_.first_moment.segment(at, len).array();
-    auto v = state_.second_moment.segment(at, len).array();
-    const auto g = sign * gradient.segment(at, len).array();
-    m = b1 * m + (1.0 - b1) * g;
-    v = b2 * v + (1.0 - b2) * g * g;
-    params.segment(at, len).array() -=
-        step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
-  }
+  for (const IndexRange& range : ranges)
+    for (Index at = range.begin; at < range.end; at += kChunk) {
+      const Index len = std::min(kChunk, range.end - at);
+      auto m = state_.first_moment.segment(at, len).array();
+      auto v = state_.second_moment.segment(at, len).array();
+      const auto g = sign * gradient.segment(at, len).array();
+      m = b1 * m + (1.0 - b1) * g;
+      v = b2 * v + (1.0 - b2) * g * g;
+      params.segment(at, len).array() -=
+          step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
+    }
 }
 
 }  // namespace gplvm

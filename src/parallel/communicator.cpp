@@ -53,6 +53,13 @@ FlatError flatten(const std::exception_ptr& error) {
   }
 }
 
+// Where each rank's slice starts in a buffer of consecutive per-rank slices.
+std::vector<int> offsets_of(const std::vector<int>& counts) {
+  std::vector<int> offsets(counts.size());
+  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  return offsets;
+}
+
 }  // namespace
 
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
@@ -226,8 +233,7 @@ std::vector<int> Communicator::gather_counts(int local_count) const {
 }
 
 void Communicator::allgatherv(const double* send, const std::vector<int>& counts, double* receive) const {
-  std::vector<int> offsets(size_);
-  std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0);
+  const std::vector<int> offsets = offsets_of(counts);
   check(MPI_Allgatherv(send, counts[rank_], MPI_DOUBLE, receive, counts.data(), offsets.data(), MPI_DOUBLE,
                        comm_),
         "allgatherv");
@@ -264,6 +270,41 @@ Matrix Communicator::allgather_columns(const ConstMatrixRef& local) const {
     allgatherv(contiguous.data(), counts, out.data());
   }
   return out;
+}
+
+template <typename Scalar>
+void Communicator::reduce_scatter_in_place(Scalar* data, const std::vector<int>& counts,
+                                           MPI_Datatype type) const {
+  require(static_cast<int>(counts.size()) == size_, "reduce_scatter_sum needs one count per rank",
+          {"", "counts", std::to_string(counts.size())});
+  if (!mpi_running_ || size_ == 1) return;
+  // MPI_IN_PLACE would put this rank's result at the start of the buffer, not at its slice, so the
+  // slice is received into scratch and copied back.
+  const int offset = offsets_of(counts)[rank_];
+  std::vector<Scalar> slice(static_cast<std::size_t>(counts[rank_]));
+  check(MPI_Reduce_scatter(data, slice.data(), counts.data(), type, MPI_SUM, comm_), "reduce_scatter");
+  std::copy(slice.begin(), slice.end(), data + offset);
+  const std::int64_t total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+  count_bytes(static_cast<std::uint64_t>(total - counts[rank_]) * sizeof(Scalar));
+}
+
+void Communicator::reduce_scatter_sum(double* data, const std::vector<int>& counts) const {
+  reduce_scatter_in_place(data, counts, MPI_DOUBLE);
+}
+
+void Communicator::reduce_scatter_sum(float* data, const std::vector<int>& counts) const {
+  reduce_scatter_in_place(data, counts, MPI_FLOAT);
+}
+
+void Communicator::allgather_slices(double* data, const std::vector<int>& counts) const {
+  require(static_cast<int>(counts.size()) == size_, "allgather_slices needs one count per rank",
+          {"", "counts", std::to_string(counts.size())});
+  if (!mpi_running_ || size_ == 1) return;
+  const std::vector<int> offsets = offsets_of(counts);
+  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), offsets.data(), MPI_DOUBLE,
+                       comm_),
+        "allgatherv");
+  count_bytes(static_cast<std::uint64_t>(counts[rank_]) * sizeof(double));
 }
 
 Matrix Communicator::allgather_rows(const ConstMatrixRef& local) const {

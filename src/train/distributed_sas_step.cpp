@@ -150,14 +150,21 @@ RowMatrixT<Scalar> DistributedSasStep::owned_data(const OwnedRows& owned) const 
   return data;
 }
 
+IndexRange DistributedSasStep::encoder_block() const {
+  return {model_.num_hyperparameters(), model_.num_shared_parameters()};
+}
+
 BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows,
-                                        Index num_active, StepKey key, Vector& gradient) const {
+                                        Index num_active, StepKey key, Vector& gradient,
+                                        const std::vector<int>* encoder_slices) const {
   const Index b = static_cast<Index>(batch_rows.size());
   model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N before any communication
   const OwnedRows own = owned_rows(batch_rows);
   if (model_.config().precision == Precision::float64)
-    return evaluate_in<double>(params, own, owned_data<double>(own), num_active, b, key, gradient);
-  return evaluate_in<float>(params, own, owned_data<float>(own), num_active, b, key, gradient);
+    return evaluate_in<double>(params, own, owned_data<double>(own), num_active, b, key, gradient,
+                               encoder_slices);
+  return evaluate_in<float>(params, own, owned_data<float>(own), num_active, b, key, gradient,
+                            encoder_slices);
 }
 
 // In fp32 mode the rows are rounded to float once, here: the encoder and the remainder's data
@@ -166,7 +173,8 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
 template <typename Scalar>
 BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows& own,
                                            const RowMatrixT<Scalar>& data, Index num_active, Index b,
-                                           StepKey key, Vector& gradient) const {
+                                           StepKey key, Vector& gradient,
+                                           const std::vector<int>* encoder_slices) const {
   const double weight = model_.remainder_weight(b, num_active);
   const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, data, key);
   const ActiveRows active = gather_active(comm_, own.positions, latents.sample, data, num_active);
@@ -199,10 +207,16 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows
   for (Index i = 0; i < own_active; ++i) d_sample.row(i) = total.d_latents.row(own.positions[i]);
   d_sample.bottomRows(own_remainder) = partials.d_latents_remainder;
   const double kl_w = model_.kl_weight(b);
-  // Second allreduce: the encoder gradient (ranks back-propagated only their own rows), in the
-  // encoder's precision.
-  const SasModel::EncoderGradientSum sum{[&](double* g, Index n) { comm_.allreduce_sum(g, n); },
-                                         [&](float* g, Index n) { comm_.allreduce_sum(g, n); }};
+  // Second reduction: the encoder gradient (ranks back-propagated only their own rows), in the
+  // encoder's precision; a reduce-scatter when the optimiser is sharded.
+  auto reduce = [&](auto* g, Index n) {
+    if (encoder_slices)
+      comm_.reduce_scatter_sum(g, *encoder_slices);
+    else
+      comm_.allreduce_sum(g, n);
+  };
+  const SasModel::EncoderGradientSum sum{[&](double* g, Index n) { reduce(g, n); },
+                                         [&](float* g, Index n) { reduce(g, n); }};
   model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum);
   return {total.value - kl_w * kl, total.value, kl};
 }

@@ -1,8 +1,8 @@
 // Rank-count invariance of data-parallel training: 20 Adam steps of the distributed step at 1-4
-// ranks must give the parameters of the serial model (computed on every rank), for SAS and
-// Bayesian SAS, amortised and free latents, fp64 and (see below for the one exception) fp32. N = 61 is not
-// divisible by 2, 3 or 4, and batches of 8-15 rows over 61 rows leave some ranks without any row of some
-// batches.
+// ranks, with Adam replicated or sharded, must give the parameters of the serial model (computed on every
+// rank), for SAS and Bayesian SAS, amortised and free latents, fp64 and (see below for the one exception)
+// fp32. N = 61 is not divisible by 2, 3 or 4, and batches of 8-15 rows over 61 rows leave some ranks without
+// any row of some batches.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/optim/adam.hpp"
+#include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
@@ -60,16 +61,18 @@ SasModelConfig config(const Variant& v) {
   return c;
 }
 
-// Runs kSteps Adam steps; `step(params, rows, key, grad)` evaluates one batch.
-template <typename StepFn>
-Vector train(Vector params, StepFn step) {
-  Adam adam(params.size(), {.learning_rate = 1e-2});
+constexpr AdamOptions kAdam{.learning_rate = 1e-2};
+
+// Runs kSteps steps of `optimiser` (Adam or ShardedAdam); `step(params, rows, key, grad)`
+// evaluates one batch.
+template <typename Optimiser, typename StepFn>
+Vector train(Vector params, Optimiser& optimiser, StepFn step) {
   const BatchSchedule schedule(kRows, 8, 11);
   Vector grad;
   for (int s = 0; s < kSteps; ++s) {
     const std::uint64_t epoch = s / schedule.batches_per_epoch(), b = s % schedule.batches_per_epoch();
     step(params, schedule.batch_rows(epoch, b), StepKey{epoch, b}, grad);
-    adam.ascend(params, grad);
+    optimiser.ascend(params, grad);
   }
   return params;
 }
@@ -84,37 +87,51 @@ TEST_P(DistributedTraining, ParametersAfterTwentyStepsEqualSerial) {
   const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
 
   const SasModel serial_model(config(v), kRows, 0, kRows);
-  const Vector serial =
-      train(serial_model.initial_parameters(), [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
-        RowMatrix batch(rows.size(), kDim);
-        for (size_t i = 0; i < rows.size(); ++i) batch.row(i) = Y.row(rows[i]);
-        serial_model.evaluate(p, {rows, batch, kActive}, key, g);
-      });
+  Adam serial_adam(serial_model.num_parameters(), kAdam);
+  const Vector serial = train(serial_model.initial_parameters(), serial_adam,
+                              [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
+                                RowMatrix batch(rows.size(), kDim);
+                                for (size_t i = 0; i < rows.size(); ++i) batch.row(i) = Y.row(rows[i]);
+                                serial_model.evaluate(p, {rows, batch, kActive}, key, g);
+                              });
 
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const SasModel model(config(v), kRows, begin, count);
   const RowMatrix local = Y.middleRows(begin, count);
   const DistributedSasStep distributed(model, comm, partition, local);
-  const Vector params =
-      train(model.initial_parameters(), [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
+  // Adam on every rank after an allreduce of the encoder gradient, and what Trainer runs: the
+  // encoder gradient reduce-scattered and Adam sharded over the ranks.
+  Adam adam(model.num_parameters(), kAdam);
+  const Vector replicated =
+      train(model.initial_parameters(), adam, [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
         distributed.evaluate(p, rows, kActive, key, g);
+      });
+  ShardedAdam sharded(comm, model.num_parameters(), distributed.encoder_block(), kAdam);
+  const Vector sharded_params =
+      train(model.initial_parameters(), sharded, [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
+        distributed.evaluate(p, rows, kActive, key, g, &sharded.slice_counts());
       });
 
   const Index shared = model.num_shared_parameters();
-  EXPECT_LT(relative_difference(params.head(shared), serial.head(shared)), tolerance(v));
-  if (v.latents == LatentKind::free) {
-    const Index q = 2, blocks = v.bayesian ? 2 : 1;
-    for (Index block = 0; block < blocks; ++block) {
-      const auto mine = params.segment(shared + block * count * q, count * q);
-      const auto theirs = serial.segment(shared + block * kRows * q + begin * q, count * q);
-      if (count > 0) EXPECT_LT(relative_difference(mine, theirs), tolerance(v)) << "block " << block;
+  for (const auto& [name, params] :
+       {std::pair{"replicated Adam", replicated}, {"sharded Adam", sharded_params}}) {
+    EXPECT_LT(relative_difference(params.head(shared), serial.head(shared)), tolerance(v)) << name;
+    if (v.latents == LatentKind::free) {
+      const Index q = 2, blocks = v.bayesian ? 2 : 1;
+      for (Index block = 0; block < blocks; ++block) {
+        const auto mine = params.segment(shared + block * count * q, count * q);
+        const auto theirs = serial.segment(shared + block * kRows * q + begin * q, count * q);
+        if (count > 0) {
+          EXPECT_LT(relative_difference(mine, theirs), tolerance(v)) << name << " block " << block;
+        }
+      }
     }
+    // Every rank holds the same shared parameters.
+    Vector check = params.head(shared);
+    comm.allreduce_sum(check.data(), check.size());
+    EXPECT_LT(relative_difference(check / comm.size(), params.head(shared)), 1e-15) << name;
   }
-  // Every rank holds the same shared parameters.
-  Vector check = params.head(shared);
-  comm.allreduce_sum(check.data(), check.size());
-  EXPECT_LT(relative_difference(check / comm.size(), params.head(shared)), 1e-15);
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, DistributedTraining,
@@ -180,9 +197,10 @@ TEST_P(DistributedFloat32Gradient, EveryStepGradientEqualsSerial) {
     EXPECT_LT(relative_difference(grad.head(shared), serial_grad.head(shared)), 1e-5) << "step " << s;
     for (Index block = 0; block < blocks; ++block) {
       const Vector theirs = own_block(serial_grad, block);
-      if (theirs.norm() > 0)
+      if (theirs.norm() > 0) {
         EXPECT_LT(relative_difference(grad.segment(shared + block * count * q, count * q), theirs), 1e-5)
             << "step " << s << " block " << block;
+      }
     }
     adam.ascend(params, serial_grad);
   }

@@ -119,6 +119,67 @@ TEST(Adam, AscendIsDescendOnTheNegatedGradient) {
   EXPECT_EQ(x, y);
 }
 
+// a equals b to a few units in the last place of `scale`, the size of the terms that formed b
+// (a fused multiply-add changes the last bit of a term, which shows undiluted where terms cancel).
+bool within_ulps(double a, double b, double scale) {
+  return std::abs(a - b) <= 4 * std::numeric_limits<double>::epsilon() * (std::abs(b) + scale);
+}
+
+// Ranges at odd offsets and lengths (inside SIMD packets and the 1024-element chunks, and across
+// chunk boundaries): what ascend_ranges updates is what ascend gives it, over several steps, to
+// the last bits (an element at a range's edge may take the loop's scalar path instead of its SIMD
+// one, and the compiler may fuse a multiply-add in one and not the other); everything else
+// (parameters and moments) is untouched.
+TEST(Adam, AscendRangesUpdatesExactlyTheRangesAsAscendWould) {
+  const Index n = 2600;
+  const std::vector<IndexRange> ranges{{0, 3}, {7, 8}, {1021, 1029}, {1500, 2600}};
+  auto in_ranges = [&](Index i) {
+    for (const IndexRange& r : ranges)
+      if (i >= r.begin && i < r.end) return true;
+    return false;
+  };
+  const AdamOptions o{0.02, 0.9, 0.999, 1e-8};
+  Adam whole(n, o), part(n, o);
+  Vector x = random_normal(n, 1, 6), y = x;
+  const Vector start = x;
+  Vector last_gradient;
+  for (int t = 0; t < 4; ++t) {
+    last_gradient = varied_gradient(n, 400 + static_cast<std::uint64_t>(t));
+    whole.ascend(x, last_gradient);
+    part.ascend_ranges(y, last_gradient, ranges);
+  }
+  EXPECT_EQ(part.state().steps, 4);
+  for (Index i = 0; i < n; ++i) {
+    if (in_ranges(i)) {
+      const double g_max = std::abs(last_gradient[i]) + std::abs(whole.state().first_moment[i]);
+      ASSERT_TRUE(within_ulps(y[i], x[i], o.learning_rate)) << i << ": " << y[i] << " vs " << x[i];
+      ASSERT_TRUE(within_ulps(part.state().first_moment[i], whole.state().first_moment[i], g_max)) << i;
+      ASSERT_TRUE(within_ulps(part.state().second_moment[i], whole.state().second_moment[i], g_max * g_max))
+          << i;
+    } else {
+      ASSERT_EQ(y[i], start[i]) << i;
+      ASSERT_EQ(part.state().first_moment[i], 0.0) << i;
+      ASSERT_EQ(part.state().second_moment[i], 0.0) << i;
+    }
+  }
+}
+
+TEST(Adam, AscendRangesRejectsARangeOutsideTheVector) {
+  Adam adam(5, {});
+  Vector x = Vector::Zero(5);
+  for (const IndexRange bad : {IndexRange{-1, 2}, IndexRange{3, 2}, IndexRange{4, 6}}) {
+    try {
+      adam.ascend_ranges(x, Vector::Ones(5), {{0, 1}, bad});
+      ADD_FAILURE() << "no InputError for " << bad.begin << ".." << bad.end;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.context().key, "range");
+      EXPECT_EQ(e.context().value, std::to_string(bad.begin) + ".." + std::to_string(bad.end) + " of 5");
+    }
+  }
+  EXPECT_EQ(adam.state().steps, 0);
+  EXPECT_EQ(x, Vector::Zero(5));
+}
+
 TEST(Adam, AscendClimbsAConcaveQuadraticToItsMaximiser) {
   // Objective -f: every step from afar is uphill, and the iterates settle on the maximiser c.
   const Quadratic q = test_quadratic();

@@ -1,6 +1,8 @@
 #pragma once
 // Adam (Kingma & Ba), with PyTorch's update and defaults: beta = (0.9, 0.999), eps = 1e-8.
 // Operates on one flat parameter vector; its state is exposed for checkpoints.
+#include <vector>
+
 #include "gplvm/core/types.hpp"
 
 namespace gplvm {
@@ -10,6 +12,11 @@ struct AdamOptions {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double epsilon = 1e-8;
+};
+
+// Elements [begin, end) of the parameter vector.
+struct IndexRange {
+  Index begin = 0, end = 0;
 };
 
 struct AdamState {
@@ -26,13 +33,19 @@ class Adam {
   void descend(VectorRef params, const ConstVectorRef& loss_gradient);
   // One maximisation step on an objective (what every gplvm objective is): descend on -gradient.
   void ascend(VectorRef params, const ConstVectorRef& objective_gradient);
+  // One maximisation step that updates only the given ranges of params and of the moments (the
+  // step counter advances once): for a vector whose other elements another process updates. Each
+  // updated element is bit-identical to what ascend() gives it.
+  void ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
+                     const std::vector<IndexRange>& ranges);
 
   const AdamOptions& options() const noexcept { return options_; }
   const AdamState& state() const noexcept { return state_; }
   void set_state(AdamState state);  // throws InputError on a size mismatch
 
  private:
-  void step(VectorRef params, const ConstVectorRef& gradient, double sign);
+  void step(VectorRef params, const ConstVectorRef& gradient, double sign,
+            const std::vector<IndexRange>& ranges);
 
   AdamOptions options_;
   AdamState state_;

@@ -93,6 +93,15 @@ class Communicator {
   // order: a column block of a column-major matrix is contiguous, so this is one allgatherv.
   Matrix allgather_columns(const ConstMatrixRef& local) const;
 
+  // A buffer split into consecutive per-rank slices, counts[r] elements for rank r (every rank
+  // passes the same counts). reduce_scatter_sum leaves in this rank's slice the elementwise sum of
+  // that slice over all ranks, and the rest of the buffer as it was (this rank's own terms): half
+  // the traffic of an allreduce, for a consumer that needs only its slice (sharded Adam).
+  // allgather_slices is the inverse exchange: every rank's slice, copied into every rank's buffer.
+  void reduce_scatter_sum(double* data, const std::vector<int>& counts) const;
+  void reduce_scatter_sum(float* data, const std::vector<int>& counts) const;
+  void allgather_slices(double* data, const std::vector<int>& counts) const;
+
   // Bytes this process has contributed to collectives since construction or the last reset; zero
   // on a single rank, where nothing leaves the process.
   std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
@@ -105,6 +114,8 @@ class Communicator {
                           std::size_t element_bytes) const;
   // MPI_Allgatherv of doubles, counts[r] from rank r, concatenated in rank order into `receive`.
   void allgatherv(const double* send, const std::vector<int>& counts, double* receive) const;
+  template <typename Scalar>
+  void reduce_scatter_in_place(Scalar* data, const std::vector<int>& counts, MPI_Datatype type) const;
   void count_bytes(std::uint64_t bytes) const {
     if (size_ > 1) bytes_sent_ += bytes;
   }

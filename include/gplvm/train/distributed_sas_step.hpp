@@ -7,11 +7,13 @@
 //   - each rank evaluates its own remainder rows; one allreduce sums the value, the A x A adjoint,
 //     dX_A, the kernel and noise gradients and the KL;
 //   - owners back-propagate their rows through the encoder; one allreduce sums the encoder
-//     gradient. Free-latent gradients stay on their owner.
+//     gradient, or, for sharded Adam, one reduce-scatter leaves each rank the sum of its slice.
+//     Free-latent gradients stay on their owner.
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
 #include <optional>
 #include <vector>
 
+#include "gplvm/optim/adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/sas_model.hpp"
@@ -29,9 +31,15 @@ class DistributedSasStep {
                      DataRefF local_data);
 
   // Objective of the batch (same on every rank) and its gradient: the shared block identical on
-  // every rank, the local block (free latents) for this rank's rows.
+  // every rank, the local block (free latents) for this rank's rows. With encoder_slices (one
+  // count per rank over encoder_block(), as ShardedAdam::slice_counts gives them) the encoder
+  // gradient is reduce-scattered instead: summed only in this rank's slice of the block, the rest
+  // of the block holding this rank's own terms.
   BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, Index num_active,
-                      StepKey key, Vector& gradient) const;
+                      StepKey key, Vector& gradient, const std::vector<int>* encoder_slices = nullptr) const;
+
+  // The parameters that ranks sum over their rows: the encoders (empty for free latents).
+  IndexRange encoder_block() const;
 
  private:
   struct OwnedRows {
@@ -43,7 +51,8 @@ class DistributedSasStep {
   RowMatrixT<Scalar> owned_data(const OwnedRows& owned) const;  // their data rows, in Scalar
   template <typename Scalar>
   BatchTerms evaluate_in(const Vector& params, const OwnedRows& own, const RowMatrixT<Scalar>& data,
-                         Index num_active, Index batch_size, StepKey key, Vector& gradient) const;
+                         Index num_active, Index batch_size, StepKey key, Vector& gradient,
+                         const std::vector<int>* encoder_slices) const;
 
   const SasModel& model_;
   const Communicator& comm_;

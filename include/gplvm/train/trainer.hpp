@@ -5,7 +5,7 @@
 #include <string>
 #include <variant>
 
-#include "gplvm/optim/adam.hpp"
+#include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/train/distributed_sas_step.hpp"
 #include "gplvm/train/training_state.hpp"

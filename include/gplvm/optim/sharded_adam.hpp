@@ -1,0 +1,46 @@
+#pragma once
+// Adam for data-parallel training with its work split over the ranks (ZeRO stage 1): one block
+// of the parameter vector (the encoder weights) is held identically on every rank, its gradient
+// arrives reduce-scattered (each rank holds the summed gradient of its own slice only), each rank
+// updates only its slice of the block and of the moments, and the updated slices are allgathered.
+// Elements outside the block (the hyperparameters every rank computes identically, and a rank's
+// own free latents) are updated by every rank from its own gradient.
+//
+// Compared with an allreduce and Adam on the whole vector on every rank: the same bytes moved (a
+// reduce-scatter plus an allgather is what a bandwidth-optimal allreduce does), and Adam's pass
+// over the block (memory-bound: parameters, gradient and two moments) divided by the rank count.
+// Each element gets exactly the update Adam gives it, so training is unchanged.
+#include <vector>
+
+#include "gplvm/optim/adam.hpp"
+#include "gplvm/parallel/communicator.hpp"
+
+namespace gplvm {
+
+class ShardedAdam {
+ public:
+  ShardedAdam(const Communicator& comm, Index num_parameters, IndexRange block, AdamOptions options);
+
+  // Elements of the block owned by each rank, in rank order (as reduce_scatter_sum takes them).
+  const std::vector<int>& slice_counts() const noexcept { return counts_; }
+  IndexRange own_slice() const noexcept { return own_; }
+
+  // Collective. gradient must hold the summed gradient in this rank's slice of the block and this
+  // rank's gradient outside the block; its other elements are not read.
+  void ascend(VectorRef params, const ConstVectorRef& objective_gradient);
+
+  // Collective: the full state, the block's moments gathered from their owners.
+  AdamState state() const;
+  // The same full state on every rank (as state() returns it, or as read from a checkpoint).
+  void set_state(AdamState state) { adam_.set_state(std::move(state)); }
+
+ private:
+  const Communicator& comm_;
+  IndexRange block_;
+  std::vector<int> counts_;
+  IndexRange own_;
+  std::vector<IndexRange> updated_;  // the ranges this rank updates: outside the block, own slice
+  Adam adam_;
+};
+
+}  // namespace gplvm
