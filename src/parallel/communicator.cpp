@@ -212,17 +212,32 @@ void Communicator::alltoallv(const double* send, const std::vector<int>& send_co
                              const std::vector<int>& send_displs, double* receive,
                              const std::vector<int>& receive_counts,
                              const std::vector<int>& receive_displs) const {
+  alltoallv_of(send, send_counts, send_displs, receive, receive_counts, receive_displs, MPI_DOUBLE);
+}
+
+void Communicator::alltoallv(const float* send, const std::vector<int>& send_counts,
+                             const std::vector<int>& send_displs, float* receive,
+                             const std::vector<int>& receive_counts,
+                             const std::vector<int>& receive_displs) const {
+  alltoallv_of(send, send_counts, send_displs, receive, receive_counts, receive_displs, MPI_FLOAT);
+}
+
+template <typename Scalar>
+void Communicator::alltoallv_of(const Scalar* send, const std::vector<int>& send_counts,
+                                const std::vector<int>& send_displs, Scalar* receive,
+                                const std::vector<int>& receive_counts,
+                                const std::vector<int>& receive_displs, MPI_Datatype type) const {
   if (!mpi_running_) {  // the whole exchange is this process's block to itself
     std::copy_n(send + send_displs[0], send_counts[0], receive + receive_displs[0]);
     return;
   }
-  check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_DOUBLE, receive,
-                      receive_counts.data(), receive_displs.data(), MPI_DOUBLE, comm_),
+  check(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), type, receive, receive_counts.data(),
+                      receive_displs.data(), type, comm_),
         "alltoallv");
   std::uint64_t sent = 0;
   for (int r = 0; r < size_; ++r)
     if (r != rank_) sent += static_cast<std::uint64_t>(send_counts[r]);
-  count_bytes(sent * sizeof(double));
+  count_bytes(sent * sizeof(Scalar));
 }
 
 std::vector<int> Communicator::gather_counts(int local_count) const {

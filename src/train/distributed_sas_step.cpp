@@ -7,6 +7,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/train/batch_workers.hpp"
 
 namespace gplvm {
 namespace {
@@ -123,29 +124,88 @@ void DistributedSasStep::validate_local_data(const DataRefT<Scalar>& local_data)
     throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(first_bad)});
 }
 
-DistributedSasStep::OwnedRows DistributedSasStep::owned_rows(
-    const std::vector<std::uint64_t>& batch_rows) const {
-  OwnedRows owned;
-  const std::uint64_t begin = partition_.begin(comm_.rank()), end = begin + partition_.count(comm_.rank());
-  for (Index i = 0; i < static_cast<Index>(batch_rows.size()); ++i)
-    if (batch_rows[i] >= begin && batch_rows[i] < end) {
-      owned.positions.push_back(i);
-      owned.rows.push_back(batch_rows[i]);
+DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std::uint64_t>& batch_rows,
+                                                           const std::vector<int>& worker) const {
+  WorkRows work;
+  for (Index p = 0; p < static_cast<Index>(batch_rows.size()); ++p)
+    if (worker[p] == comm_.rank()) {
+      work.positions.push_back(p);
+      work.rows.push_back(batch_rows[p]);
     }
-  return owned;
+  return work;
 }
 
 template <typename Scalar>
-RowMatrixT<Scalar> DistributedSasStep::owned_data(const OwnedRows& owned) const {
+RowMatrixT<Scalar> DistributedSasStep::local_rows(const std::vector<std::uint64_t>& rows) const {
   const std::uint64_t begin = partition_.begin(comm_.rank());
-  const Index cols = model_.config().data_dim;
-  RowMatrixT<Scalar> data(static_cast<Index>(owned.rows.size()), cols);
+  RowMatrixT<Scalar> data(static_cast<Index>(rows.size()), model_.config().data_dim);
   for (Index i = 0; i < data.rows(); ++i) {
-    const Index local = static_cast<Index>(owned.rows[i] - begin);
+    const Index local = static_cast<Index>(rows[i] - begin);
     if (local_f32_)
       data.row(i) = local_f32_->row(local).template cast<Scalar>();
     else
       data.row(i) = local_f64_->row(local).template cast<Scalar>();
+  }
+  return data;
+}
+
+template <typename Scalar>
+RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t>& batch_rows,
+                                                 const std::vector<int>& worker, const WorkRows& work) const {
+  const int me = comm_.rank(), ranks = comm_.size();
+  std::vector<int> owner(batch_rows.size());
+  bool any_moved = false;
+  for (std::size_t p = 0; p < batch_rows.size(); ++p) {
+    owner[p] = partition_.owner(batch_rows[p]);
+    any_moved = any_moved || owner[p] != worker[p];
+  }
+  // Every rank sees the same owner and worker arrays, so all of them skip the exchange together.
+  if (!any_moved) return local_rows<Scalar>(work.rows);
+
+  // Rows to send, grouped by destination rank, in position order within a group: the order in
+  // which the receiver places them.
+  std::vector<std::uint64_t> outgoing;
+  std::vector<int> send_rows(ranks, 0), receive_rows(ranks, 0);
+  for (int r = 0; r < ranks; ++r)
+    for (std::size_t p = 0; p < batch_rows.size() && r != me; ++p) {
+      if (owner[p] == me && worker[p] == r) {
+        outgoing.push_back(batch_rows[p]);
+        ++send_rows[r];
+      }
+      if (owner[p] == r && worker[p] == me) ++receive_rows[r];
+    }
+  const Index d = model_.config().data_dim;
+  auto in_elements = [&](const std::vector<int>& rows, std::vector<int>& counts, std::vector<int>& displs) {
+    counts.assign(ranks, 0);
+    displs.assign(ranks, 0);
+    for (int r = 0, at = 0; r < ranks; at += counts[r], ++r) {
+      counts[r] = rows[r] * static_cast<int>(d);
+      displs[r] = at;
+    }
+  };
+  std::vector<int> send_counts, send_displs, receive_counts, receive_displs;
+  in_elements(send_rows, send_counts, send_displs);
+  in_elements(receive_rows, receive_counts, receive_displs);
+  const RowMatrixT<Scalar> sent = local_rows<Scalar>(outgoing);
+  RowMatrixT<Scalar> received(std::accumulate(receive_rows.begin(), receive_rows.end(), 0), d);
+  comm_.alltoallv(sent.data(), send_counts, send_displs, received.data(), receive_counts, receive_displs);
+
+  // Each row at its place: own rows from the local block, the others in (source rank, position)
+  // order, as they were sent.
+  std::vector<std::uint64_t> own_rows;
+  for (Index i = 0; i < static_cast<Index>(work.rows.size()); ++i)
+    if (owner[work.positions[i]] == me) own_rows.push_back(work.rows[i]);
+  const RowMatrixT<Scalar> own = local_rows<Scalar>(own_rows);
+  RowMatrixT<Scalar> data(static_cast<Index>(work.rows.size()), d);
+  std::vector<Index> next(ranks, 0);
+  for (int r = 0, at = 0; r < ranks; at += receive_rows[r], ++r) next[r] = at;
+  Index next_own = 0;
+  for (Index i = 0; i < data.rows(); ++i) {
+    const int from = owner[work.positions[i]];
+    if (from == me)
+      data.row(i) = own.row(next_own++);
+    else
+      data.row(i) = received.row(next[from]++);
   }
   return data;
 }
@@ -159,19 +219,22 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
                                         const std::vector<int>* encoder_slices) const {
   const Index b = static_cast<Index>(batch_rows.size());
   model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N before any communication
-  const OwnedRows own = owned_rows(batch_rows);
+  // Free latents live with their owner, so only amortised models move rows to balance the work.
+  const bool balance = model_.config().latents == LatentKind::amortised;
+  const std::vector<int> worker = batch_workers(batch_rows, num_active, partition_, balance);
+  const WorkRows work = work_rows(batch_rows, worker);
   if (model_.config().precision == Precision::float64)
-    return evaluate_in<double>(params, own, owned_data<double>(own), num_active, b, key, gradient,
-                               encoder_slices);
-  return evaluate_in<float>(params, own, owned_data<float>(own), num_active, b, key, gradient,
-                            encoder_slices);
+    return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
+                               gradient, encoder_slices);
+  return evaluate_in<float>(params, work, work_data<float>(batch_rows, worker, work), num_active, b, key,
+                            gradient, encoder_slices);
 }
 
 // In fp32 mode the rows are rounded to float once, here: the encoder and the remainder's data
 // products use them as float, the active rows travel and are factorised as (exactly converted)
 // doubles, so the objective is that of the fp32-rounded data throughout.
 template <typename Scalar>
-BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const OwnedRows& own,
+BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows& own,
                                            const RowMatrixT<Scalar>& data, Index num_active, Index b,
                                            StepKey key, Vector& gradient,
                                            const std::vector<int>* encoder_slices) const {

@@ -86,7 +86,7 @@ TEST(Communicator, AllgatherRowsHandlesUnevenEmptyAndStridedBlocks) {
   for (Index i = 0; i < wide.rows(); ++i)
     for (Index j = 0; j < wide.cols(); ++j) wide(i, j) = 10.0 * comm.rank() + j;
   const RowMatrix local = wide.leftCols(3);
-  for (const DataRef block : {DataRef(local), DataRef(wide.leftCols(3))}) {
+  for (const DataRef& block : {DataRef(local), DataRef(wide.leftCols(3))}) {
     const RowMatrix all = comm.allgather_rows(block);
     ASSERT_EQ(all.rows(), comm.size() * (comm.size() - 1) / 2);
     ASSERT_EQ(all.cols(), 3);

@@ -82,9 +82,12 @@ class Communicator {
   void broadcast(double* data, Index count, int root = 0) const;
   std::string broadcast(const std::string& text, int root = 0) const;
   void broadcast_bytes(void* data, std::size_t bytes, int root = 0) const;
-  // MPI_Alltoallv on doubles: counts and displacements in doubles, one entry per rank.
+  // MPI_Alltoallv: counts and displacements in elements, one entry per rank.
   void alltoallv(const double* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
                  double* receive, const std::vector<int>& receive_counts,
+                 const std::vector<int>& receive_displs) const;
+  void alltoallv(const float* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
+                 float* receive, const std::vector<int>& receive_counts,
                  const std::vector<int>& receive_displs) const;
   // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
   Matrix allgather_rows(const ConstMatrixRef& local) const;
@@ -114,6 +117,11 @@ class Communicator {
                           std::size_t element_bytes) const;
   // MPI_Allgatherv of doubles, counts[r] from rank r, concatenated in rank order into `receive`.
   void allgatherv(const double* send, const std::vector<int>& counts, double* receive) const;
+  template <typename Scalar>
+  void alltoallv_of(const Scalar* send, const std::vector<int>& send_counts,
+                    const std::vector<int>& send_displs, Scalar* receive,
+                    const std::vector<int>& receive_counts, const std::vector<int>& receive_displs,
+                    MPI_Datatype type) const;
   template <typename Scalar>
   void reduce_scatter_in_place(Scalar* data, const std::vector<int>& counts, MPI_Datatype type) const;
   void count_bytes(std::uint64_t bytes) const {

@@ -1,12 +1,15 @@
 #pragma once
 // One data-parallel SAS / Bayesian SAS step (DESIGN.md, "The distributed SAS step"):
 //   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
-//   - owners compute the latents of their batch rows (encoder or free latents);
+//   - each rank works on a share of the batch rows: amortised models split the active and the
+//     remainder rows evenly (batch_workers), owners sending their surplus rows to ranks short of
+//     their share (one alltoallv of a few rows); free latents are worked on by their owner;
+//   - workers compute the latents of their batch rows (encoder or free latents);
 //   - the active rows (position, latent sample, data) are allgathered: A x (1 + Q + D) values;
 //   - every rank factorises K_AA + s2 I redundantly;
 //   - each rank evaluates its own remainder rows; one allreduce sums the value, the A x A adjoint,
 //     dX_A, the kernel and noise gradients and the KL;
-//   - owners back-propagate their rows through the encoder; one allreduce sums the encoder
+//   - workers back-propagate their rows through the encoder; one allreduce sums the encoder
 //     gradient, or, for sharded Adam, one reduce-scatter leaves each rank the sum of its slice.
 //     Free-latent gradients stay on their owner.
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
@@ -42,15 +45,20 @@ class DistributedSasStep {
   IndexRange encoder_block() const;
 
  private:
-  struct OwnedRows {
+  // The batch rows this rank works on.
+  struct WorkRows {
     std::vector<Index> positions;     // positions in the batch, ascending
     std::vector<std::uint64_t> rows;  // global row ids
   };
-  OwnedRows owned_rows(const std::vector<std::uint64_t>& batch_rows) const;
+  WorkRows work_rows(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker) const;
+  // Their data rows, in Scalar: this rank's own from its block, the others sent by their owners.
   template <typename Scalar>
-  RowMatrixT<Scalar> owned_data(const OwnedRows& owned) const;  // their data rows, in Scalar
+  RowMatrixT<Scalar> work_data(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker,
+                               const WorkRows& work) const;
   template <typename Scalar>
-  BatchTerms evaluate_in(const Vector& params, const OwnedRows& own, const RowMatrixT<Scalar>& data,
+  RowMatrixT<Scalar> local_rows(const std::vector<std::uint64_t>& rows) const;
+  template <typename Scalar>
+  BatchTerms evaluate_in(const Vector& params, const WorkRows& own, const RowMatrixT<Scalar>& data,
                          Index num_active, Index batch_size, StepKey key, Vector& gradient,
                          const std::vector<int>* encoder_slices) const;
 

@@ -1,0 +1,40 @@
+#include "gplvm/train/batch_workers.hpp"
+
+#include <deque>
+
+namespace gplvm {
+namespace {
+
+// Balances positions [first, last) in place in `worker` (which holds their owners on entry).
+void balance_range(std::vector<int>& worker, Index first, Index last, int ranks) {
+  const RowPartition shares(static_cast<std::uint64_t>(last - first), ranks);
+  std::vector<Index> kept(ranks, 0);
+  std::deque<Index> surplus;  // positions whose owner holds more than its share, in position order
+  for (Index p = first; p < last; ++p) {
+    const int owner = worker[p];
+    if (kept[owner] < static_cast<Index>(shares.count(owner)))
+      ++kept[owner];
+    else
+      surplus.push_back(p);
+  }
+  for (int r = 0; r < ranks; ++r)
+    for (; kept[r] < static_cast<Index>(shares.count(r)); ++kept[r]) {
+      worker[surplus.front()] = r;
+      surplus.pop_front();
+    }
+}
+
+}  // namespace
+
+std::vector<int> batch_workers(const std::vector<std::uint64_t>& batch_rows, Index num_active,
+                               const RowPartition& partition, bool balance) {
+  std::vector<int> worker(batch_rows.size());
+  for (std::size_t p = 0; p < batch_rows.size(); ++p) worker[p] = partition.owner(batch_rows[p]);
+  if (!balance) return worker;
+  const Index b = static_cast<Index>(batch_rows.size()), a = std::min(num_active, b);
+  balance_range(worker, 0, a, partition.num_ranks());
+  balance_range(worker, a, b, partition.num_ranks());
+  return worker;
+}
+
+}  // namespace gplvm
