@@ -257,8 +257,15 @@ void Communicator::allgatherv(const double* send, const std::vector<int>& counts
 
 RowMatrix Communicator::allgather_rows(const DataRef& local) const {
   if (!mpi_running_ || size_ == 1) return local;
+  return allgather_rows(local, gather_counts(static_cast<int>(local.rows())));
+}
+
+RowMatrix Communicator::allgather_rows(const DataRef& local, const std::vector<int>& rows) const {
+  require(static_cast<int>(rows.size()) == size_ && rows[rank_] == local.rows(),
+          "allgather_rows: the counts do not match this rank's rows",
+          {"", "rows", std::to_string(local.rows())});
+  if (!mpi_running_ || size_ == 1) return local;
   // Row-major rows are contiguous, so the gather is one allgatherv of doubles.
-  const std::vector<int> rows = gather_counts(static_cast<int>(local.rows()));
   std::vector<int> counts(size_);
   for (int r = 0; r < size_; ++r) counts[r] = rows[r] * static_cast<int>(local.cols());
   RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), local.cols());
@@ -273,8 +280,15 @@ RowMatrix Communicator::allgather_rows(const DataRef& local) const {
 
 Matrix Communicator::allgather_columns(const ConstMatrixRef& local) const {
   if (!mpi_running_ || size_ == 1) return local;
+  return allgather_columns(local, gather_counts(static_cast<int>(local.cols())));
+}
+
+Matrix Communicator::allgather_columns(const ConstMatrixRef& local, const std::vector<int>& cols) const {
+  require(static_cast<int>(cols.size()) == size_ && cols[rank_] == local.cols(),
+          "allgather_columns: the counts do not match this rank's columns",
+          {"", "columns", std::to_string(local.cols())});
+  if (!mpi_running_ || size_ == 1) return local;
   // Column-major columns are contiguous, so this too is one allgatherv of doubles.
-  const std::vector<int> cols = gather_counts(static_cast<int>(local.cols()));
   std::vector<int> counts(size_);
   for (int r = 0; r < size_; ++r) counts[r] = cols[r] * static_cast<int>(local.rows());
   Matrix out(local.rows(), std::accumulate(cols.begin(), cols.end(), 0));

@@ -12,6 +12,13 @@
 namespace gplvm {
 namespace {
 
+// Every rank's count in a partition, as the known-count gathers take them.
+std::vector<int> counts_of(const RowPartition& partition) {
+  std::vector<int> counts(partition.num_ranks());
+  for (int r = 0; r < partition.num_ranks(); ++r) counts[r] = static_cast<int>(partition.count(r));
+  return counts;
+}
+
 // Active rows gathered from all ranks as [batch position | latent sample | data], put back in
 // batch order so every rank factorises the same matrix whatever the rank count.
 struct ActiveRows {
@@ -20,7 +27,8 @@ struct ActiveRows {
 };
 
 template <typename Scalar>
-ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& positions, const Matrix& sample,
+ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& positions,
+                         const std::vector<int>& active_per_rank, const Matrix& sample,
                          const RowMatrixT<Scalar>& data, Index num_active) {
   const Index q = sample.cols(), d = data.cols();
   Index local = 0;
@@ -31,7 +39,7 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
     packed.row(i).segment(1, q) = sample.row(i);
     packed.row(i).tail(d) = data.row(i).template cast<double>();
   }
-  const RowMatrix all = comm.allgather_rows(DataRef(packed));
+  const RowMatrix all = comm.allgather_rows(DataRef(packed), active_per_rank);
   if (all.rows() != num_active)
     throw Error("active-set gather returned " + std::to_string(all.rows()) + " rows");
   ActiveRows out{Matrix(num_active, q), RowMatrix(num_active, d)};
@@ -60,7 +68,8 @@ ActiveSetShare share_active_set(const Communicator& comm, const Kernel& kernel, 
   share.first_column = static_cast<Index>(columns.begin(comm.rank()));
   share.num_columns = static_cast<Index>(columns.count(comm.rank()));
   share.set.whitened_data = comm.allgather_columns(
-      whiten_active_columns(share.set, active.data.middleCols(share.first_column, share.num_columns)));
+      whiten_active_columns(share.set, active.data.middleCols(share.first_column, share.num_columns)),
+      counts_of(columns));
   return share;
 }
 
@@ -75,7 +84,7 @@ GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, do
   const Index count = static_cast<Index>(columns.count(comm.rank()));
   Matrix v_columns = sas_whitened_adjoint(set, partials).middleCols(first, count);
   set.factor.solve_upper_in_place(v_columns);
-  const Matrix V = comm.allgather_columns(v_columns);
+  const Matrix V = comm.allgather_columns(v_columns, counts_of(columns));
 
   GpGradient mine{0.0, Matrix::Zero(a, X_active.cols()), Vector::Zero(kernel.num_hyperparameters()), 0.0};
   add_active_adjoint_columns(kernel, noise, set, X_active, V, first, count, mine);
@@ -125,13 +134,17 @@ void DistributedSasStep::validate_local_data(const DataRefT<Scalar>& local_data)
 }
 
 DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std::uint64_t>& batch_rows,
-                                                           const std::vector<int>& worker) const {
+                                                           const std::vector<int>& worker,
+                                                           Index num_active) const {
   WorkRows work;
-  for (Index p = 0; p < static_cast<Index>(batch_rows.size()); ++p)
+  work.active_per_rank.assign(comm_.size(), 0);
+  for (Index p = 0; p < static_cast<Index>(batch_rows.size()); ++p) {
     if (worker[p] == comm_.rank()) {
       work.positions.push_back(p);
       work.rows.push_back(batch_rows[p]);
     }
+    if (p < num_active) ++work.active_per_rank[worker[p]];
+  }
   return work;
 }
 
@@ -222,7 +235,7 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   // Free latents live with their owner, so only amortised models move rows to balance the work.
   const bool balance = model_.config().latents == LatentKind::amortised;
   const std::vector<int> worker = batch_workers(batch_rows, num_active, partition_, balance);
-  const WorkRows work = work_rows(batch_rows, worker);
+  const WorkRows work = work_rows(batch_rows, worker, num_active);
   if (model_.config().precision == Precision::float64)
     return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
                                gradient, encoder_slices);
@@ -240,7 +253,8 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
                                            const std::vector<int>* encoder_slices) const {
   const double weight = model_.remainder_weight(b, num_active);
   const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, data, key);
-  const ActiveRows active = gather_active(comm_, own.positions, latents.sample, data, num_active);
+  const ActiveRows active =
+      gather_active(comm_, own.positions, own.active_per_rank, latents.sample, data, num_active);
 
   const EqArdKernel kernel = model_.kernel(params);
   const double noise = model_.noise_variance(params);

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "gplvm/core/error.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/gp_prior_sample.hpp"
 #include "gplvm/objectives/sas.hpp"
@@ -86,15 +87,21 @@ TEST(Communicator, AllgatherRowsHandlesUnevenEmptyAndStridedBlocks) {
   for (Index i = 0; i < wide.rows(); ++i)
     for (Index j = 0; j < wide.cols(); ++j) wide(i, j) = 10.0 * comm.rank() + j;
   const RowMatrix local = wide.leftCols(3);
-  for (const DataRef& block : {DataRef(local), DataRef(wide.leftCols(3))}) {
-    const RowMatrix all = comm.allgather_rows(block);
-    ASSERT_EQ(all.rows(), comm.size() * (comm.size() - 1) / 2);
-    ASSERT_EQ(all.cols(), 3);
-    Index row = 0;
-    for (int r = 0; r < comm.size(); ++r)
-      for (int k = 0; k < r; ++k, ++row)
-        for (Index j = 0; j < 3; ++j) EXPECT_EQ(all(row, j), 10.0 * r + j);
-  }
+  // The counts learnt by the gather, and given (rank r: r rows).
+  std::vector<int> counts(comm.size());
+  for (int r = 0; r < comm.size(); ++r) counts[r] = r;
+  for (const DataRef& block : {DataRef(local), DataRef(wide.leftCols(3))})
+    for (const RowMatrix& all : {comm.allgather_rows(block), comm.allgather_rows(block, counts)}) {
+      ASSERT_EQ(all.rows(), comm.size() * (comm.size() - 1) / 2);
+      ASSERT_EQ(all.cols(), 3);
+      Index row = 0;
+      for (int r = 0; r < comm.size(); ++r)
+        for (int k = 0; k < r; ++k, ++row)
+          for (Index j = 0; j < 3; ++j) EXPECT_EQ(all(row, j), 10.0 * r + j);
+    }
+  // Given counts that disagree with the block are refused before any communication.
+  counts[comm.rank()] += 1;
+  EXPECT_THROW(comm.allgather_rows(DataRef(local), counts), InputError);
 }
 
 TEST(Communicator, AllgatherColumnsHandlesUnevenEmptyAndStridedBlocks) {
@@ -104,13 +111,19 @@ TEST(Communicator, AllgatherColumnsHandlesUnevenEmptyAndStridedBlocks) {
   Matrix wide(4, comm.rank() + 2);
   for (Index j = 0; j < wide.cols(); ++j)
     for (Index i = 0; i < 4; ++i) wide(i, j) = 10.0 * comm.rank() + i;
-  const Matrix all = comm.allgather_columns(wide.middleCols(1, comm.rank()));
-  ASSERT_EQ(all.rows(), 4);
-  ASSERT_EQ(all.cols(), comm.size() * (comm.size() - 1) / 2);
-  Index col = 0;
-  for (int r = 0; r < comm.size(); ++r)
-    for (int k = 0; k < r; ++k, ++col)
-      for (Index i = 0; i < 4; ++i) EXPECT_EQ(all(i, col), 10.0 * r + i);
+  std::vector<int> counts(comm.size());
+  for (int r = 0; r < comm.size(); ++r) counts[r] = r;
+  const auto block = wide.middleCols(1, comm.rank());
+  for (const Matrix& all : {comm.allgather_columns(block), comm.allgather_columns(block, counts)}) {
+    ASSERT_EQ(all.rows(), 4);
+    ASSERT_EQ(all.cols(), comm.size() * (comm.size() - 1) / 2);
+    Index col = 0;
+    for (int r = 0; r < comm.size(); ++r)
+      for (int k = 0; k < r; ++k, ++col)
+        for (Index i = 0; i < 4; ++i) EXPECT_EQ(all(i, col), 10.0 * r + i);
+  }
+  counts.pop_back();
+  EXPECT_THROW(comm.allgather_columns(block, counts), InputError);
 }
 
 TEST(Communicator, AllreduceSumsAndCountsBytes) {

@@ -95,6 +95,10 @@ class Communicator {
   // Concatenates every rank's columns (same row count, any column count, possibly zero) in rank
   // order: a column block of a column-major matrix is contiguous, so this is one allgatherv.
   Matrix allgather_columns(const ConstMatrixRef& local) const;
+  // The same where every rank knows every rank's count (counts[r] rows or columns from rank r):
+  // one allgatherv, without the allgather that would otherwise learn the counts.
+  RowMatrix allgather_rows(const DataRef& local, const std::vector<int>& counts) const;
+  Matrix allgather_columns(const ConstMatrixRef& local, const std::vector<int>& counts) const;
 
   // A buffer split into consecutive per-rank slices, counts[r] elements for rank r (every rank
   // passes the same counts). reduce_scatter_sum leaves in this rank's slice the elementwise sum of

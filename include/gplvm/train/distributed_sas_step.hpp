@@ -47,10 +47,12 @@ class DistributedSasStep {
  private:
   // The batch rows this rank works on.
   struct WorkRows {
-    std::vector<Index> positions;     // positions in the batch, ascending
-    std::vector<std::uint64_t> rows;  // global row ids
+    std::vector<Index> positions;      // positions in the batch, ascending
+    std::vector<std::uint64_t> rows;   // global row ids
+    std::vector<int> active_per_rank;  // every rank's number of active rows (known to all ranks)
   };
-  WorkRows work_rows(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker) const;
+  WorkRows work_rows(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker,
+                     Index num_active) const;
   // Their data rows, in Scalar: this rank's own from its block, the others sent by their owners.
   template <typename Scalar>
   RowMatrixT<Scalar> work_data(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker,
