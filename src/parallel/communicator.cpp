@@ -260,21 +260,28 @@ RowMatrix Communicator::allgather_rows(const DataRef& local) const {
   return allgather_rows(local, gather_counts(static_cast<int>(local.rows())));
 }
 
+template <typename Local>
+void Communicator::allgather_units(const Local& local, bool contiguous, Index unit_length,
+                                   const std::vector<int>& units, double* out) const {
+  std::vector<int> counts(size_);
+  for (int r = 0; r < size_; ++r) counts[r] = units[r] * static_cast<int>(unit_length);
+  if (contiguous) {
+    allgatherv(local.data(), counts, out);
+  } else {  // a Ref may have an outer stride: pack the block first
+    const typename Local::PlainObject packed = local;
+    allgatherv(packed.data(), counts, out);
+  }
+}
+
 RowMatrix Communicator::allgather_rows(const DataRef& local, const std::vector<int>& rows) const {
   require(static_cast<int>(rows.size()) == size_ && rows[rank_] == local.rows(),
           "allgather_rows: the counts do not match this rank's rows",
           {"", "rows", std::to_string(local.rows())});
   if (!mpi_running_ || size_ == 1) return local;
   // Row-major rows are contiguous, so the gather is one allgatherv of doubles.
-  std::vector<int> counts(size_);
-  for (int r = 0; r < size_; ++r) counts[r] = rows[r] * static_cast<int>(local.cols());
   RowMatrix out(std::accumulate(rows.begin(), rows.end(), 0), local.cols());
-  if (local.outerStride() == local.cols() || local.rows() <= 1) {
-    allgatherv(local.data(), counts, out.data());
-  } else {  // a Ref may have an outer stride: pack the rows first
-    const RowMatrix contiguous = local;
-    allgatherv(contiguous.data(), counts, out.data());
-  }
+  allgather_units(local, local.outerStride() == local.cols() || local.rows() <= 1, local.cols(), rows,
+                  out.data());
   return out;
 }
 
@@ -289,15 +296,9 @@ Matrix Communicator::allgather_columns(const ConstMatrixRef& local, const std::v
           {"", "columns", std::to_string(local.cols())});
   if (!mpi_running_ || size_ == 1) return local;
   // Column-major columns are contiguous, so this too is one allgatherv of doubles.
-  std::vector<int> counts(size_);
-  for (int r = 0; r < size_; ++r) counts[r] = cols[r] * static_cast<int>(local.rows());
   Matrix out(local.rows(), std::accumulate(cols.begin(), cols.end(), 0));
-  if (local.outerStride() == local.rows() || local.cols() <= 1) {
-    allgatherv(local.data(), counts, out.data());
-  } else {
-    const Matrix contiguous = local;
-    allgatherv(contiguous.data(), counts, out.data());
-  }
+  allgather_units(local, local.outerStride() == local.rows() || local.cols() <= 1, local.rows(), cols,
+                  out.data());
   return out;
 }
 

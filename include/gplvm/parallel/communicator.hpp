@@ -119,6 +119,11 @@ class Communicator {
   // MPI_Allreduce in place of `count` elements of `type` (a no-op on none or without MPI).
   void allreduce_in_place(void* data, Index count, MPI_Datatype type, MPI_Op op,
                           std::size_t element_bytes) const;
+  // One allgatherv of every rank's block of whole units (rows of a row-major matrix, columns of a
+  // column-major one: unit_length doubles each), units[r] from rank r, into `out` in rank order.
+  template <typename Local>
+  void allgather_units(const Local& local, bool contiguous, Index unit_length, const std::vector<int>& units,
+                       double* out) const;
   // MPI_Allgatherv of doubles, counts[r] from rank r, concatenated in rank order into `receive`.
   void allgatherv(const double* send, const std::vector<int>& counts, double* receive) const;
   template <typename Scalar>
