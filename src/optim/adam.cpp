@@ -43,21 +43,24 @@ Adam::Adam(Index num_parameters, AdamOptions options) : options_(options) {
 }
 
 void Adam::descend(VectorRef params, const ConstVectorRef& loss_gradient) {
-  step(params, loss_gradient, 1.0, {{0, state_.first_moment.size()}});
+  const IndexRange all{0, state_.first_moment.size()};
+  step(params, loss_gradient, 1.0, &all, &all + 1);
 }
 
 void Adam::ascend(VectorRef params, const ConstVectorRef& objective_gradient) {
-  step(params, objective_gradient, -1.0, {{0, state_.first_moment.size()}});
+  const IndexRange all{0, state_.first_moment.size()};
+  step(params, objective_gradient, -1.0, &all, &all + 1);
 }
 
 void Adam::ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
                          const std::vector<IndexRange>& ranges) {
   const Index n = state_.first_moment.size();
   for (const IndexRange& r : ranges)
-    require(
-        r.begin >= 0 && r.begin <= r.end && r.end <= n, "Adam step: range outside the parameter vector",
-        {"", "range", std::to_string(r.begin) + ".." + std::to_string(r.end) + " of " + std::to_string(n)});
-  step(params, objective_gradient, -1.0, ranges);
+    if (r.begin < 0 || r.begin > r.end || r.end > n)  // the message is built only when it fails
+      throw InputError(
+          "Adam step: range outside the parameter vector",
+          {"", "range", std::to_string(r.begin) + ".." + std::to_string(r.end) + " of " + std::to_string(n)});
+  step(params, objective_gradient, -1.0, ranges.data(), ranges.data() + ranges.size());
 }
 
 void Adam::set_state(AdamState state) {
@@ -78,8 +81,8 @@ void Adam::set_state(AdamState state) {
 // That is the paper's m_hat / (sqrt(v_hat) + eps), not its "efficient" variant, which folds
 // sqrt(1 - b2^t) into the step size and so rescales eps. sign = -1 ascends; multiplying by -1 is
 // exact, so ascend(g) == descend(-g) bit for bit.
-void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign,
-                const std::vector<IndexRange>& ranges) {
+void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign, const IndexRange* first,
+                const IndexRange* last) {
   const Index n = state_.first_moment.size();
   if (params.size() != n || gradient.size() != n)  // no message built (or allocated) unless it fails
     throw InputError(
@@ -93,9 +96,9 @@ void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign,
   // instead of three (Adam is memory-bound: 533k parameters are 17 MB of state). Eigen's sqrt and
   // division are SIMD and exact, so the result equals the unchunked expressions bit for bit.
   constexpr Index kChunk = 1024;
-  for (const IndexRange& range : ranges)
-    for (Index at = range.begin; at < range.end; at += kChunk) {
-      const Index len = std::min(kChunk, range.end - at);
+  for (const IndexRange* range = first; range != last; ++range)
+    for (Index at = range->begin; at < range->end; at += kChunk) {
+      const Index len = std::min(kChunk, range->end - at);
       auto m = state_.first_moment.segment(at, len).array();
       auto v = state_.second_moment.segment(at, len).array();
       const auto g = sign * gradient.segment(at, len).array();

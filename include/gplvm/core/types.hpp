@@ -32,4 +32,9 @@ using DataRefT = Eigen::Ref<const RowMatrixT<Scalar>>;
 using RowMatrixF = RowMatrixT<float>;
 using DataRefF = DataRefT<float>;
 
+// Elements [begin, end) of a vector.
+struct IndexRange {
+  Index begin = 0, end = 0;
+};
+
 }  // namespace gplvm

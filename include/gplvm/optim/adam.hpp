@@ -14,11 +14,6 @@ struct AdamOptions {
   double epsilon = 1e-8;
 };
 
-// Elements [begin, end) of the parameter vector.
-struct IndexRange {
-  Index begin = 0, end = 0;
-};
-
 struct AdamState {
   Vector first_moment;
   Vector second_moment;
@@ -35,7 +30,8 @@ class Adam {
   void ascend(VectorRef params, const ConstVectorRef& objective_gradient);
   // One maximisation step that updates only the given ranges of params and of the moments (the
   // step counter advances once): for a vector whose other elements another process updates. Each
-  // updated element is bit-identical to what ascend() gives it.
+  // updated element gets ascend()'s update to rounding: where a range ends can move an element
+  // between the loop's SIMD and scalar paths, which may round its last bit differently.
   void ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
                      const std::vector<IndexRange>& ranges);
 
@@ -44,8 +40,9 @@ class Adam {
   void set_state(AdamState state);  // throws InputError on a size mismatch
 
  private:
-  void step(VectorRef params, const ConstVectorRef& gradient, double sign,
-            const std::vector<IndexRange>& ranges);
+  // Updates ranges [first, last); they are not checked here.
+  void step(VectorRef params, const ConstVectorRef& gradient, double sign, const IndexRange* first,
+            const IndexRange* last);
 
   AdamOptions options_;
   AdamState state_;

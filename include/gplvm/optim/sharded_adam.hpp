@@ -6,10 +6,11 @@
 // Elements outside the block (the hyperparameters every rank computes identically, and a rank's
 // own free latents) are updated by every rank from its own gradient.
 //
-// Compared with an allreduce and Adam on the whole vector on every rank: the same bytes moved (a
-// reduce-scatter plus an allgather is what a bandwidth-optimal allreduce does), and Adam's pass
-// over the block (memory-bound: parameters, gradient and two moments) divided by the rank count.
-// Each element gets exactly the update Adam gives it, so training is unchanged.
+// Compared with an allreduce and Adam on the whole vector on every rank: Adam's pass over the block
+// (memory-bound: parameters, gradient and two moments) is divided by the rank count. The bytes
+// moved are those of an allreduce (a reduce-scatter plus an allgather is what a bandwidth-optimal
+// allreduce does) for an fp64 gradient, and 1.5 times them for an fp32 one, whose slices come in
+// as floats and go out as doubles. Each element gets Adam's update to rounding (Adam::ascend_ranges).
 #include <vector>
 
 #include "gplvm/optim/adam.hpp"

@@ -16,7 +16,6 @@
 #include <optional>
 #include <vector>
 
-#include "gplvm/optim/adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/sas_model.hpp"
@@ -59,6 +58,9 @@ class DistributedSasStep {
                                const WorkRows& work) const;
   template <typename Scalar>
   RowMatrixT<Scalar> local_rows(const std::vector<std::uint64_t>& rows) const;
+  // Copies this rank's data row with global id `row` into dst, in dst's precision.
+  template <typename Row>
+  void copy_local_row(std::uint64_t row, Row&& dst) const;
   template <typename Scalar>
   BatchTerms evaluate_in(const Vector& params, const WorkRows& own, const RowMatrixT<Scalar>& data,
                          Index num_active, Index batch_size, StepKey key, Vector& gradient,
