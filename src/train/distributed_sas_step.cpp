@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
@@ -148,17 +149,20 @@ DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std
   return work;
 }
 
+template <typename Row>
+void DistributedSasStep::copy_local_row(std::uint64_t row, Row&& dst) const {
+  using Scalar = typename std::decay_t<Row>::Scalar;
+  const Index local = static_cast<Index>(row - partition_.begin(comm_.rank()));
+  if (local_f32_)
+    dst = local_f32_->row(local).template cast<Scalar>();
+  else
+    dst = local_f64_->row(local).template cast<Scalar>();
+}
+
 template <typename Scalar>
 RowMatrixT<Scalar> DistributedSasStep::local_rows(const std::vector<std::uint64_t>& rows) const {
-  const std::uint64_t begin = partition_.begin(comm_.rank());
   RowMatrixT<Scalar> data(static_cast<Index>(rows.size()), model_.config().data_dim);
-  for (Index i = 0; i < data.rows(); ++i) {
-    const Index local = static_cast<Index>(rows[i] - begin);
-    if (local_f32_)
-      data.row(i) = local_f32_->row(local).template cast<Scalar>();
-    else
-      data.row(i) = local_f64_->row(local).template cast<Scalar>();
-  }
+  for (Index i = 0; i < data.rows(); ++i) copy_local_row(rows[i], data.row(i));
   return data;
 }
 
@@ -179,14 +183,16 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
   // which the receiver places them.
   std::vector<std::uint64_t> outgoing;
   std::vector<int> send_rows(ranks, 0), receive_rows(ranks, 0);
-  for (int r = 0; r < ranks; ++r)
-    for (std::size_t p = 0; p < batch_rows.size() && r != me; ++p) {
+  for (int r = 0; r < ranks; ++r) {
+    if (r == me) continue;
+    for (std::size_t p = 0; p < batch_rows.size(); ++p) {
       if (owner[p] == me && worker[p] == r) {
         outgoing.push_back(batch_rows[p]);
         ++send_rows[r];
       }
       if (owner[p] == r && worker[p] == me) ++receive_rows[r];
     }
+  }
   const Index d = model_.config().data_dim;
   auto in_elements = [&](const std::vector<int>& rows, std::vector<int>& counts, std::vector<int>& displs) {
     counts.assign(ranks, 0);
@@ -203,20 +209,15 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
   RowMatrixT<Scalar> received(std::accumulate(receive_rows.begin(), receive_rows.end(), 0), d);
   comm_.alltoallv(sent.data(), send_counts, send_displs, received.data(), receive_counts, receive_displs);
 
-  // Each row at its place: own rows from the local block, the others in (source rank, position)
-  // order, as they were sent.
-  std::vector<std::uint64_t> own_rows;
-  for (Index i = 0; i < static_cast<Index>(work.rows.size()); ++i)
-    if (owner[work.positions[i]] == me) own_rows.push_back(work.rows[i]);
-  const RowMatrixT<Scalar> own = local_rows<Scalar>(own_rows);
+  // Each row at its place: own rows straight from the local block, the others in (source rank,
+  // position) order, as they were sent.
   RowMatrixT<Scalar> data(static_cast<Index>(work.rows.size()), d);
   std::vector<Index> next(ranks, 0);
   for (int r = 0, at = 0; r < ranks; at += receive_rows[r], ++r) next[r] = at;
-  Index next_own = 0;
   for (Index i = 0; i < data.rows(); ++i) {
     const int from = owner[work.positions[i]];
     if (from == me)
-      data.row(i) = own.row(next_own++);
+      copy_local_row(work.rows[i], data.row(i));
     else
       data.row(i) = received.row(next[from]++);
   }
