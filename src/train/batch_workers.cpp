@@ -1,6 +1,6 @@
 #include "gplvm/train/batch_workers.hpp"
 
-#include <deque>
+#include <algorithm>
 
 namespace gplvm {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 void balance_range(std::vector<int>& worker, Index first, Index last, int ranks) {
   const RowPartition shares(static_cast<std::uint64_t>(last - first), ranks);
   std::vector<Index> kept(ranks, 0);
-  std::deque<Index> surplus;  // positions whose owner holds more than its share, in position order
+  std::vector<Index> surplus;  // positions whose owner holds more than its share, in position order
   for (Index p = first; p < last; ++p) {
     const int owner = worker[p];
     if (kept[owner] < static_cast<Index>(shares.count(owner)))
@@ -17,11 +17,9 @@ void balance_range(std::vector<int>& worker, Index first, Index last, int ranks)
     else
       surplus.push_back(p);
   }
+  std::size_t next = 0;  // surplus and deficits have the same total, so next ends at surplus.size()
   for (int r = 0; r < ranks; ++r)
-    for (; kept[r] < static_cast<Index>(shares.count(r)); ++kept[r]) {
-      worker[surplus.front()] = r;
-      surplus.pop_front();
-    }
+    for (; kept[r] < static_cast<Index>(shares.count(r)); ++kept[r]) worker[surplus[next++]] = r;
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ TEST(BatchWorkers, BalancedSharesAreEvenAndOwnersKeepWhatTheirShareAllows) {
         const std::vector<int> worker = batch_workers(rows, active, partition, true);
         ASSERT_EQ(worker.size(), rows.size());
         const Index b = static_cast<Index>(rows.size());
-        for (const auto [first, last] : {std::pair{Index{0}, active}, std::pair{active, b}}) {
+        for (const auto& [first, last] : {std::pair{Index{0}, active}, std::pair{active, b}}) {
           const RowPartition shares(static_cast<std::uint64_t>(last - first), ranks);
           std::vector<Index> works(ranks, 0), owns(ranks, 0), keeps(ranks, 0);
           for (Index p = first; p < last; ++p) {
