@@ -64,10 +64,11 @@ TEST_P(SasModelGradient, MatchesFiniteDifferencesOnEveryParameter) {
   EXPECT_LT(
       max_relative_error(grad.head(model.num_shared_parameters()), fd.head(model.num_shared_parameters())),
       1e-6);
-  if (model.num_local_parameters() > 0)
+  if (model.num_local_parameters() > 0) {
     EXPECT_LT(
         max_relative_error(grad.tail(model.num_local_parameters()), fd.tail(model.num_local_parameters())),
         1e-6);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SasModelGradient,
