@@ -5,9 +5,10 @@
 // (cblas_dgemm/cblas_sgemm, the library PyTorch also calls), Eigen's product, and gplvm::gemm, the
 // engine the encoder itself uses (the packed AVX-512 kernels in the default build). Prints ms/step,
 // the three GEMM rates, and the step's useful FLOP rate as a fraction of the fastest (times the
-// number of ranks).
+// number of ranks). Threads per rank: OMP_NUM_THREADS (default 1); gplvm::gemm and OpenBLAS then
+// run on that many threads, Eigen's product on one.
 //
-//   [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
+//   [OMP_NUM_THREADS=T] [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
 //       [--json]
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -23,6 +25,7 @@
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/memory_reuse.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/gemm.hpp"
 #include "gplvm/optim/sharded_adam.hpp"
@@ -172,13 +175,31 @@ struct GemmTimer {
     gemm(view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::overwrite);
     return seconds_since(t0);
   }
-  // Seconds of each of the three, timed back to back on every rank at once.
-  std::vector<double> all(const Communicator& comm) {
+  // Seconds of each of the three, timed back to back on every rank at once. OpenBLAS is timed
+  // here only when it runs one thread: its pool threads spin on after a threaded call and would
+  // take the cores from the step's threads, so with several threads it is timed after all steps
+  // (openblas_after_steps).
+  std::vector<double> all(const Communicator& comm, int threads) {
     std::vector<double> seconds;
     for (double (GemmTimer::*f)() : {&GemmTimer::openblas, &GemmTimer::eigen, &GemmTimer::engine}) {
+      if (f == &GemmTimer::openblas && threads > 1) {
+        seconds.push_back(std::numeric_limits<double>::quiet_NaN());
+        continue;
+      }
       comm.barrier();
       seconds.push_back(comm.allreduce_max((this->*f)()));
     }
+    return seconds;
+  }
+  // OpenBLAS with `threads` threads, timed `repeats` times once the steps are done.
+  std::vector<double> openblas_after_steps(const Communicator& comm, int threads, int repeats) {
+    openblas_set_num_threads(threads);
+    std::vector<double> seconds;
+    for (int i = 0; i < repeats; ++i) {
+      comm.barrier();
+      seconds.push_back(comm.allreduce_max(openblas()));
+    }
+    openblas_set_num_threads(1);
     return seconds;
   }
 };
@@ -194,7 +215,7 @@ struct Timings {
 };
 
 template <typename Scalar>
-Timings run(const Options& o, const Communicator& comm) {
+Timings run(const Options& o, const Communicator& comm, int threads) {
   const Index n = 8 * o.batch;
   SasModelConfig c;
   c.data_dim = o.dim;
@@ -232,20 +253,24 @@ Timings run(const Options& o, const Communicator& comm) {
   GemmTimer<double> dgemm_timer(o.float32 ? o.batch : 1, o.float32 ? o.dim : 1,
                                 o.float32 ? o.hidden.front() : 1);
   one_step();  // warm-up: first-touch allocations
-  gemm_timer.all(comm);
+  gemm_timer.all(comm, threads);
   Timings t;
   auto record = [](std::vector<double>(&into)[kGemmImpls], const std::vector<double>& seconds) {
     for (int i = 0; i < kGemmImpls; ++i) into[i].push_back(seconds[static_cast<size_t>(i)]);
   };
   for (int r = 0; r < o.rounds; ++r) {
-    for (int i = 0; i < 3; ++i) record(t.gemm, gemm_timer.all(comm));
-    if (o.float32) record(t.dgemm, dgemm_timer.all(comm));
+    for (int i = 0; i < 3; ++i) record(t.gemm, gemm_timer.all(comm, threads));
+    if (o.float32) record(t.dgemm, dgemm_timer.all(comm, threads));
     for (int i = 0; i < o.steps_per_round; ++i) {
       comm.barrier();
       const auto t0 = Clock::now();
       one_step();
       t.step.push_back(comm.allreduce_max(seconds_since(t0)));
     }
+  }
+  if (threads > 1) {
+    t.gemm[0] = gemm_timer.openblas_after_steps(comm, threads, 3 * o.rounds);
+    if (o.float32) t.dgemm[0] = dgemm_timer.openblas_after_steps(comm, threads, o.rounds);
   }
   return t;
 }
@@ -255,10 +280,11 @@ Timings run(const Options& o, const Communicator& comm) {
 int main(int argc, char** argv) {
   MpiEnvironment mpi(&argc, &argv);
   const Options o = parse(argc, argv);
-  openblas_set_num_threads(1);  // one core per rank
+  const int threads = threads_from_environment();  // OMP_NUM_THREADS, else 1
+  openblas_set_num_threads(1);  // the step's LAPACK calls, as gplvm train runs them
   keep_freed_memory_for_reuse();
   const Communicator comm;
-  const Timings t = o.float32 ? run<float>(o, comm) : run<double>(o, comm);
+  const Timings t = o.float32 ? run<float>(o, comm, threads) : run<double>(o, comm, threads);
   if (!comm.is_root()) return 0;
   const double ranks = comm.size();
   const double t_step = median(t.step);
@@ -279,12 +305,12 @@ int main(int argc, char** argv) {
   const double mixed_limit = (flops.f32 / best_rate + flops.f64 / dgemm_rate) / t_step;
   if (o.json) {
     std::printf(
-        "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"batch\": %ld, \"active\": %ld, "
+        "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"threads\": %d, \"batch\": %ld, \"active\": %ld, "
         "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
         "\"gflops_openblas\": %.3f, \"gflops_eigen\": %.3f, \"gflops_engine\": %.3f, "
         "\"ratio_to_best_gemm\": %.4f, \"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
         "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
-        o.float32 ? "float32" : "float64", comm.size(), (long)o.batch, (long)o.active, (long)o.dim,
+        o.float32 ? "float32" : "float64", comm.size(), threads, (long)o.batch, (long)o.active, (long)o.dim,
         o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
         rates[0] / 1e9, rates[1] / 1e9, rates[2] / 1e9, step_rate / best_rate, mixed_limit,
         flops.f64 / flops.total(), engine.c_str(), blas_core_name().c_str());
@@ -295,13 +321,13 @@ int main(int argc, char** argv) {
   std::printf("config: B=%ld A=%ld D=%ld Q=%ld hidden=", (long)o.batch, (long)o.active, (long)o.dim,
               (long)o.latent);
   for (Index h : o.hidden) std::printf("%ld,", (long)h);
-  std::printf(" %s %s %s ranks=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
-              o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(),
+  std::printf(" %s %s %s ranks=%d threads/rank=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
+              o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(), threads,
               t.step.size());
   std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s\n", 1e3 * t_step,
               flops.total() / 1e9, step_rate / 1e9);
-  std::printf("%s %ldx%ldx%ld x %d ranks (GFLOP/s, medians):", gemm_name, (long)o.batch, (long)o.dim,
-              (long)o.hidden.front(), comm.size());
+  std::printf("%s %ldx%ldx%ld x %d ranks x %d threads (GFLOP/s, medians; Eigen's on one thread):", gemm_name,
+              (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), threads);
   for (int i = 0; i < kGemmImpls; ++i) std::printf(" %s %.2f", kGemmImplNames[i], rates[i] / 1e9);
   std::printf("\n");
   std::printf("step FLOP rate / best %s rate: %.3f\n", gemm_name, step_rate / best_rate);

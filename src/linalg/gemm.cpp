@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "gplvm/core/threads.hpp"
 #include "packed_gemm.hpp"
 
 namespace gplvm {
@@ -48,6 +49,44 @@ void eigen_gemm(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>&
   });
 }
 
+template <typename Scalar>
+void multiply(GemmEngine engine, const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>& b,
+              const MutableMatrixView<Scalar>& c, GemmUpdate update) {
+  if (engine == GemmEngine::packed)
+    detail::packed_gemm(a, b, c, update);
+  else
+    eigen_gemm(a, b, c, update);
+}
+
+// Products below this many FLOPs run on the calling thread: starting a parallel region costs
+// microseconds, a visible share of a product this small.
+constexpr double kMinThreadedFlops = 4e6;
+
+// The product split among the rank's threads by blocks of C's columns (or of its rows, when C has
+// more row tiles than column tiles), each block a whole number of the engine's register tiles.
+// The packed engine sums every element over the same k blocks in the same order whichever thread
+// and tile compute it, so its result does not depend on the thread count (Eigen's blocking
+// depends on the shape, so the fallback's last bits may).
+template <typename Scalar>
+void multiply_on_threads(GemmEngine engine, const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>& b,
+                         const MutableMatrixView<Scalar>& c, GemmUpdate update) {
+  const Index m = c.rows, n = c.cols, k = a.cols;
+  if (threads_per_rank() == 1 || 2.0 * m * n * k < kMinThreadedFlops) return multiply(engine, a, b, c, update);
+  const Index row_tile = detail::kTileRows<Scalar>, column_tile = detail::kTileColumns;
+  if (n / column_tile >= m / row_tile) {
+    for_each_thread_share(n, column_tile, [&](Index j0, Index j1) {
+      const ConstMatrixView<Scalar> b_part{b.data + j0 * b.col_stride, k, j1 - j0, b.row_stride, b.col_stride};
+      multiply(engine, a, b_part, MutableMatrixView<Scalar>{c.data + j0 * c.col_stride, m, j1 - j0, c.col_stride},
+               update);
+    });
+  } else {
+    for_each_thread_share(m, row_tile, [&](Index i0, Index i1) {
+      const ConstMatrixView<Scalar> a_part{a.data + i0 * a.row_stride, i1 - i0, k, a.row_stride, a.col_stride};
+      multiply(engine, a_part, b, MutableMatrixView<Scalar>{c.data + i0, i1 - i0, n, c.col_stride}, update);
+    });
+  }
+}
+
 }  // namespace
 
 void require_unit_inner_stride(Index inner_stride) {
@@ -72,10 +111,7 @@ void gemm_with(GemmEngine engine, ConstMatrixView<Scalar> a, ConstMatrixView<Sca
         std::fill(c.data + j * c.col_stride, c.data + j * c.col_stride + c.rows, 0);
     return;
   }
-  if (engine == GemmEngine::packed)
-    detail::packed_gemm(a, b, c, update);
-  else
-    eigen_gemm(a, b, c, update);
+  multiply_on_threads(engine, a, b, c, update);
 }
 
 template <typename Scalar>

@@ -146,8 +146,9 @@ inline void copy_transposed(const Scalar* src, Index src_stride, Index vectors, 
 // mc x kc block of A (288 KB) streams from L2.
 template <typename Scalar>
 struct Blocking {
-  static constexpr Index mr = 2 * Simd<Scalar>::lanes;  // 32 floats or 16 doubles
-  static constexpr Index nr = 12;
+  static constexpr Index mr = kTileRows<Scalar>;  // 2 vectors: 32 floats or 16 doubles
+  static constexpr Index nr = kTileColumns;
+  static_assert(mr == 2 * Simd<Scalar>::lanes);
   static constexpr Index kc = 384;
   static constexpr Index mc = 6 * mr;  // 192 floats or 96 doubles
   static constexpr Index nc = 2048;

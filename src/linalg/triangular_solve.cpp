@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/gemm.hpp"
 
 #if defined(GPLVM_PACKED_GEMM) && defined(__AVX512F__)
@@ -160,40 +161,71 @@ MutableMatrixView<double> rows_of(MatrixRef& B, Index first, Index count) {
   return {B.data() + first, count, B.cols(), B.outerStride()};
 }
 
-}  // namespace
-
-void solve_lower_triangular_in_place(const ConstMatrixRef& L, MatrixRef B) {
+void solve_lower(const ConstMatrixRef& L, MatrixRef B) {
   const Index n = L.rows();
   if (n <= kPanelRows) return PanelSolver(L, false).solve(B.data(), B.outerStride(), B.cols());
   const Index h = n / 2;
-  solve_lower_triangular_in_place(L.topLeftCorner(h, h), B.topRows(h));
+  solve_lower(L.topLeftCorner(h, h), B.topRows(h));
   gemm(view_of(L.bottomLeftCorner(n - h, h)), view_of(B.topRows(h)), rows_of(B, h, n - h),
        GemmUpdate::subtract);
-  solve_lower_triangular_in_place(L.bottomRightCorner(n - h, n - h), B.bottomRows(n - h));
+  solve_lower(L.bottomRightCorner(n - h, n - h), B.bottomRows(n - h));
 }
 
-void solve_lower_transposed_in_place(const ConstMatrixRef& L, MatrixRef B) {
+void solve_lower_transposed(const ConstMatrixRef& L, MatrixRef B) {
   const Index n = L.rows();
   if (n <= kPanelRows) return PanelSolver(L, true).solve(B.data(), B.outerStride(), B.cols());
   const Index h = n / 2;
-  solve_lower_transposed_in_place(L.bottomRightCorner(n - h, n - h), B.bottomRows(n - h));
+  solve_lower_transposed(L.bottomRightCorner(n - h, n - h), B.bottomRows(n - h));
   gemm(view_of(L.bottomLeftCorner(n - h, h)).transposed(), view_of(B.bottomRows(n - h)), rows_of(B, 0, h),
        GemmUpdate::subtract);
-  solve_lower_transposed_in_place(L.topLeftCorner(h, h), B.topRows(h));
+  solve_lower_transposed(L.topLeftCorner(h, h), B.topRows(h));
 }
+
+}  // namespace
 
 #else
 
+namespace {
+
 // Builds without the packed engine (GPLVM_GEMM=eigen or blas, or no AVX-512): the solver of the
 // chosen engine, Eigen's TRSM or OpenBLAS's through EIGEN_USE_BLAS.
-void solve_lower_triangular_in_place(const ConstMatrixRef& L, MatrixRef B) {
+constexpr int kPanelColumns = 12;
+
+void solve_lower(const ConstMatrixRef& L, MatrixRef B) {
   L.triangularView<Eigen::Lower>().solveInPlace(B);
 }
 
-void solve_lower_transposed_in_place(const ConstMatrixRef& L, MatrixRef B) {
+void solve_lower_transposed(const ConstMatrixRef& L, MatrixRef B) {
   L.triangularView<Eigen::Lower>().transpose().solveInPlace(B);
 }
 
+}  // namespace
+
 #endif
+
+namespace {
+
+// Solves below this many FLOPs (n^2 per right-hand side) run on the calling thread.
+constexpr double kMinThreadedFlops = 2e6;
+
+// The right-hand sides are independent: the rank's threads take whole panels of them each, and
+// each column is solved by the same operations as on one thread.
+template <typename Solve>
+void solve_on_threads(const ConstMatrixRef& L, MatrixRef B, Solve solve) {
+  const double flops = static_cast<double>(L.rows()) * static_cast<double>(L.rows()) * B.cols();
+  if (flops < kMinThreadedFlops) return solve(L, B);
+  for_each_thread_share(B.cols(), kPanelColumns,
+                        [&](Index j0, Index j1) { solve(L, B.middleCols(j0, j1 - j0)); });
+}
+
+}  // namespace
+
+void solve_lower_triangular_in_place(const ConstMatrixRef& L, MatrixRef B) {
+  solve_on_threads(L, B, solve_lower);
+}
+
+void solve_lower_transposed_in_place(const ConstMatrixRef& L, MatrixRef B) {
+  solve_on_threads(L, B, solve_lower_transposed);
+}
 
 }  // namespace gplvm

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 
 namespace gplvm {
 namespace {
@@ -61,12 +62,16 @@ void EqArdKernel::cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matr
   // Direct differences rather than |x|^2 + |x'|^2 - 2 x.x': no cancellation, and Q is small.
   K.resize(X1.rows(), X2.rows());
   const Eigen::ArrayXd inv_l = lengthscales_.array().inverse();
-  for (Index j = 0; j < X2.rows(); ++j) {
-    auto col = K.col(j).array();
-    col.setZero();
-    for (Index q = 0; q < X1.cols(); ++q) col += ((X1.col(q).array() - X2(j, q)) * inv_l[q]).square();
-    col = variance_ * (-0.5 * col).exp();
-  }
+  // Columns are independent: the rank's threads take a block of them each.
+  constexpr Index kColumnsPerShareUnit = 16;
+  for_each_thread_share(X2.rows(), kColumnsPerShareUnit, [&](Index j0, Index j1) {
+    for (Index j = j0; j < j1; ++j) {
+      auto col = K.col(j).array();
+      col.setZero();
+      for (Index q = 0; q < X1.cols(); ++q) col += ((X1.col(q).array() - X2(j, q)) * inv_l[q]).square();
+      col = variance_ * (-0.5 * col).exp();
+    }
+  });
 }
 
 void EqArdKernel::diagonal(const ConstMatrixRef& X, Vector& k) const {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/gemm.hpp"
 
 namespace gplvm {
@@ -150,20 +151,23 @@ void map_in_place(Scalar* x, Index n) {
 
 // ---- Layer steps --------------------------------------------------------------------------------
 
-// z <- act(z), in place. The bias is already in z (see forward), so this is the one extra pass.
+// z <- act(z) for n contiguous values, in place. The bias is already in z (see forward), so this
+// is the one extra pass.
 template <typename Scalar>
-void activate(Activation a, MatrixT<Scalar>& z) {
+void activate(Activation a, Scalar* z, Index n) {
   switch (a) {
     case Activation::identity:
       return;
-    case Activation::relu:
-      z = z.cwiseMax(Scalar(0));
+    case Activation::relu: {
+      ArrayMap<Scalar> values(z, n);
+      values = values.max(Scalar(0));
       return;
+    }
     case Activation::tanh:
-      map_in_place<Tanh>(z.data(), z.size());
+      map_in_place<Tanh>(z, n);
       return;
     case Activation::softplus:
-      map_in_place<Softplus>(z.data(), z.size());
+      map_in_place<Softplus>(z, n);
       return;
   }
 }
@@ -193,18 +197,17 @@ void derivative_column(Activation a, const Scalar* out, const Scalar* g, Scalar*
 }
 
 // dz = g * act'(out) and db += column sums of dz, for rows x cols column-major blocks, column by
-// column so that each column is read from memory once (the sum re-reads it from L1). Returns dz:
-// g itself for identity (no copy), otherwise `buffer`, which may be g's own storage.
+// column so that each column is read from memory once (the sum re-reads it from L1). dz is g
+// itself for identity (no copy), otherwise written to `buffer`, which may be g's own storage.
 template <typename Scalar>
-const Scalar* layer_pre_gradient(Activation a, const Scalar* out, const Scalar* g, Scalar* buffer, Index rows,
-                                 Index cols, Scalar* db) {
+void layer_pre_gradient(Activation a, const Scalar* out, const Scalar* g, Scalar* buffer, Index rows, Index cols,
+                        Scalar* db) {
   const Scalar* dz = a == Activation::identity ? g : buffer;
   for (Index j = 0; j < cols; ++j) {
     const Index at = j * rows;
     if (a != Activation::identity) derivative_column(a, out + at, g + at, buffer + at, rows);
     db[j] += ConstArrayMap<Scalar>(dz + at, rows).sum();
   }
-  return dz;
 }
 
 // The hot-path checks build their message only when they fail: no allocation per call.
@@ -323,12 +326,16 @@ void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scal
     const Scalar* b = params + bias_offsets_[s];
     MatrixT<Scalar>& z = ws.outputs[s];
     z.resize(rows, fan_out);  // a no-op in the steady state
-    // Eigen zero-fills the destination before the GEMM (beta = 1); filling it with the bias
-    // instead folds the bias in for free, so the activation is the only extra pass over z.
-    for (Index j = 0; j < fan_out; ++j) z.col(j).setConstant(b[j]);
     const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
-    gemm(layer_input, view_of(w), mutable_view_of(z), GemmUpdate::accumulate);
-    activate(layout_.activations[s], z);
+    // The rank's threads each take a block of the layer's output columns, for all three passes, so
+    // a block is activated while it is still in cache. Filling z with the bias before the GEMM
+    // (beta = 1) folds the bias in for free, so the activation is the only extra pass over z.
+    for_each_thread_share(fan_out, kGemmColumnTile, [&](Index j0, Index j1) {
+      for (Index j = j0; j < j1; ++j) z.col(j).setConstant(b[j]);
+      auto block = z.middleCols(j0, j1 - j0);
+      gemm(layer_input, view_of(w.middleCols(j0, j1 - j0)), mutable_view_of(block), GemmUpdate::accumulate);
+      activate(layout_.activations[s], block.data(), block.size());
+    });
   }
   out = ws.outputs.back();  // rows x output_dim: small next to the hidden layers
 }
@@ -353,13 +360,21 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
   for (Index l = num_layers() - 1; l >= 0; --l) {
     const auto s = static_cast<std::size_t>(l);
     const Index width = layout_.widths[s];
-    const ConstMap dz(
-        layer_pre_gradient(layout_.activations[s], ws.outputs[s].data(), g, g_own ? g_own : scratch[0], rows,
-                           width, d_params + bias_offsets_[s]),
-        rows, width);
+    const Activation activation = layout_.activations[s];
+    Scalar* const buffer = g_own ? g_own : scratch[0];
+    const ConstMap dz(activation == Activation::identity ? g : buffer, rows, width);
     Map dw(d_params + weight_offsets_[s], fan_in(l), width);
     const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
-    gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::accumulate);
+    // Column j of dz, db_j and column j of dW depend on column j of g alone: the rank's threads
+    // each take a block of columns through both passes.
+    for_each_thread_share(width, kGemmColumnTile, [&](Index j0, Index j1) {
+      const Index at = j0 * rows;
+      layer_pre_gradient(activation, ws.outputs[s].data() + at, g + at, buffer + at, rows, j1 - j0,
+                         d_params + bias_offsets_[s] + j0);
+      auto dw_block = dw.middleCols(j0, j1 - j0);
+      gemm(layer_input.transposed(), view_of(dz.middleCols(j0, j1 - j0)), mutable_view_of(dw_block),
+           GemmUpdate::accumulate);
+    });
     if (l == 0) return;
     Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
     const ConstMap w(params + weight_offsets_[s], fan_in(l), width);

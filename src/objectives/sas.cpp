@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/gemm.hpp"
 #include "gplvm/linalg/rank_update.hpp"
 
@@ -95,6 +96,10 @@ SasActiveSet sas_active_set(const Kernel& kernel, double noise_variance, const C
 }
 
 namespace {
+
+// Remainder rows (or their columns in the A x R blocks) per unit of a thread's share: enough that
+// a share is worth a thread.
+constexpr Index kRowsPerShareUnit = 16;
 
 // The pieces shared by prediction and the objective, for rows as columns (A x R layout).
 struct RemainderSolve {
@@ -189,8 +194,12 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   MatrixT<Scalar> beta_storage, w_storage;
   const MatrixT<Scalar>& beta = in_scalar(active.whitened_data, beta_storage);
   const MatrixT<Scalar>& w = in_scalar(s.w, w_storage);
-  // r_n = y_n - w_n^T beta, rows are points; row-major like Y, so the copy is a memcpy.
-  RowMatrixT<Scalar> residual = Y_remainder;
+  // r_n = y_n - w_n^T beta, rows are points; row-major like Y, so the copy is a memcpy (rows
+  // shared among the rank's threads, as every per-row and per-column pass below).
+  RowMatrixT<Scalar> residual(R, D);
+  for_each_thread_share(R, kRowsPerShareUnit, [&](Index n0, Index n1) {
+    residual.middleRows(n0, n1 - n0) = Y_remainder.middleRows(n0, n1 - n0);
+  });
   // Row-major R x D is column-major D x R: residual^T -= beta^T W.
   gemm(view_of(beta).transposed(), view_of(w), MutableMatrixView<Scalar>{residual.data(), D, R, D},
        GemmUpdate::subtract);
@@ -199,11 +208,13 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   // One pass over the residual: its squared row norms, then each row scaled to z_n = w r_n / c_n
   // while it is still in L1.
   Vector sq(R);
-  for (Index n = 0; n < R; ++n) {
-    auto row = residual.row(n);
-    sq[n] = static_cast<double>(row.squaredNorm());
-    row *= static_cast<Scalar>(weight / c[n]);  // now Z, R x D
-  }
+  for_each_thread_share(R, kRowsPerShareUnit, [&](Index n0, Index n1) {
+    for (Index n = n0; n < n1; ++n) {
+      auto row = residual.row(n);
+      sq[n] = static_cast<double>(row.squaredNorm());
+      row *= static_cast<Scalar>(weight / c[n]);  // now Z, R x D
+    }
+  });
 
   out.value = weight * (-0.5 * d * (2.0 * std::numbers::pi * c).log() - 0.5 * sq.array() / c).sum();
   // g_n = dL/dc_n and z_n = dL/dm_n = r_n / c_n, both times the weight.
@@ -217,11 +228,13 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   MatrixT<Scalar> P(A, R);
   gemm(view_of(beta), view_of(residual).transposed(), mutable_view_of(P), GemmUpdate::overwrite);
   Matrix G(A, R);
-  for (Index n = 0; n < R; ++n) {
-    const auto beta_z = P.col(n).template cast<double>();
-    G.col(n) = beta_z - (2.0 * g[n]) * s.w.col(n);
-    P.col(n) = (beta_z - g[n] * s.w.col(n)).template cast<Scalar>();
-  }
+  for_each_thread_share(R, kRowsPerShareUnit, [&](Index n0, Index n1) {
+    for (Index n = n0; n < n1; ++n) {
+      const auto beta_z = P.col(n).template cast<double>();
+      G.col(n) = beta_z - (2.0 * g[n]) * s.w.col(n);
+      P.col(n) = (beta_z - g[n] * s.w.col(n)).template cast<Scalar>();
+    }
+  });
   MatrixT<Scalar> pw(A, A);
   gemm(view_of(P), view_of(w).transposed(), mutable_view_of(pw), GemmUpdate::overwrite);
   const Matrix M = in_scalar_to_double(std::move(pw));

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 
 namespace gplvm {
 namespace {
@@ -95,18 +96,21 @@ void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign, c
   // The three updates in chunks that stay in L1: one trip through memory for p, g, m and v
   // instead of three (Adam is memory-bound: 533k parameters are 17 MB of state). Eigen's sqrt and
   // division are SIMD and exact, so the result equals the unchunked expressions bit for bit.
+  // Elements are independent, so the rank's threads take a share of whole chunks each.
   constexpr Index kChunk = 1024;
   for (const IndexRange* range = first; range != last; ++range)
-    for (Index at = range->begin; at < range->end; at += kChunk) {
-      const Index len = std::min(kChunk, range->end - at);
-      auto m = state_.first_moment.segment(at, len).array();
-      auto v = state_.second_moment.segment(at, len).array();
-      const auto g = sign * gradient.segment(at, len).array();
-      m = b1 * m + (1.0 - b1) * g;
-      v = b2 * v + (1.0 - b2) * g * g;
-      params.segment(at, len).array() -=
-          step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
-    }
+    for_each_thread_share(range->end - range->begin, kChunk, [&](Index from, Index to) {
+      for (Index at = range->begin + from; at < range->begin + to; at += kChunk) {
+        const Index len = std::min(kChunk, range->begin + to - at);
+        auto m = state_.first_moment.segment(at, len).array();
+        auto v = state_.second_moment.segment(at, len).array();
+        const auto g = sign * gradient.segment(at, len).array();
+        m = b1 * m + (1.0 - b1) * g;
+        v = b2 * v + (1.0 - b2) * g * g;
+        params.segment(at, len).array() -=
+            step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
+      }
+    });
 }
 
 }  // namespace gplvm

@@ -4,6 +4,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/keyed_permutation.hpp"
+#include "gplvm/core/threads.hpp"
 
 namespace gplvm {
 
@@ -31,7 +32,12 @@ std::vector<std::uint64_t> BatchSchedule::batch_rows(std::uint64_t epoch, std::u
   const std::uint64_t begin = batch_begin(batch), length = batch_length(batch);
   const KeyedPermutation permutation(num_data_, seed_, epoch);
   std::vector<std::uint64_t> rows(length);
-  for (std::uint64_t i = 0; i < length; ++i) rows[i] = permutation(begin + i);
+  // Each position is a keyed Feistel evaluation of its own (several Philox blocks): the rank's
+  // threads take a share of positions each.
+  constexpr Index kPositionsPerShareUnit = 64;
+  for_each_thread_share(static_cast<Index>(length), kPositionsPerShareUnit, [&](Index i0, Index i1) {
+    for (Index i = i0; i < i1; ++i) rows[i] = permutation(begin + static_cast<std::uint64_t>(i));
+  });
   return rows;
 }
 

@@ -7,11 +7,15 @@
 #include <type_traits>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
 #include "gplvm/train/batch_workers.hpp"
 
 namespace gplvm {
 namespace {
+
+// Batch rows per unit of a thread's share when rows are copied into place.
+constexpr Index kRowsPerShareUnit = 16;
 
 // Every rank's count in a partition, as the known-count gathers take them.
 std::vector<int> counts_of(const RowPartition& partition) {
@@ -162,7 +166,9 @@ void DistributedSasStep::copy_local_row(std::uint64_t row, Row&& dst) const {
 template <typename Scalar>
 RowMatrixT<Scalar> DistributedSasStep::local_rows(const std::vector<std::uint64_t>& rows) const {
   RowMatrixT<Scalar> data(static_cast<Index>(rows.size()), model_.config().data_dim);
-  for (Index i = 0; i < data.rows(); ++i) copy_local_row(rows[i], data.row(i));
+  for_each_thread_share(data.rows(), kRowsPerShareUnit, [&](Index i0, Index i1) {
+    for (Index i = i0; i < i1; ++i) copy_local_row(rows[i], data.row(i));
+  });
   return data;
 }
 
@@ -212,15 +218,20 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
   // Each row at its place: own rows straight from the local block, the others in (source rank,
   // position) order, as they were sent.
   RowMatrixT<Scalar> data(static_cast<Index>(work.rows.size()), d);
-  std::vector<Index> next(ranks, 0);
+  std::vector<Index> next(ranks, 0), source(data.rows());
   for (int r = 0, at = 0; r < ranks; at += receive_rows[r], ++r) next[r] = at;
   for (Index i = 0; i < data.rows(); ++i) {
     const int from = owner[work.positions[i]];
-    if (from == me)
-      copy_local_row(work.rows[i], data.row(i));
-    else
-      data.row(i) = received.row(next[from]++);
+    source[i] = from == me ? -1 : next[from]++;
   }
+  for_each_thread_share(data.rows(), kRowsPerShareUnit, [&](Index i0, Index i1) {
+    for (Index i = i0; i < i1; ++i) {
+      if (source[i] < 0)
+        copy_local_row(work.rows[i], data.row(i));
+      else
+        data.row(i) = received.row(source[i]);
+    }
+  });
   return data;
 }
 

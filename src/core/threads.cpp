@@ -1,0 +1,75 @@
+#include "gplvm/core/threads.hpp"
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+
+namespace {
+constexpr int kMaxThreads = 1024;
+}
+
+int threads_per_rank() {
+  return omp_get_max_threads();
+}
+
+void set_threads_per_rank(int n, const char* source) {
+  if (n < 1 || n > kMaxThreads)
+    throw InputError("threads per rank must be between 1 and " + std::to_string(kMaxThreads),
+                     {"", source, std::to_string(n)});
+  omp_set_num_threads(n);
+}
+
+int threads_from_environment() {
+  const char* text = std::getenv("OMP_NUM_THREADS");
+  int n = 1;
+  if (text != nullptr && *text != '\0') {
+    // OMP_NUM_THREADS may list counts per nesting level ("4,2"); the first is this process's.
+    const std::string value(text);
+    const std::string first = value.substr(0, value.find(','));
+    std::size_t used = 0;
+    try {
+      n = std::stoi(first, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != first.size())
+      throw InputError("OMP_NUM_THREADS is not a positive integer", {"", "OMP_NUM_THREADS", value});
+    set_threads_per_rank(n, "OMP_NUM_THREADS");
+    return n;
+  }
+  set_threads_per_rank(n);
+  return n;
+}
+
+bool inside_parallel_region() {
+  return omp_in_parallel() != 0;
+}
+
+namespace detail {
+
+void run_on_threads(int parts, void (*call)(void*, int), void* context) {
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+#pragma omp parallel num_threads(parts)
+  {
+    try {
+      // The runtime may grant fewer threads than asked (OMP_DYNAMIC, thread limits): then the
+      // threads it gave take the remaining shares in turn, so no share is skipped.
+      for (int t = omp_get_thread_num(); t < parts; t += omp_get_num_threads()) call(context, t);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+    }
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace detail
+}  // namespace gplvm
