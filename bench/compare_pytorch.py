@@ -3,8 +3,9 @@
 
 The two implementations are run alternately, configuration by configuration and repeat by repeat,
 in one job, so that both see the same machine state. B = 1024, D = 784, Q = 2, encoder 512-256.
-Default matrix: A in {100, 200, 400} x {fp64, fp32} x {1, 2} cores (C++: MPI ranks, one BLAS
-thread each; PyTorch: intra-op threads), plus Bayesian SAS and free latents at A = 200 on one core.
+Default matrix: A in {100, 200, 400} x {fp64, fp32} x {1, 2} cores, plus Bayesian SAS and free
+latents at A = 200 on one core. On two cores C++ runs in both layouts, 2 MPI ranks x 1 thread and
+1 rank x 2 threads (OMP_NUM_THREADS), each against the same PyTorch run (2 intra-op threads).
 Prints a markdown table of medians (ms/step) and C++/PyTorch ratios, and writes every raw
 measurement as JSON lines to --raw.
 
@@ -40,14 +41,26 @@ def run_json(cmd, env):
     return json.loads(lines[-1])
 
 
-def cpp(build, case):
+def layouts(case):
+    """C++ (ranks, threads per rank) layouts for a case's core count."""
+    c = case["cores"]
+    return [(1, 1)] if c == 1 else [(c, 1), (1, c)]
+
+
+def cpp(build, case, layout):
+    ranks, threads = layout
     cmd = [os.path.join(build, "bench", "bench_sas_step"), "--json", "--rounds", "4", "--active", str(case["active"])]
     cmd += ["--float32"] if case["dtype"] == "float32" else []
     cmd += ["--bayesian"] if case["bayesian"] else []
     cmd += ["--free"] if case["free"] else []
-    if case["cores"] > 1:
-        cmd = ["mpirun", "-n", str(case["cores"]), "--bind-to", "core"] + cmd
-    return run_json(cmd, env_for(1))
+    if ranks > 1:
+        cmd = ["mpirun", "-n", str(ranks), "--bind-to", "core"] + cmd
+    env = env_for(1)
+    # The rank's own threads: one per core, spinning between parallel regions (the default wait
+    # policy) since the cores are theirs; OpenBLAS stays at one thread (it only runs the Cholesky).
+    env.update(OMP_NUM_THREADS=str(threads))
+    env.pop("OMP_WAIT_POLICY")
+    return run_json(cmd, env)
 
 
 def pytorch(case):
@@ -71,9 +84,9 @@ def cases(quick):
     return out
 
 
-def label(case):
+def label(case, layout):
     model = ("Bayesian SAS" if case["bayesian"] else "SAS") + (", free latents" if case["free"] else "")
-    return f"| {model} | {case['dtype']} | {case['cores']} | {case['active']} |"
+    return f"| {model} | {case['dtype']} | {case['cores']} | {layout[0]} x {layout[1]} | {case['active']} |"
 
 
 def main():
@@ -85,26 +98,31 @@ def main():
     ap.add_argument("--cores", type=int, default=0, help="only the cases with this many cores")
     a = ap.parse_args()
     raw = open(a.raw, "w") if a.raw else None
-    print("| model | precision | cores | A | C++ ms/step | PyTorch ms/step | C++ / PyTorch | C++ step / best GEMM "
-          "| C++ step / GEMM limit of its precision mix |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| model | precision | cores | C++ ranks x threads | A | C++ ms/step | PyTorch ms/step | C++ / PyTorch "
+          "| C++ step / best GEMM | C++ step / GEMM limit of its precision mix |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for case in cases(a.quick):
         if a.cores and case["cores"] != a.cores:
             continue
-        c_times, p_times, c_ratio, c_mixed = [], [], [], []
+        runs = {layout: dict(ms=[], ratio=[], mixed=[]) for layout in layouts(case)}
+        p_times = []
         for _ in range(a.repeats):
-            c = cpp(a.build, case)
-            p = pytorch(case)
-            c_times.append(c["ms_per_step"])
-            p_times.append(p["ms_per_step"])
-            c_ratio.append(c["ratio_to_best_gemm"])
-            c_mixed.append(c["ratio_to_precision_mix"])
-            for record in (c, p):
+            for layout, r in runs.items():
+                c = cpp(a.build, case, layout)
+                r["ms"].append(c["ms_per_step"])
+                r["ratio"].append(c["ratio_to_best_gemm"])
+                r["mixed"].append(c["ratio_to_precision_mix"])
                 if raw:
-                    raw.write(json.dumps(dict(record, cores=case["cores"])) + "\n")
-        c_med, p_med = statistics.median(c_times), statistics.median(p_times)
-        print(f"{label(case)} {c_med:.1f} | {p_med:.1f} | **{c_med / p_med:.2f}** | "
-              f"{statistics.median(c_ratio):.2f} | {statistics.median(c_mixed):.2f} |", flush=True)
+                    raw.write(json.dumps(dict(c, cores=case["cores"])) + "\n")
+            p = pytorch(case)
+            p_times.append(p["ms_per_step"])
+            if raw:
+                raw.write(json.dumps(dict(p, cores=case["cores"])) + "\n")
+        p_med = statistics.median(p_times)
+        for layout, r in runs.items():
+            c_med = statistics.median(r["ms"])
+            print(f"{label(case, layout)} {c_med:.1f} | {p_med:.1f} | **{c_med / p_med:.2f}** | "
+                  f"{statistics.median(r['ratio']):.2f} | {statistics.median(r['mixed']):.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/memory_reuse.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 
 namespace {
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   try {
+    // OMP_NUM_THREADS threads per rank, 1 when unset (P ranks on P cores never oversubscribe).
+    threads_from_environment();
+    if (threads_per_rank() > cores_available()) log_warning(thread_note());
     return it->second.first(Arguments(argv + 2, argv + argc), comm);
   } catch (const InputError& e) {
     return report(comm, name, e, true);

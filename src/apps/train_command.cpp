@@ -14,6 +14,7 @@
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/resource_usage.hpp"
 #include "gplvm/core/stop_signals.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
@@ -136,8 +137,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
   }
   const Config config = resolve_config(schema, cl.value_or("config", ""), cl.overrides());
   if (comm.is_root())
-    std::fprintf(stderr, "# %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
-                 config.to_toml().c_str());
+    std::fprintf(stderr, "# %s\n# ranks: %d, %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
+                 comm.size(), thread_note().c_str(), config.to_toml().c_str());
 
   // fp32 models hold their rows as float32: half the memory (the exact model is fp64 only, which
   // train_settings enforces below).
@@ -151,6 +152,10 @@ int train_command(const Arguments& args, const Communicator& comm) {
     prepare_outputs(s, comm);
     return run_exact_training(s, config, data, comm, cl.has("json"));
   }
+  // SAS steps call OpenBLAS only for the A x A Cholesky; the rank's own threads run the rest. An
+  // OpenBLAS pool (OPENBLAS_NUM_THREADS > 1) would spin between its calls on the cores those
+  // threads need (seen in perf as sched_yield taking a tenth of a 2-thread step), so it gets one.
+  set_blas_threads(1);
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const SasModel model(s.model, data.rows, begin, count);
   const std::variant<DataRef, DataRefF> rows =

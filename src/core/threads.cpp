@@ -1,6 +1,7 @@
 #include "gplvm/core/threads.hpp"
 
 #include <omp.h>
+#include <sched.h>
 
 #include <cstdlib>
 #include <exception>
@@ -46,6 +47,25 @@ int threads_from_environment() {
   }
   set_threads_per_rank(n);
   return n;
+}
+
+int cores_available() {
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof(mask), &mask) != 0) return omp_get_num_procs();
+  return CPU_COUNT(&mask);
+}
+
+std::string thread_note() {
+  const int threads = threads_per_rank(), cores = cores_available();
+  std::string note = "threads per rank: " + std::to_string(threads) +
+                     " (cores available to this rank: " + std::to_string(cores) + ")";
+  if (threads > cores)
+    note +=
+        "; warning: the threads share cores. Give each rank as many cores as threads (mpirun "
+        "--map-by slot:PE=" +
+        std::to_string(threads) + ", srun --cpus-per-task=" + std::to_string(threads) +
+        ") or lower OMP_NUM_THREADS";
+  return note;
 }
 
 bool inside_parallel_region() {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 extern "C" char* openblas_get_corename(void);
+extern "C" void openblas_set_num_threads(int);
 
 namespace gplvm {
 
@@ -18,6 +19,10 @@ std::string blas_kernel_note() {
   else
     note += " (auto-detected)";
   return note;
+}
+
+void set_blas_threads(int threads) {
+  openblas_set_num_threads(threads);
 }
 
 }  // namespace gplvm

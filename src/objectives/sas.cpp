@@ -141,13 +141,17 @@ SasPredictive sas_predict(const Kernel& kernel, double noise_variance, const Sas
 
 namespace {
 
-// m itself for Scalar = double; otherwise m converted into storage.
+// m itself for Scalar = double; otherwise m converted into storage (columns shared among the
+// rank's threads).
 template <typename Scalar>
 const MatrixT<Scalar>& in_scalar(const Matrix& m, MatrixT<Scalar>& storage) {
   if constexpr (std::is_same_v<Scalar, double>) {
     return m;
   } else {
-    storage = m.cast<Scalar>();
+    storage.resize(m.rows(), m.cols());
+    for_each_thread_share(m.cols(), kRowsPerShareUnit, [&](Index j0, Index j1) {
+      storage.middleCols(j0, j1 - j0) = m.middleCols(j0, j1 - j0).template cast<Scalar>();
+    });
     return storage;
   }
 }

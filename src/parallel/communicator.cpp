@@ -66,7 +66,10 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) {
-    MPI_Init(argc, argv);
+    // Funneled: a rank's threads (core/threads.hpp) never call MPI; only the thread that
+    // initialised it does, outside parallel regions.
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
     owns_ = true;
   }
 }

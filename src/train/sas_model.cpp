@@ -6,11 +6,15 @@
 #include <type_traits>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
+
+// Encoder parameters per unit of a thread's share in the fp32 conversions.
+constexpr Index kElementsPerShareUnit = 4096;
 
 MlpLayout encoder_layout(const SasModelConfig& c, Activation output) {
   MlpLayout layout;
@@ -163,8 +167,12 @@ const Scalar* SasModel::encoder_weights(const Vector& params) const {
   if constexpr (std::is_same_v<Scalar, double>) {
     return params.data() + mean_encoder_offset_;
   } else {
-    encoder_weights_f32_ =
-        params.segment(mean_encoder_offset_, num_shared_ - mean_encoder_offset_).cast<float>();
+    const Index size = num_shared_ - mean_encoder_offset_;
+    encoder_weights_f32_.resize(size);
+    for_each_thread_share(size, kElementsPerShareUnit, [&](Index i0, Index i1) {
+      encoder_weights_f32_.segment(i0, i1 - i0) =
+          params.segment(mean_encoder_offset_ + i0, i1 - i0).cast<float>();
+    });
     return encoder_weights_f32_.data();
   }
 }
@@ -255,14 +263,20 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
       if (sum.f64) sum.f64(grad, encoder_size);
     } else {  // weights as converted by the forward call; gradient summed in fp32, added in fp64
       const float* weights = encoder_weights_f32_.data();
-      encoder_gradient_f32_.setZero(encoder_weights_f32_.size());
+      encoder_gradient_f32_.resize(encoder_size);
+      for_each_thread_share(encoder_size, kElementsPerShareUnit, [&](Index i0, Index i1) {
+        encoder_gradient_f32_.segment(i0, i1 - i0).setZero();
+      });
       float* grad = encoder_gradient_f32_.data();
       mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
       if (variance_encoder_)
         variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
                                            d_variance.cast<float>(), grad + variance_at);
       if (sum.f32) sum.f32(grad, encoder_size);
-      gradient.segment(mean_encoder_offset_, encoder_size) += encoder_gradient_f32_.cast<double>();
+      for_each_thread_share(encoder_size, kElementsPerShareUnit, [&](Index i0, Index i1) {
+        gradient.segment(mean_encoder_offset_ + i0, i1 - i0) +=
+            encoder_gradient_f32_.segment(i0, i1 - i0).cast<double>();
+      });
     }
     freeze_translation(gradient);
     return kl;

@@ -4,9 +4,18 @@
 #include <cmath>
 
 #include "gplvm/core/counter_rng.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/model/gp_prior_sample.hpp"
 
 namespace gplvm::testing {
+
+ScopedThreads::ScopedThreads(int threads) : previous_(threads_per_rank()) {
+  set_threads_per_rank(threads);
+}
+
+ScopedThreads::~ScopedThreads() {
+  set_threads_per_rank(previous_);
+}
 
 Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x, double h) {
   Vector g(x.size());

@@ -31,6 +31,22 @@ class CapturedLog {
   LogSink previous_;
 };
 
+// Sets the rank's thread count while alive (set_threads_per_rank); restores the previous count on
+// destruction.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int threads);
+  ~ScopedThreads();
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+// The thread counts the thread-count tests compare with one thread.
+inline constexpr int kThreadCounts[] = {2, 3, 4};
+
 // A matrix of i.i.d. standard normals drawn from a test stream.
 Matrix random_normal(Index rows, Index cols, std::uint64_t seed);
 

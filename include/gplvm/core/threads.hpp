@@ -15,6 +15,7 @@
 // The count is per process: set_threads_per_rank, or threads_from_environment at program start
 // (OMP_NUM_THREADS when set, else 1, so that P ranks on P cores never oversubscribe by default).
 #include <algorithm>
+#include <string>
 
 #include "gplvm/core/types.hpp"
 
@@ -29,6 +30,13 @@ void set_threads_per_rank(int n, const char* source = "threads");
 // OMP_NUM_THREADS when it is set (its first entry; it must be a positive integer), else 1; applied
 // with set_threads_per_rank and returned.
 int threads_from_environment();
+
+// Cores this process may run on (its CPU affinity mask: what mpirun's or srun's binding gave it).
+int cores_available();
+
+// One line for run headers: "threads per rank: T (cores available to this rank: C)", with a
+// warning appended when T > C (the threads would share cores).
+std::string thread_note();
 
 // True on a thread of a parallel region: nested splits then run on the calling thread alone.
 bool inside_parallel_region();
@@ -51,18 +59,19 @@ void for_each_thread_share(Index n, Index unit, Body&& body) {
     if (n > 0) body(Index{0}, n);
     return;
   }
-  const Index per_share = (units + parts - 1) / parts * unit;
+  // Share t is units [t * units / parts, (t + 1) * units / parts): shares differ by at most one
+  // unit, and the last also takes the ragged tail of n.
   struct Context {
     Body& body;
-    Index n, per_share, parts;
-  } context{body, n, per_share, parts};
+    Index n, unit, units, parts;
+  } context{body, n, unit, units, parts};
   detail::run_on_threads(
       static_cast<int>(parts),
       [](void* c, int t) {
         auto& ctx = *static_cast<Context*>(c);
-        const Index begin = std::min(ctx.n, t * ctx.per_share);
-        const Index end = t == ctx.parts - 1 ? ctx.n : std::min(ctx.n, begin + ctx.per_share);
-        if (end > begin) ctx.body(begin, end);
+        const Index begin = t * ctx.units / ctx.parts * ctx.unit;
+        const Index end = t == ctx.parts - 1 ? ctx.n : (t + 1) * ctx.units / ctx.parts * ctx.unit;
+        ctx.body(begin, end);
       },
       &context);
 }

@@ -16,4 +16,7 @@ std::string blas_core_name();
 // One line: the kernels in use, and OPENBLAS_CORETYPE when it forced them.
 std::string blas_kernel_note();
 
+// OpenBLAS's own thread count (its pthread pool, separate from the rank's OpenMP threads).
+void set_blas_threads(int threads);
+
 }  // namespace gplvm

@@ -17,7 +17,8 @@
 
 namespace gplvm {
 
-// MPI_Init on construction (if not yet initialised), MPI_Finalize on destruction (if it initialised).
+// MPI_Init_thread (MPI_THREAD_FUNNELED: only the main thread calls MPI) on construction, if not yet
+// initialised; MPI_Finalize on destruction, if it initialised.
 class MpiEnvironment {
  public:
   MpiEnvironment(int* argc, char*** argv);

@@ -1,0 +1,97 @@
+// Thread-count invariance of training: the distributed step with sharded Adam (what Trainer runs)
+// for a few steps at 2 and 3 threads per rank must give bit for bit the parameters and objectives
+// of 1 thread per rank, at every rank count the suite runs (so P ranks x T threads equals P x 1,
+// which test_distributed_training ties to the serial model). Every split among threads is by
+// output element (include/gplvm/core/threads.hpp), so nothing may differ, in fp64 or fp32. Sizes
+// are large enough that the products, solves and element-wise passes really split.
+#include <gtest/gtest.h>
+
+#include "gplvm/optim/sharded_adam.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/train/batch_schedule.hpp"
+#include "gplvm/train/distributed_sas_step.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+struct Variant {
+  bool bayesian;
+  LatentKind latents;
+  Precision precision;
+};
+
+void PrintTo(const Variant& v, std::ostream* os) {
+  *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
+}
+
+class ThreadCountTraining : public ::testing::TestWithParam<Variant> {};
+
+constexpr std::uint64_t kRows = 1501, kBatch = 500;
+constexpr Index kDim = 96, kActive = 80;
+constexpr int kSteps = 4;
+
+struct Trajectory {
+  Vector params;
+  std::vector<double> objectives;
+};
+
+Trajectory train(const Variant& v, const Communicator& comm, int threads) {
+  const testing::ScopedThreads scoped(threads);
+  SasModelConfig c;
+  c.data_dim = kDim;
+  c.latent_dim = 2;
+  c.bayesian = v.bayesian;
+  c.latents = v.latents;
+  c.precision = v.precision;
+  c.encoder_hidden = {128, 64};
+  c.lengthscale = 1.0;
+  c.seed = 3;
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const SasModel model(c, kRows, begin, count);
+  const RowMatrix all = testing::random_normal(kRows, kDim, 9);
+  const RowMatrix local = all.middleRows(begin, count);
+  const RowMatrixF local_f32 = local.cast<float>();
+  const DistributedSasStep step = v.precision == Precision::float32
+                                      ? DistributedSasStep(model, comm, partition, DataRefF(local_f32))
+                                      : DistributedSasStep(model, comm, partition, DataRef(local));
+  ShardedAdam adam(comm, model.num_parameters(), step.encoder_block(), {.learning_rate = 1e-2});
+  const BatchSchedule schedule(kRows, kBatch, c.seed);
+  Trajectory t{model.initial_parameters(), {}};
+  Vector grad;
+  for (int s = 0; s < kSteps; ++s) {
+    const std::uint64_t epoch = s / schedule.batches_per_epoch(), b = s % schedule.batches_per_epoch();
+    const BatchTerms terms = step.evaluate(t.params, schedule.batch_rows(epoch, b), kActive, {epoch, b}, grad,
+                                           &adam.slice_counts());
+    t.objectives.push_back(terms.objective);
+    adam.ascend(t.params, grad);
+  }
+  return t;
+}
+
+TEST_P(ThreadCountTraining, ParametersAndObjectivesEqualOneThreadBitForBit) {
+  const Communicator comm;
+  const Variant v = GetParam();
+  const Trajectory one = train(v, comm, 1);
+  for (int threads : {2, 3}) {
+    const Trajectory many = train(v, comm, threads);
+    for (int s = 0; s < kSteps; ++s)
+      EXPECT_EQ(many.objectives[s], one.objectives[s]) << "threads " << threads << " step " << s;
+    EXPECT_TRUE(many.params == one.params) << "threads " << threads << ": max difference "
+                                           << (many.params - one.params).lpNorm<Eigen::Infinity>();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, ThreadCountTraining,
+                         ::testing::Values(Variant{false, LatentKind::amortised, Precision::float64},
+                                           Variant{true, LatentKind::amortised, Precision::float64},
+                                           Variant{false, LatentKind::free, Precision::float64},
+                                           Variant{true, LatentKind::free, Precision::float64},
+                                           Variant{false, LatentKind::amortised, Precision::float32},
+                                           Variant{true, LatentKind::amortised, Precision::float32},
+                                           Variant{true, LatentKind::free, Precision::float32}));
+
+}  // namespace
+}  // namespace gplvm
