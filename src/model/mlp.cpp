@@ -21,6 +21,10 @@ using ConstArrayMap = Eigen::Map<const Eigen::Array<Scalar, Eigen::Dynamic, 1>>;
 
 constexpr const char* kValidActivations = "identity, relu, tanh, softplus";
 
+// Layer columns per unit of a thread's share in the element-wise passes (a column is a batch of
+// values, so a few columns are worth a thread).
+constexpr Index kColumnsPerShareUnit = 8;
+
 bool is_known(Activation a) {
   return a == Activation::identity || a == Activation::relu || a == Activation::tanh ||
          a == Activation::softplus;
@@ -200,8 +204,8 @@ void derivative_column(Activation a, const Scalar* out, const Scalar* g, Scalar*
 // column so that each column is read from memory once (the sum re-reads it from L1). dz is g
 // itself for identity (no copy), otherwise written to `buffer`, which may be g's own storage.
 template <typename Scalar>
-void layer_pre_gradient(Activation a, const Scalar* out, const Scalar* g, Scalar* buffer, Index rows, Index cols,
-                        Scalar* db) {
+void layer_pre_gradient(Activation a, const Scalar* out, const Scalar* g, Scalar* buffer, Index rows,
+                        Index cols, Scalar* db) {
   const Scalar* dz = a == Activation::identity ? g : buffer;
   for (Index j = 0; j < cols; ++j) {
     const Index at = j * rows;
@@ -327,13 +331,15 @@ void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scal
     MatrixT<Scalar>& z = ws.outputs[s];
     z.resize(rows, fan_out);  // a no-op in the steady state
     const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
-    // The rank's threads each take a block of the layer's output columns, for all three passes, so
-    // a block is activated while it is still in cache. Filling z with the bias before the GEMM
-    // (beta = 1) folds the bias in for free, so the activation is the only extra pass over z.
-    for_each_thread_share(fan_out, kGemmColumnTile, [&](Index j0, Index j1) {
+    // Filling z with the bias before the GEMM (beta = 1) folds the bias in for free, so the
+    // activation is the only extra pass over z. The element-wise passes are split among the rank's
+    // threads by columns, the product by gemm itself (by whichever dimension balances better).
+    for_each_thread_share(fan_out, kColumnsPerShareUnit, [&](Index j0, Index j1) {
       for (Index j = j0; j < j1; ++j) z.col(j).setConstant(b[j]);
+    });
+    gemm(layer_input, view_of(w), mutable_view_of(z), GemmUpdate::accumulate);
+    for_each_thread_share(fan_out, kColumnsPerShareUnit, [&](Index j0, Index j1) {
       auto block = z.middleCols(j0, j1 - j0);
-      gemm(layer_input, view_of(w.middleCols(j0, j1 - j0)), mutable_view_of(block), GemmUpdate::accumulate);
       activate(layout_.activations[s], block.data(), block.size());
     });
   }
@@ -365,16 +371,14 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
     const ConstMap dz(activation == Activation::identity ? g : buffer, rows, width);
     Map dw(d_params + weight_offsets_[s], fan_in(l), width);
     const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
-    // Column j of dz, db_j and column j of dW depend on column j of g alone: the rank's threads
-    // each take a block of columns through both passes.
-    for_each_thread_share(width, kGemmColumnTile, [&](Index j0, Index j1) {
+    // Column j of dz and db_j depend on column j of g alone: the rank's threads take a block of
+    // columns each; the products split themselves.
+    for_each_thread_share(width, kColumnsPerShareUnit, [&](Index j0, Index j1) {
       const Index at = j0 * rows;
       layer_pre_gradient(activation, ws.outputs[s].data() + at, g + at, buffer + at, rows, j1 - j0,
                          d_params + bias_offsets_[s] + j0);
-      auto dw_block = dw.middleCols(j0, j1 - j0);
-      gemm(layer_input.transposed(), view_of(dz.middleCols(j0, j1 - j0)), mutable_view_of(dw_block),
-           GemmUpdate::accumulate);
     });
+    gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::accumulate);
     if (l == 0) return;
     Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
     const ConstMap w(params + weight_offsets_[s], fan_in(l), width);
