@@ -62,29 +62,38 @@ void multiply(GemmEngine engine, const ConstMatrixView<Scalar>& a, const ConstMa
 // microseconds, a visible share of a product this small.
 constexpr double kMinThreadedFlops = 4e6;
 
-// The product split among the rank's threads by blocks of C's columns (or of its rows, when C has
-// more row tiles than column tiles), each block a whole number of the engine's register tiles.
-// The packed engine sums every element over the same k blocks in the same order whichever thread
-// and tile compute it, so its result does not depend on the thread count (Eigen's blocking
-// depends on the shape, so the fallback's last bits may).
+// The product on the rank's threads. By blocks of C's rows when C has enough row tiles to share
+// evenly (the packed engine then packs B once for all threads, so nothing is packed twice), else
+// by blocks of C's columns (each thread packing all of A, which is then small). Blocks are whole
+// register tiles. The packed engine sums every element over the same k blocks in the same order
+// whichever thread computes it, so its result does not depend on the thread count (Eigen's
+// blocking depends on the shape, so the fallback's last bits may).
 template <typename Scalar>
-void multiply_on_threads(GemmEngine engine, const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>& b,
-                         const MutableMatrixView<Scalar>& c, GemmUpdate update) {
+void multiply_on_threads(GemmEngine engine, const ConstMatrixView<Scalar>& a,
+                         const ConstMatrixView<Scalar>& b, const MutableMatrixView<Scalar>& c,
+                         GemmUpdate update) {
   const Index m = c.rows, n = c.cols, k = a.cols;
-  if (threads_per_rank() == 1 || 2.0 * m * n * k < kMinThreadedFlops) return multiply(engine, a, b, c, update);
+  const int threads = threads_per_rank();
+  if (threads == 1 || 2.0 * m * n * k < kMinThreadedFlops || inside_parallel_region())
+    return multiply(engine, a, b, c, update);
   const Index row_tile = detail::kTileRows<Scalar>, column_tile = detail::kTileColumns;
-  if (n / column_tile >= m / row_tile) {
-    for_each_thread_share(n, column_tile, [&](Index j0, Index j1) {
-      const ConstMatrixView<Scalar> b_part{b.data + j0 * b.col_stride, k, j1 - j0, b.row_stride, b.col_stride};
-      multiply(engine, a, b_part, MutableMatrixView<Scalar>{c.data + j0 * c.col_stride, m, j1 - j0, c.col_stride},
-               update);
-    });
-  } else {
+  const Index row_tiles = m / row_tile, column_tiles = n / column_tile;
+  if (row_tiles >= 4 * threads || row_tiles >= column_tiles) {
+    if (engine == GemmEngine::packed && row_tiles >= 2)
+      return detail::packed_gemm_shared_b(a, b, c, update,
+                                          static_cast<int>(std::min<Index>(threads, row_tiles)));
     for_each_thread_share(m, row_tile, [&](Index i0, Index i1) {
-      const ConstMatrixView<Scalar> a_part{a.data + i0 * a.row_stride, i1 - i0, k, a.row_stride, a.col_stride};
+      const ConstMatrixView<Scalar> a_part{a.data + i0 * a.row_stride, i1 - i0, k, a.row_stride,
+                                           a.col_stride};
       multiply(engine, a_part, b, MutableMatrixView<Scalar>{c.data + i0, i1 - i0, n, c.col_stride}, update);
     });
+    return;
   }
+  for_each_thread_share(n, column_tile, [&](Index j0, Index j1) {
+    const ConstMatrixView<Scalar> b_part{b.data + j0 * b.col_stride, k, j1 - j0, b.row_stride, b.col_stride};
+    multiply(engine, a, b_part,
+             MutableMatrixView<Scalar>{c.data + j0 * c.col_stride, m, j1 - j0, c.col_stride}, update);
+  });
 }
 
 }  // namespace

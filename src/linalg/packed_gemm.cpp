@@ -9,6 +9,8 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <type_traits>
 #else
@@ -333,10 +335,58 @@ void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMa
   }
 }
 
+// The same loops on `threads` threads, BLIS-style: for every (jc, pc) block the threads pack the
+// B panel together (each a share of its NR-column panels) into one buffer that all of them read,
+// then each runs the ic loop over its own rows of C (whole MR tiles) with its own packed A. So B is
+// packed once, not once per thread, and every element of C is computed exactly as on one thread.
+template <typename Scalar>
+void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
+                          GemmUpdate update, int threads) {
+  using Blk = Blocking<Scalar>;
+  const Index m = c.rows, n = c.cols, k = a.cols;
+  const Index nc_max = std::min(Blk::nc, (n + Blk::nr - 1) / Blk::nr * Blk::nr);
+  VectorT<Scalar>& shared_b = PackBuffers<Scalar>::for_this_thread().b;
+  if (shared_b.size() < nc_max * Blk::kc) shared_b.resize(nc_max * Blk::kc);
+  Scalar* const b_pack = shared_b.data();
+  const Index row_tiles = (m + Blk::mr - 1) / Blk::mr;
+#pragma omp parallel num_threads(threads)
+  {
+    const Index t = omp_get_thread_num(), team = omp_get_num_threads();
+    const Index i_begin = std::min(m, t * row_tiles / team * Blk::mr);
+    const Index i_end = std::min(m, (t + 1) * row_tiles / team * Blk::mr);
+    VectorT<Scalar>& a_pack = PackBuffers<Scalar>::for_this_thread().a;
+    if (a_pack.size() < (Blk::mc + Blk::mr) * Blk::kc) a_pack.resize((Blk::mc + Blk::mr) * Blk::kc);
+    for (Index jc = 0; jc < n; jc += Blk::nc) {
+      const Index nc = std::min(Blk::nc, n - jc), panels = (nc + Blk::nr - 1) / Blk::nr;
+      for (Index pc = 0; pc < k; pc += Blk::kc) {
+        const Index kc = std::min(Blk::kc, k - pc);
+        const GemmUpdate block_update =
+            update == GemmUpdate::overwrite && pc > 0 ? GemmUpdate::accumulate : update;
+        for (Index p = t; p < panels; p += team)
+          pack_b(b, pc, jc + p * Blk::nr, kc, std::min(Blk::nr, nc - p * Blk::nr), b_pack + p * Blk::nr * kc);
+#pragma omp barrier
+        for (Index ic = i_begin; ic < i_end; ic += Blk::mc) {
+          const Index mc = std::min(Blk::mc, i_end - ic);
+          pack_a(a, ic, pc, mc, kc, a_pack.data());
+          multiply_block(block_update, a_pack.data(), b_pack, mc, nc, kc, c.data + ic + jc * c.col_stride,
+                         c.col_stride);
+        }
+#pragma omp barrier  // every thread is done with this B panel before it is packed again
+      }
+    }
+  }
+}
+
 #else
 
 template <typename Scalar>
 void packed_gemm(ConstMatrixView<Scalar>, ConstMatrixView<Scalar>, MutableMatrixView<Scalar>, GemmUpdate) {
+  throw std::logic_error("packed_gemm: this build has no AVX-512 engine (gemm() should not call it)");
+}
+
+template <typename Scalar>
+void packed_gemm_shared_b(ConstMatrixView<Scalar>, ConstMatrixView<Scalar>, MutableMatrixView<Scalar>,
+                          GemmUpdate, int) {
   throw std::logic_error("packed_gemm: this build has no AVX-512 engine (gemm() should not call it)");
 }
 
@@ -346,5 +396,9 @@ template void packed_gemm<float>(ConstMatrixView<float>, ConstMatrixView<float>,
                                  GemmUpdate);
 template void packed_gemm<double>(ConstMatrixView<double>, ConstMatrixView<double>, MutableMatrixView<double>,
                                   GemmUpdate);
+template void packed_gemm_shared_b<float>(ConstMatrixView<float>, ConstMatrixView<float>,
+                                          MutableMatrixView<float>, GemmUpdate, int);
+template void packed_gemm_shared_b<double>(ConstMatrixView<double>, ConstMatrixView<double>,
+                                           MutableMatrixView<double>, GemmUpdate, int);
 
 }  // namespace gplvm::detail

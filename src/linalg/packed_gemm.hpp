@@ -17,4 +17,10 @@ template <typename Scalar>
 void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
                  GemmUpdate update);
 
+// The same product on `threads` threads, each computing a block of C's rows (whole MR tiles) from
+// one B panel packed by all of them together. Call it outside a parallel region.
+template <typename Scalar>
+void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
+                          GemmUpdate update, int threads);
+
 }  // namespace gplvm::detail
