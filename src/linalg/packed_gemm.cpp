@@ -156,8 +156,11 @@ struct Blocking {
   static constexpr Index nc = 2048;
 };
 
-// C(MR x NR tile) =, += or -= packed A strip (kc x MR) * packed B panel (kc x NR).
-template <typename Scalar, GemmUpdate update>
+// C(tile) =, += or -= packed A strip (kc x MR) * packed B panel (kc x NR), for a tile of MR rows
+// (Vectors = 2) or of its first MR / 2 rows (Vectors = 1: a ragged last strip of at most half
+// height, which the full kernel would compute at up to twice its cost). Each element is the same
+// FMA chain either way.
+template <typename Scalar, GemmUpdate update, int Vectors = 2>
 inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __restrict b, Scalar* c,
                         Index ldc) {
   using S = Simd<Scalar>;
@@ -166,12 +169,18 @@ inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __re
   Vec top[NR], bottom[NR];
   for (int j = 0; j < NR; ++j) top[j] = bottom[j] = S::zero();
   for (Index p = 0; p < kc; ++p) {
-    const Vec a0 = S::load(a), a1 = S::load(a + L);
+    const Vec a0 = S::load(a);
+    if constexpr (Vectors == 2) {
+      const Vec a1 = S::load(a + L);
 #pragma GCC unroll 12
-    for (int j = 0; j < NR; ++j) {
-      const Vec bj = S::broadcast(b[j]);
-      top[j] = S::fma(a0, bj, top[j]);
-      bottom[j] = S::fma(a1, bj, bottom[j]);
+      for (int j = 0; j < NR; ++j) {
+        const Vec bj = S::broadcast(b[j]);
+        top[j] = S::fma(a0, bj, top[j]);
+        bottom[j] = S::fma(a1, bj, bottom[j]);
+      }
+    } else {
+#pragma GCC unroll 12
+      for (int j = 0; j < NR; ++j) top[j] = S::fma(a0, S::broadcast(b[j]), top[j]);
     }
     a += 2 * L;
     b += NR;
@@ -180,13 +189,13 @@ inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __re
     Scalar* cj = c + j * ldc;
     if constexpr (update == GemmUpdate::overwrite) {
       S::store(cj, top[j]);
-      S::store(cj + L, bottom[j]);
+      if constexpr (Vectors == 2) S::store(cj + L, bottom[j]);
     } else if constexpr (update == GemmUpdate::accumulate) {
       S::store(cj, S::add(S::load(cj), top[j]));
-      S::store(cj + L, S::add(S::load(cj + L), bottom[j]));
+      if constexpr (Vectors == 2) S::store(cj + L, S::add(S::load(cj + L), bottom[j]));
     } else {
       S::store(cj, S::sub(S::load(cj), top[j]));
-      S::store(cj + L, S::sub(S::load(cj + L), bottom[j]));
+      if constexpr (Vectors == 2) S::store(cj + L, S::sub(S::load(cj + L), bottom[j]));
     }
   }
 }
@@ -282,7 +291,10 @@ void multiply_block(const Scalar* a_pack, const Scalar* b_pack, Index mc, Index 
         microkernel<Scalar, update>(kc, a, b, out, ldc);
         continue;
       }
-      microkernel<Scalar, GemmUpdate::overwrite>(kc, a, b, tile, MR);
+      if (rows <= MR / 2)
+        microkernel<Scalar, GemmUpdate::overwrite, 1>(kc, a, b, tile, MR);
+      else
+        microkernel<Scalar, GemmUpdate::overwrite>(kc, a, b, tile, MR);
       for (Index j = 0; j < cols; ++j)
         for (Index i = 0; i < rows; ++i) {
           Scalar& o = out[i + j * ldc];

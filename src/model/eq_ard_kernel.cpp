@@ -83,19 +83,44 @@ void EqArdKernel::cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef&
                                  const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const {
   // With P = G o K:  dk/dlog(theta) = k;  dk/dlog(l_q) = k d_q^2 / l_q^2;
   // dk/dx1_q = -k d_q / l_q^2 = -dk/dx2_q, where d_q = x1_q - x2_q.
+  // Two passes so that the rank's threads can share the work without summing across threads:
+  // column sums (for dX2 and the hyperparameters) by columns, then dX1 by rows. Every element is
+  // accumulated in the same order, with the same operations, as a single column-by-column pass.
   const Eigen::ArrayXd inv_l2 = lengthscales_.array().square().inverse();
-  Eigen::ArrayXd p(X1.rows()), pd(X1.rows()), diff(X1.rows());
-  for (Index j = 0; j < X2.rows(); ++j) {
-    p = G.col(j).array() * K.col(j).array();
-    d_hyper[0] += p.sum();
-    for (Index q = 0; q < X1.cols(); ++q) {
-      diff = X1.col(q).array() - X2(j, q);
-      pd = p * diff;
-      if (dX1) dX1->col(q).array() -= inv_l2[q] * pd;
-      if (dX2) (*dX2)(j, q) += inv_l2[q] * pd.sum();
-      d_hyper[1 + q] += inv_l2[q] * (pd * diff).sum();
+  const Index rows = X1.rows(), columns = X2.rows(), q_dim = X1.cols();
+  constexpr Index kShareUnit = 16;
+  // Per column j: sum_i p_ij, then for each q sum_i p_ij d_ijq and sum_i p_ij d_ijq^2.
+  Eigen::ArrayXXd sums(columns, 1 + 2 * q_dim);
+  for_each_thread_share(columns, kShareUnit, [&](Index j0, Index j1) {
+    Eigen::ArrayXd p(rows), pd(rows), diff(rows);
+    for (Index j = j0; j < j1; ++j) {
+      p = G.col(j).array() * K.col(j).array();
+      sums(j, 0) = p.sum();
+      for (Index q = 0; q < q_dim; ++q) {
+        diff = X1.col(q).array() - X2(j, q);
+        pd = p * diff;
+        sums(j, 1 + q) = pd.sum();
+        sums(j, 1 + q_dim + q) = (pd * diff).sum();
+      }
+    }
+  });
+  for (Index j = 0; j < columns; ++j) {
+    d_hyper[0] += sums(j, 0);
+    for (Index q = 0; q < q_dim; ++q) {
+      if (dX2) (*dX2)(j, q) += inv_l2[q] * sums(j, 1 + q);
+      d_hyper[1 + q] += inv_l2[q] * sums(j, 1 + q_dim + q);
     }
   }
+  if (!dX1) return;
+  for_each_thread_share(rows, kShareUnit, [&](Index i0, Index i1) {
+    const Index n = i1 - i0;
+    Eigen::ArrayXd p(n);
+    for (Index j = 0; j < columns; ++j) {
+      p = G.col(j).segment(i0, n).array() * K.col(j).segment(i0, n).array();
+      for (Index q = 0; q < q_dim; ++q)
+        dX1->col(q).segment(i0, n).array() -= inv_l2[q] * (p * (X1.col(q).segment(i0, n).array() - X2(j, q)));
+    }
+  });
 }
 
 void EqArdKernel::diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,

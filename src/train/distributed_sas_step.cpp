@@ -39,20 +39,24 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
   Index local = 0;
   while (local < static_cast<Index>(positions.size()) && positions[local] < num_active) ++local;
   RowMatrix packed(local, 1 + q + d);
-  for (Index i = 0; i < local; ++i) {
-    packed(i, 0) = static_cast<double>(positions[i]);
-    packed.row(i).segment(1, q) = sample.row(i);
-    packed.row(i).tail(d) = data.row(i).template cast<double>();
-  }
+  for_each_thread_share(local, kRowsPerShareUnit, [&](Index i0, Index i1) {
+    for (Index i = i0; i < i1; ++i) {
+      packed(i, 0) = static_cast<double>(positions[i]);
+      packed.row(i).segment(1, q) = sample.row(i);
+      packed.row(i).tail(d) = data.row(i).template cast<double>();
+    }
+  });
   const RowMatrix all = comm.allgather_rows(DataRef(packed), active_per_rank);
   if (all.rows() != num_active)
     throw Error("active-set gather returned " + std::to_string(all.rows()) + " rows");
   ActiveRows out{Matrix(num_active, q), RowMatrix(num_active, d)};
-  for (Index i = 0; i < all.rows(); ++i) {
-    const auto position = static_cast<Index>(all(i, 0));
-    out.latents.row(position) = all.row(i).segment(1, q);
-    out.data.row(position) = all.row(i).tail(d);
-  }
+  for_each_thread_share(all.rows(), kRowsPerShareUnit, [&](Index i0, Index i1) {
+    for (Index i = i0; i < i1; ++i) {
+      const auto position = static_cast<Index>(all(i, 0));
+      out.latents.row(position) = all.row(i).segment(1, q);
+      out.data.row(position) = all.row(i).tail(d);
+    }
+  });
   return out;
 }
 
