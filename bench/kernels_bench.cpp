@@ -8,15 +8,19 @@
 //    Eigen's rankUpdate and gplvm::rank_update_lower.
 // Each figure is the best of --repeats timings, in GFLOP/s (solve: A^2 n FLOPs; update: A^2 k).
 //
-//   bench_kernels [--repeats 15]
+// Threads: OMP_NUM_THREADS (default 1) for gplvm's kernels and OpenBLAS alike; Eigen's run on one.
+//
+//   [OMP_NUM_THREADS=T] bench_kernels [--repeats 15]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <Eigen/Cholesky>
 
+#include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/gemm.hpp"
 #include "gplvm/linalg/rank_update.hpp"
@@ -41,6 +45,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kColMajor = 102, kNoTrans = 111, kTrans = 112, kLeft = 141, kLower = 122, kNonUnit = 131;
 
 int repeats = 15;
+int threads = 1;
 
 template <typename F>
 double best_seconds(F&& f) {
@@ -51,6 +56,15 @@ double best_seconds(F&& f) {
     best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
   }
   return best;
+}
+
+// OpenBLAS's timings, then a pause: with several threads its pool spins on for a while after a
+// call and would take the cores from the kernels timed next.
+template <typename F>
+double blas_seconds(F&& f) {
+  const double seconds = best_seconds(f);
+  if (threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  return seconds;
 }
 
 void blas_gemm(bool ta, bool tb, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
@@ -74,7 +88,7 @@ void gemm_layouts(const char* precision) {
   Mat Z(B, H), dW(D, H), G(B, D);
   const double flops = 2.0 * B * D * H;
   auto report = [&](const char* what, auto&& blas, auto&& eigen, auto&& ours) {
-    const double tb = best_seconds(blas), te = best_seconds(eigen), to = best_seconds(ours);
+    const double tb = blas_seconds(blas), te = best_seconds(eigen), to = best_seconds(ours);
     std::printf("%-7s %-34s %8.1f %8.1f %8.1f %8.2f\n", precision, what, flops / tb / 1e9, flops / te / 1e9,
                 flops / to / 1e9, std::min(tb, te) / to);
   };
@@ -117,7 +131,7 @@ void triangular_solves() {
       Matrix x(a, n);
       const int ai = static_cast<int>(a), ni = static_cast<int>(n);
       // Each timing includes the copy of the right-hand side (the same for all three).
-      const double tb = best_seconds([&] {
+      const double tb = blas_seconds([&] {
         x = rhs;
         cblas_dtrsm(kColMajor, kLeft, kLower, transposed ? kTrans : kNoTrans, kNonUnit, ai, ni, 1.0, L.data(),
                     ai, x.data(), ai);
@@ -148,7 +162,7 @@ void rank_updates() {
     const Matrix beta = Matrix::Random(a, k);
     Matrix c = Matrix::Zero(a, a);
     const int ai = static_cast<int>(a), ki = static_cast<int>(k);
-    const double tb = best_seconds(
+    const double tb = blas_seconds(
         [&] { cblas_dsyrk(kColMajor, kLower, kNoTrans, ai, ki, 0.5, beta.data(), ai, 1.0, c.data(), ai); });
     const double te = best_seconds([&] { c.selfadjointView<Eigen::Lower>().rankUpdate(beta, 0.5); });
     const double to = best_seconds([&] { rank_update_lower(beta, 0.5, c); });
@@ -170,8 +184,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  openblas_set_num_threads(1);
-  std::printf("%s; gplvm::gemm engine: %s\n", blas_kernel_note().c_str(), gemm_engine_name().c_str());
+  threads = threads_from_environment();
+  openblas_set_num_threads(threads);
+  std::printf("%s; gplvm::gemm engine: %s; threads: %d (OpenBLAS and gplvm; Eigen: 1)\n",
+              blas_kernel_note().c_str(), gemm_engine_name().c_str(), threads);
   std::printf("%-7s %-34s %8s %8s %8s %8s\n", "", "GFLOP/s (best of repeats)", "OpenBLAS", "Eigen", "gplvm",
               "speed-up");
   gemm_layouts<float>("float32");
