@@ -118,6 +118,7 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   w.key("wall_seconds").value(seconds).key("points_per_second").value(points_per_second);
   w.key("bytes_per_step_per_rank").value(bytes_per_step);
   w.key("peak_rss_bytes_max_rank").value(peak_rss_max).key("peak_rss_bytes_mean_rank").value(peak_rss_mean);
+  w.key("threads_per_rank").value(threads_per_rank());
   w.end_object();
   std::printf("%s\n", w.str().c_str());
 }

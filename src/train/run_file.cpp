@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/threads.hpp"
 #include "gplvm/io/result_writer.hpp"
 
 namespace gplvm {
@@ -167,6 +168,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_string("/config", run.metadata.config_toml);
   out.write_attribute("/", "version", GPLVM_VERSION);
   out.write_attribute("/", "ranks", comm.size());
+  out.write_attribute("/", "threads_per_rank", threads_per_rank());
   out.write_attribute("/", "seed", static_cast<std::int64_t>(model.config().seed));
   out.write_attribute("/", "num_data", static_cast<std::int64_t>(n));
   out.write_attribute("/", "data_dim", static_cast<std::int64_t>(model.config().data_dim));

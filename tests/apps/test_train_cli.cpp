@@ -148,6 +148,31 @@ TEST(TrainCli, Float32RunsAgreeAtOneAndThreeRanks) {
   EXPECT_NE(err.find("precision = \"float32\""), std::string::npos) << err;
 }
 
+// Threads per rank through the CLI: OMP_NUM_THREADS is read, reported in the JSON summary and the
+// run file, and a 3-thread run writes the 1-thread run's parameters bit for bit (at sizes where the
+// hidden layer's products, the element-wise passes and the kernel block are split).
+TEST(TrainCli, ThreadsPerRankGiveTheOneThreadRunBitForBit) {
+  ScratchDir dir;
+  make_data(dir, 1200);
+  write_text(dir / "config.toml", kConfig);
+  fs::create_directories(dir.path() / "out");
+  const std::string common =
+      "train --config config.toml --json --train.max_steps=6 --sas.batch_size=512 --sas.active_size=100"
+      " --model.encoder_hidden=128,64 --model.kind=bayesian_sas";
+  const CliResult one = run_gplvm(common + " --output.path=out/t1.h5", 0, dir, "env OMP_NUM_THREADS=1");
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const CliResult three = run_gplvm(common + " --output.path=out/t3.h5", 0, dir, "env OMP_NUM_THREADS=3");
+  ASSERT_EQ(three.exit_code, 0) << three.err;
+  EXPECT_NE(one.out.find("\"threads_per_rank\":1"), std::string::npos) << one.out;
+  EXPECT_NE(three.out.find("\"threads_per_rank\":3"), std::string::npos) << three.out;
+  EXPECT_NE(three.err.find("threads per rank: 3"), std::string::npos) << three.err;
+  for (const char* path : {"/params/shared", "/latent/mean", "/latent/var"}) {
+    const RowMatrix a = read_fixture_matrix(dir / "out/t1.h5", path);
+    const RowMatrix b = read_fixture_matrix(dir / "out/t3.h5", path);
+    EXPECT_TRUE(a == b) << path << ": max difference " << (a - b).cwiseAbs().maxCoeff();
+  }
+}
+
 // The train command names the OpenBLAS kernels it runs on (they change every LAPACK call's speed
 // by up to 2x), and says when OPENBLAS_CORETYPE forced them.
 TEST(TrainCli, ReportsTheOpenBlasKernels) {
@@ -245,6 +270,15 @@ TEST(TrainCliErrors, MoreRanksThanRows) {
   make_data(r.dir, 3);
   expect_error(run_gplvm("train --config config.toml --sas.batch_size=2 --sas.active_size=1", 4, r.dir),
                "ranks");
+  expect_no_output(r);
+}
+
+TEST(TrainCliErrors, BadOmpNumThreadsIsNamed) {
+  Sandbox r;
+  const CliResult res = run_gplvm("train --config config.toml", 0, r.dir, "env OMP_NUM_THREADS=two");
+  EXPECT_EQ(res.exit_code, 2) << res.err;
+  EXPECT_NE(res.err.find("OMP_NUM_THREADS"), std::string::npos) << res.err;
+  EXPECT_NE(res.err.find("two"), std::string::npos) << res.err;
   expect_no_output(r);
 }
 

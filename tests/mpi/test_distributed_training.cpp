@@ -49,16 +49,7 @@ constexpr Index kDim = 7, kActive = 3;
 constexpr int kSteps = 20;
 
 SasModelConfig config(const Variant& v) {
-  SasModelConfig c;
-  c.data_dim = kDim;
-  c.latent_dim = 2;
-  c.bayesian = v.bayesian;
-  c.latents = v.latents;
-  c.precision = v.precision;
-  c.encoder_hidden = {10, 6};
-  c.lengthscale = 1.0;
-  c.seed = 11;
-  return c;
+  return testing::training_test_config(kDim, v.bayesian, v.latents, v.precision, {10, 6}, 11);
 }
 
 constexpr AdamOptions kAdam{.learning_rate = 1e-2};

@@ -39,15 +39,8 @@ struct Trajectory {
 
 Trajectory train(const Variant& v, const Communicator& comm, int threads) {
   const testing::ScopedThreads scoped(threads);
-  SasModelConfig c;
-  c.data_dim = kDim;
-  c.latent_dim = 2;
-  c.bayesian = v.bayesian;
-  c.latents = v.latents;
-  c.precision = v.precision;
-  c.encoder_hidden = {128, 64};
-  c.lengthscale = 1.0;
-  c.seed = 3;
+  const SasModelConfig c =
+      testing::training_test_config(kDim, v.bayesian, v.latents, v.precision, {128, 64}, 3);
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const SasModel model(c, kRows, begin, count);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/threads.hpp"
@@ -15,6 +16,20 @@ ScopedThreads::ScopedThreads(int threads) : previous_(threads_per_rank()) {
 
 ScopedThreads::~ScopedThreads() {
   set_threads_per_rank(previous_);
+}
+
+SasModelConfig training_test_config(Index data_dim, bool bayesian, LatentKind latents, Precision precision,
+                                    std::vector<Index> encoder_hidden, std::uint64_t seed) {
+  SasModelConfig c;
+  c.data_dim = data_dim;
+  c.latent_dim = 2;
+  c.bayesian = bayesian;
+  c.latents = latents;
+  c.precision = precision;
+  c.encoder_hidden = std::move(encoder_hidden);
+  c.lengthscale = 1.0;
+  c.seed = seed;
+  return c;
 }
 
 Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x, double h) {

@@ -7,6 +7,7 @@
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/train/sas_model.hpp"
 
 namespace gplvm::testing {
 
@@ -43,6 +44,11 @@ class ScopedThreads {
  private:
   int previous_;
 };
+
+// The training tests' model: Q = 2, unit lengthscale, the given data width, kind, precision,
+// encoder widths and seed.
+SasModelConfig training_test_config(Index data_dim, bool bayesian, LatentKind latents, Precision precision,
+                                    std::vector<Index> encoder_hidden, std::uint64_t seed);
 
 // The thread counts the thread-count tests compare with one thread.
 inline constexpr int kThreadCounts[] = {2, 3, 4};
