@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <exception>
 #include <type_traits>
 #else
 #define GPLVM_HAS_PACKED_GEMM 0
@@ -361,14 +362,27 @@ void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, 
   if (shared_b.size() < nc_max * Blk::kc) shared_b.resize(nc_max * Blk::kc);
   Scalar* const b_pack = shared_b.data();
   const Index row_tiles = (m + Blk::mr - 1) / Blk::mr;
+  // A thread's first use grows its A buffer; should that fail, every thread must still reach the
+  // barriers below, so the failure is agreed on first and rethrown after the region.
+  std::exception_ptr grow_error;
+  bool any_failed = false;
 #pragma omp parallel num_threads(threads)
   {
     const Index t = omp_get_thread_num(), team = omp_get_num_threads();
     const Index i_begin = std::min(m, t * row_tiles / team * Blk::mr);
     const Index i_end = std::min(m, (t + 1) * row_tiles / team * Blk::mr);
     VectorT<Scalar>& a_pack = PackBuffers<Scalar>::for_this_thread().a;
-    if (a_pack.size() < (Blk::mc + Blk::mr) * Blk::kc) a_pack.resize((Blk::mc + Blk::mr) * Blk::kc);
-    for (Index jc = 0; jc < n; jc += Blk::nc) {
+    try {
+      if (a_pack.size() < (Blk::mc + Blk::mr) * Blk::kc) a_pack.resize((Blk::mc + Blk::mr) * Blk::kc);
+    } catch (...) {
+#pragma omp critical(gplvm_packed_gemm_error)
+      {
+        grow_error = std::current_exception();
+        any_failed = true;
+      }
+    }
+#pragma omp barrier
+    for (Index jc = 0; jc < n && !any_failed; jc += Blk::nc) {
       const Index nc = std::min(Blk::nc, n - jc), panels = (nc + Blk::nr - 1) / Blk::nr;
       for (Index pc = 0; pc < k; pc += Blk::kc) {
         const Index kc = std::min(Blk::kc, k - pc);
@@ -387,6 +401,7 @@ void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, 
       }
     }
   }
+  if (grow_error) std::rethrow_exception(grow_error);
 }
 
 #else
