@@ -281,7 +281,7 @@ int main(int argc, char** argv) {
   MpiEnvironment mpi(&argc, &argv);
   const Options o = parse(argc, argv);
   const int threads = threads_from_environment();  // OMP_NUM_THREADS, else 1
-  openblas_set_num_threads(1);  // the step's LAPACK calls, as gplvm train runs them
+  openblas_set_num_threads(1);                     // the step's LAPACK calls, as gplvm train runs them
   keep_freed_memory_for_reuse();
   const Communicator comm;
   const Timings t = o.float32 ? run<float>(o, comm, threads) : run<double>(o, comm, threads);
@@ -305,7 +305,8 @@ int main(int argc, char** argv) {
   const double mixed_limit = (flops.f32 / best_rate + flops.f64 / dgemm_rate) / t_step;
   if (o.json) {
     std::printf(
-        "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"threads\": %d, \"batch\": %ld, \"active\": %ld, "
+        "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"threads\": %d, \"batch\": %ld, "
+        "\"active\": %ld, "
         "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
         "\"gflops_openblas\": %.3f, \"gflops_eigen\": %.3f, \"gflops_engine\": %.3f, "
         "\"ratio_to_best_gemm\": %.4f, \"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
