@@ -10,8 +10,11 @@ points/s, parallel efficiency, bytes communicated per step and peak RSS per rank
 model of the step (flops and bytes per rank as functions of N, B, A, D, Q, P). Writes
 <out>/scaling.csv, <out>/scaling.png and prints a table.
 
+--threads T runs every rank with T threads (OMP_NUM_THREADS, ranks unbound), so P ranks use P x T
+cores; the cost model is per rank either way (a rank's threads share its work and its bytes).
+
 usage: /usr/bin/python3 scripts/scaling_study.py --out results/scaling [--ranks 1,2] [--n 20000,100000]
-       [--d 784,50] [--steps 30] [--repeats 3] [--weak-n-per-rank 20000] [--mode both]
+       [--d 784,50] [--steps 30] [--repeats 3] [--weak-n-per-rank 20000] [--mode both] [--threads 1]
 """
 import argparse
 import csv
@@ -60,6 +63,8 @@ def run(cmd, **kw):
 
 def mpi_prefix(args, p):
     prefix = [args.mpirun, "-n", str(p), "--oversubscribe"]
+    if args.threads > 1:  # Open MPI binds a rank to one core by default: no room for its threads
+        prefix += ["--bind-to", "none"]
     if os.geteuid() == 0:
         prefix.append("--allow-run-as-root")
     return prefix
@@ -79,7 +84,7 @@ def train(args, p, data, n, batch):
         f.write(f'[data]\npath = "{data}"\n[sas]\nbatch_size = {batch}\nactive_size = {args.active}\n'
                 f'[train]\nepochs = 1000000\nmax_steps = {args.steps}\nprogress_seconds = 100000\n'
                 f'[output]\npath = "{os.path.join(args.work, "run.h5")}"\n')
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS=str(args.threads))
     return json.loads(run(mpi_prefix(args, p) + [args.gplvm, "train", "--config", config, "--json"], env=env))
 
 
@@ -98,6 +103,7 @@ def main():
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--active", type=int, default=200)
     ap.add_argument("--mode", choices=["strong", "weak", "both"], default="both")
+    ap.add_argument("--threads", type=int, default=1, help="threads per rank (OMP_NUM_THREADS)")
     args = ap.parse_args()
     args.ranks = [int(x) for x in args.ranks.split(",")]
     args.work = args.work or os.path.join(args.out, "data")
@@ -118,7 +124,8 @@ def main():
         pts = statistics.median(r["points_per_second"] for r in runs)
         step = statistics.median(r["wall_seconds"] / r["steps"] for r in runs)
         flops, model_bytes = cost_model(n, batch, args.active, d, 2, p)
-        rows.append(dict(mode=mode, ranks=p, n=n, d=d, batch=batch, seconds_per_step=step, points_per_second=pts,
+        rows.append(dict(mode=mode, ranks=p, threads_per_rank=args.threads, n=n, d=d, batch=batch,
+                         seconds_per_step=step, points_per_second=pts,
                          bytes_per_step_per_rank=statistics.median(r["bytes_per_step_per_rank"] for r in runs),
                          model_bytes_per_step_per_rank=model_bytes, model_gflop_per_step_per_rank=flops / 1e9,
                          peak_rss_mib_max_rank=max(r["peak_rss_bytes_max_rank"] for r in runs) / 2 ** 20,
