@@ -188,7 +188,8 @@ void solve_lower_transposed(const ConstMatrixRef& L, MatrixRef B) {
 namespace {
 
 // Builds without the packed engine (GPLVM_GEMM=eigen or blas, or no AVX-512): the solver of the
-// chosen engine, Eigen's TRSM or OpenBLAS's through EIGEN_USE_BLAS.
+// chosen engine, Eigen's TRSM or OpenBLAS's through EIGEN_USE_BLAS. Right-hand sides are shared
+// among threads in the same units as the packed solver's panels.
 constexpr int kPanelColumns = 12;
 
 void solve_lower(const ConstMatrixRef& L, MatrixRef B) {
