@@ -10,7 +10,8 @@
 // Every split here is by output element: each result is computed by one thread with the same
 // operations in the same order as on one thread, and nothing is summed across threads. So a run
 // gives bit-identical results at any thread count (tests/core/test_threads.cpp and the
-// thread-count tests of the products, solves and the training step).
+// thread-count tests of the products, solves and the training step), given the packed GEMM
+// engine: Eigen's fallback picks its blocking from the shape, so its last bits may move.
 //
 // The count is per process: set_threads_per_rank, or threads_from_environment at program start
 // (OMP_NUM_THREADS when set, else 1, so that P ranks on P cores never oversubscribe by default).
