@@ -319,61 +319,81 @@ void multiply_block(GemmUpdate update, const Scalar* a_pack, const Scalar* b_pac
   }
 }
 
-}  // namespace
-
-template <typename Scalar>
-void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
-                 GemmUpdate update) {
+// The BLIS loops as run by thread `t` of `team` (team = 1: the whole product on the calling
+// thread). For every (jc, pc) block the team packs the B panel together (thread t its NR-column
+// panels t, t + team, ...) into one buffer that all of them read, then each thread runs the ic
+// loop over its own rows of C (whole MR tiles) with its own packed A. So B is packed once, not
+// once per thread, and every element of C is computed exactly as on one thread. `sync` is the
+// team's barrier (nothing for a team of one).
+template <typename Scalar, typename Sync>
+void packed_loops(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>& b,
+                  const MutableMatrixView<Scalar>& c, GemmUpdate update, Index t, Index team, Scalar* b_pack,
+                  Scalar* a_pack, Sync sync) {
   using Blk = Blocking<Scalar>;
   const Index m = c.rows, n = c.cols, k = a.cols;
-  PackBuffers<Scalar>& buffers = PackBuffers<Scalar>::for_this_thread();
-  const Index nc_max = std::min(Blk::nc, (n + Blk::nr - 1) / Blk::nr * Blk::nr);
-  if (buffers.a.size() < (Blk::mc + Blk::mr) * Blk::kc) buffers.a.resize((Blk::mc + Blk::mr) * Blk::kc);
-  if (buffers.b.size() < nc_max * Blk::kc) buffers.b.resize(nc_max * Blk::kc);
+  const Index row_tiles = (m + Blk::mr - 1) / Blk::mr;
+  const Index i_begin = std::min(m, t * row_tiles / team * Blk::mr);
+  const Index i_end = std::min(m, (t + 1) * row_tiles / team * Blk::mr);
   for (Index jc = 0; jc < n; jc += Blk::nc) {
-    const Index nc = std::min(Blk::nc, n - jc);
+    const Index nc = std::min(Blk::nc, n - jc), panels = (nc + Blk::nr - 1) / Blk::nr;
     for (Index pc = 0; pc < k; pc += Blk::kc) {
       const Index kc = std::min(Blk::kc, k - pc);
       // The first k block writes C when overwriting; every later one adds to it.
       const GemmUpdate block_update =
           update == GemmUpdate::overwrite && pc > 0 ? GemmUpdate::accumulate : update;
-      pack_b(b, pc, jc, kc, nc, buffers.b.data());
-      for (Index ic = 0; ic < m; ic += Blk::mc) {
-        const Index mc = std::min(Blk::mc, m - ic);
-        pack_a(a, ic, pc, mc, kc, buffers.a.data());
-        multiply_block(block_update, buffers.a.data(), buffers.b.data(), mc, nc, kc,
-                       c.data + ic + jc * c.col_stride, c.col_stride);
+      for (Index p = t; p < panels; p += team)
+        pack_b(b, pc, jc + p * Blk::nr, kc, std::min(Blk::nr, nc - p * Blk::nr), b_pack + p * Blk::nr * kc);
+      sync();  // the whole panel is packed before anyone reads it
+      for (Index ic = i_begin; ic < i_end; ic += Blk::mc) {
+        const Index mc = std::min(Blk::mc, i_end - ic);
+        pack_a(a, ic, pc, mc, kc, a_pack);
+        multiply_block(block_update, a_pack, b_pack, mc, nc, kc, c.data + ic + jc * c.col_stride,
+                       c.col_stride);
       }
+      sync();  // every thread is done with this panel before it is packed again
     }
   }
 }
 
-// The same loops on `threads` threads, BLIS-style: for every (jc, pc) block the threads pack the
-// B panel together (each a share of its NR-column panels) into one buffer that all of them read,
-// then each runs the ic loop over its own rows of C (whole MR tiles) with its own packed A. So B is
-// packed once, not once per thread, and every element of C is computed exactly as on one thread.
+// The calling thread's packing buffers, grown to what a product needs (B: of n columns).
+template <typename Scalar>
+void grow_a_buffer(PackBuffers<Scalar>& buffers) {
+  using Blk = Blocking<Scalar>;
+  if (buffers.a.size() < (Blk::mc + Blk::mr) * Blk::kc) buffers.a.resize((Blk::mc + Blk::mr) * Blk::kc);
+}
+
+template <typename Scalar>
+Scalar* grown_b_buffer(PackBuffers<Scalar>& buffers, Index n) {
+  using Blk = Blocking<Scalar>;
+  const Index nc_max = std::min(Blk::nc, (n + Blk::nr - 1) / Blk::nr * Blk::nr);
+  if (buffers.b.size() < nc_max * Blk::kc) buffers.b.resize(nc_max * Blk::kc);
+  return buffers.b.data();
+}
+
+}  // namespace
+
+template <typename Scalar>
+void packed_gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
+                 GemmUpdate update) {
+  PackBuffers<Scalar>& buffers = PackBuffers<Scalar>::for_this_thread();
+  grow_a_buffer(buffers);
+  Scalar* const b_pack = grown_b_buffer(buffers, c.cols);
+  packed_loops(a, b, c, update, 0, 1, b_pack, buffers.a.data(), [] {});
+}
+
 template <typename Scalar>
 void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
                           GemmUpdate update, int threads) {
-  using Blk = Blocking<Scalar>;
-  const Index m = c.rows, n = c.cols, k = a.cols;
-  const Index nc_max = std::min(Blk::nc, (n + Blk::nr - 1) / Blk::nr * Blk::nr);
-  VectorT<Scalar>& shared_b = PackBuffers<Scalar>::for_this_thread().b;
-  if (shared_b.size() < nc_max * Blk::kc) shared_b.resize(nc_max * Blk::kc);
-  Scalar* const b_pack = shared_b.data();
-  const Index row_tiles = (m + Blk::mr - 1) / Blk::mr;
+  Scalar* const b_pack = grown_b_buffer(PackBuffers<Scalar>::for_this_thread(), c.cols);
   // A thread's first use grows its A buffer; should that fail, every thread must still reach the
-  // barriers below, so the failure is agreed on first and rethrown after the region.
+  // team's barriers, so the failure is agreed on first and rethrown after the region.
   std::exception_ptr grow_error;
   bool any_failed = false;
 #pragma omp parallel num_threads(threads)
   {
-    const Index t = omp_get_thread_num(), team = omp_get_num_threads();
-    const Index i_begin = std::min(m, t * row_tiles / team * Blk::mr);
-    const Index i_end = std::min(m, (t + 1) * row_tiles / team * Blk::mr);
-    VectorT<Scalar>& a_pack = PackBuffers<Scalar>::for_this_thread().a;
+    PackBuffers<Scalar>& mine = PackBuffers<Scalar>::for_this_thread();
     try {
-      if (a_pack.size() < (Blk::mc + Blk::mr) * Blk::kc) a_pack.resize((Blk::mc + Blk::mr) * Blk::kc);
+      grow_a_buffer(mine);
     } catch (...) {
 #pragma omp critical(gplvm_packed_gemm_error)
       {
@@ -382,24 +402,10 @@ void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, 
       }
     }
 #pragma omp barrier
-    for (Index jc = 0; jc < n && !any_failed; jc += Blk::nc) {
-      const Index nc = std::min(Blk::nc, n - jc), panels = (nc + Blk::nr - 1) / Blk::nr;
-      for (Index pc = 0; pc < k; pc += Blk::kc) {
-        const Index kc = std::min(Blk::kc, k - pc);
-        const GemmUpdate block_update =
-            update == GemmUpdate::overwrite && pc > 0 ? GemmUpdate::accumulate : update;
-        for (Index p = t; p < panels; p += team)
-          pack_b(b, pc, jc + p * Blk::nr, kc, std::min(Blk::nr, nc - p * Blk::nr), b_pack + p * Blk::nr * kc);
+    if (!any_failed)
+      packed_loops(a, b, c, update, omp_get_thread_num(), omp_get_num_threads(), b_pack, mine.a.data(), [] {
 #pragma omp barrier
-        for (Index ic = i_begin; ic < i_end; ic += Blk::mc) {
-          const Index mc = std::min(Blk::mc, i_end - ic);
-          pack_a(a, ic, pc, mc, kc, a_pack.data());
-          multiply_block(block_update, a_pack.data(), b_pack, mc, nc, kc, c.data + ic + jc * c.col_stride,
-                         c.col_stride);
-        }
-#pragma omp barrier  // every thread is done with this B panel before it is packed again
-      }
-    }
+      });
   }
   if (grow_error) std::rethrow_exception(grow_error);
 }
