@@ -9,7 +9,7 @@ namespace gplvm::detail {
 // among threads along these, so that no thread's share ends in a ragged tile.
 template <typename Scalar>
 constexpr Index kTileRows = 2 * 64 / static_cast<Index>(sizeof(Scalar));
-constexpr Index kTileColumns = kGemmColumnTile;
+constexpr Index kTileColumns = 12;
 
 // c = a * b, c += a * b or c -= a * b; shapes already checked and non-empty in m, n and k. Only in
 // builds where packed_gemm_compiled() (defined next to it) is true.

@@ -57,14 +57,10 @@ MutableMatrixView<typename Derived::Scalar> mutable_view_of(Eigen::DenseBase<Der
 
 enum class GemmUpdate { overwrite, accumulate, subtract };
 
-// gemm() splits a product among the rank's threads (include/gplvm/core/threads.hpp) by blocks of C's
-// columns that are multiples of this (the packed engine's register tile width; by rows when C is
-// tall and narrow). Callers that split a whole layer by columns use the same unit.
-constexpr Index kGemmColumnTile = 12;
-
 // c = a * b (overwrite), c += a * b (accumulate) or c -= a * b (subtract). Throws std::invalid_argument on
-// mismatched shapes. c must not overlap a or b. Large products run on the rank's threads (above);
-// called from inside a parallel region, on the calling thread.
+// mismatched shapes. c must not overlap a or b. Large products run on the rank's threads
+// (include/gplvm/core/threads.hpp), split by blocks of C's rows (or of its columns when C has too
+// few rows); called from inside a parallel region, on the calling thread.
 template <typename Scalar>
 void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
           GemmUpdate update);
