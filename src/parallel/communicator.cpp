@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
 
 namespace gplvm {
 namespace {
@@ -71,6 +72,10 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
     int provided = MPI_THREAD_SINGLE;
     MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
     owns_ = true;
+    if (provided < MPI_THREAD_FUNNELED)
+      log_warning(
+          "this MPI library supports no threads beside MPI's (MPI_THREAD_SINGLE); run with "
+          "OMP_NUM_THREADS=1");
   }
 }
 

@@ -15,14 +15,15 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "support/test_support.hpp"
 
 namespace gplvm {
 namespace {
 
-// Restores the thread count (and OMP_NUM_THREADS) a test changed.
+// Restores the thread count (testing::ScopedThreads) and OMP_NUM_THREADS a test changed.
 class ThreadCountGuard {
  public:
-  ThreadCountGuard() : threads_(threads_per_rank()) {
+  ThreadCountGuard() {
     const char* v = std::getenv("OMP_NUM_THREADS");
     had_env_ = v != nullptr;
     if (had_env_) env_ = v;
@@ -32,11 +33,10 @@ class ThreadCountGuard {
       setenv("OMP_NUM_THREADS", env_.c_str(), 1);
     else
       unsetenv("OMP_NUM_THREADS");
-    set_threads_per_rank(threads_);
   }
 
  private:
-  int threads_;
+  testing::ScopedThreads threads_{threads_per_rank()};
   bool had_env_ = false;
   std::string env_;
 };
