@@ -66,32 +66,42 @@ TEST(EqArdKernel, InvalidHyperparametersAreErrors) {
   EXPECT_THROW(k.cross(Matrix::Zero(2, 2), Matrix::Zero(2, 3), K), InputError);
 }
 
-// L = sum(G o K(X1, X2)) for a fixed random G: its gradient is exactly what cross_backward returns.
-TEST(EqArdKernel, CrossBackwardMatchesFiniteDifferences) {
-  const Matrix X1 = random_normal(6, 3, 3), X2 = random_normal(5, 3, 4), G = random_normal(6, 5, 5);
+// L = sum(G o K(X1, X2)) for a fixed random G: its gradient is exactly what cross_backward returns,
+// for an n1 x n2 block on `threads` threads.
+void check_cross_backward(Index n1, Index n2, int threads) {
+  SCOPED_TRACE(::testing::Message() << n1 << " x " << n2 << " on " << threads << " threads");
+  const testing::ScopedThreads scoped(threads);
+  const Index q_dim = 3;
+  const Matrix X1 = random_normal(n1, q_dim, 3), X2 = random_normal(n2, q_dim, 4),
+               G = random_normal(n1, n2, 5);
   const EqArdKernel k0 = make_kernel();
-  const Index nh = k0.num_hyperparameters();
-  auto unpack = [&](const Vector& p, Matrix& a, Matrix& b, EqArdKernel& k) {
-    a = Eigen::Map<const Matrix>(p.data(), 6, 3);
-    b = Eigen::Map<const Matrix>(p.data() + 18, 5, 3);
-    k.set_hyperparameters(p.tail(nh));
-  };
-  Vector p(18 + 15 + nh);
-  p << Eigen::Map<const Vector>(X1.data(), 18), Eigen::Map<const Vector>(X2.data(), 15), k0.hyperparameters();
+  const Index nh = k0.num_hyperparameters(), s1 = n1 * q_dim, s2 = n2 * q_dim;
+  Vector p(s1 + s2 + nh);
+  p << Eigen::Map<const Vector>(X1.data(), s1), Eigen::Map<const Vector>(X2.data(), s2), k0.hyperparameters();
   auto loss = [&](const Vector& q) {
-    Matrix a, b, K;
     EqArdKernel k = k0;
-    unpack(q, a, b, k);
-    k.cross(a, b, K);
+    k.set_hyperparameters(q.tail(nh));
+    Matrix K;
+    k.cross(Eigen::Map<const Matrix>(q.data(), n1, q_dim), Eigen::Map<const Matrix>(q.data() + s1, n2, q_dim),
+            K);
     return (G.array() * K.array()).sum();
   };
-  Matrix K, dX1 = Matrix::Zero(6, 3), dX2 = Matrix::Zero(5, 3);
+  Matrix K, dX1 = Matrix::Zero(n1, q_dim), dX2 = Matrix::Zero(n2, q_dim);
   Vector dh = Vector::Zero(nh);
   k0.cross(X1, X2, K);
   k0.cross_backward(X1, X2, K, G, &dX1, &dX2, dh);
   Vector analytic(p.size());
-  analytic << Eigen::Map<const Vector>(dX1.data(), 18), Eigen::Map<const Vector>(dX2.data(), 15), dh;
+  analytic << Eigen::Map<const Vector>(dX1.data(), s1), Eigen::Map<const Vector>(dX2.data(), s2), dh;
   EXPECT_LT(max_relative_error(analytic, finite_difference_gradient(loss, p)), 1e-8);
+}
+
+TEST(EqArdKernel, CrossBackwardMatchesFiniteDifferences) {
+  check_cross_backward(6, 5, 1);
+}
+
+// Large enough that both passes split among the threads (rows and columns are shared 16 at a time).
+TEST(EqArdKernel, CrossBackwardMatchesFiniteDifferencesOnSeveralThreads) {
+  check_cross_backward(40, 50, 3);
 }
 
 TEST(EqArdKernel, SymmetricBlockAndDiagonalBackwardMatchFiniteDifferences) {
