@@ -11,6 +11,7 @@ measurement as JSON lines to --raw.
 
 usage: /usr/bin/python3 bench/compare_pytorch.py [--build build] [--repeats 3] [--raw FILE]
        [--quick]   (A = 200 only, no two-core runs: for a smoke test)  [--cores N]  (only those cases)
+       [--python PATH]  (the baseline's interpreter; default /usr/bin/python3, Debian's python3-torch)
 """
 import argparse
 import json
@@ -63,8 +64,8 @@ def cpp(build, case, layout):
     return run_json(cmd, env)
 
 
-def pytorch(case):
-    cmd = ["/usr/bin/python3", os.path.join(HERE, "pytorch_sas.py"), "--steps", "12", "--active",
+def pytorch(python, case):
+    cmd = [python, os.path.join(HERE, "pytorch_sas.py"), "--steps", "12", "--active",
            str(case["active"]), "--dtype", case["dtype"], "--threads", str(case["cores"])]
     cmd += ["--bayesian"] if case["bayesian"] else []
     cmd += ["--free"] if case["free"] else []
@@ -96,6 +97,8 @@ def main():
     ap.add_argument("--raw", default=None, help="write every measurement here as JSON lines")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cores", type=int, default=0, help="only the cases with this many cores")
+    ap.add_argument("--python", default="/usr/bin/python3",
+                    help="interpreter with torch for the baseline (default: Debian's, with python3-torch)")
     a = ap.parse_args()
     raw = open(a.raw, "w") if a.raw else None
     print("| model | precision | cores | C++ ranks x threads | A | C++ ms/step | PyTorch ms/step | C++ / PyTorch "
@@ -114,7 +117,7 @@ def main():
                 r["mixed"].append(c["ratio_to_precision_mix"])
                 if raw:
                     raw.write(json.dumps(dict(c, cores=case["cores"])) + "\n")
-            p = pytorch(case)
+            p = pytorch(a.python, case)
             p_times.append(p["ms_per_step"])
             if raw:
                 raw.write(json.dumps(dict(p, cores=case["cores"])) + "\n")

@@ -10,7 +10,9 @@
 //
 //   [OMP_NUM_THREADS=T] [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
-//       [--json]
+//       [--keep-denormals] [--json]
+// --keep-denormals: fp32 steps keep IEEE subnormals instead of flushing them (the default,
+// core/denormals.hpp); for measuring what the flush saves on processors that trap on them.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -54,7 +56,7 @@ struct Options {
   Index batch = 1024, active = 200, dim = 784, latent = 2;
   std::vector<Index> hidden{512, 256};
   int rounds = 7, steps_per_round = 5;
-  bool bayesian = false, free_latents = false, float32 = false, json = false;
+  bool bayesian = false, free_latents = false, float32 = false, keep_denormals = false, json = false;
 };
 
 std::vector<Index> parse_list(const std::string& s) {
@@ -91,6 +93,8 @@ Options parse(int argc, char** argv) {
       o.steps_per_round = std::stoi(next());
     else if (a == "--float32")
       o.float32 = true;
+    else if (a == "--keep-denormals")
+      o.keep_denormals = true;
     else if (a == "--json")
       o.json = true;
     else if (a == "--bayesian")
@@ -224,6 +228,7 @@ Timings run(const Options& o, const Communicator& comm, int threads) {
   c.bayesian = o.bayesian;
   c.latents = o.free_latents ? LatentKind::free : LatentKind::amortised;
   c.precision = o.float32 ? Precision::float32 : Precision::float64;
+  c.flush_denormals = !o.keep_denormals;
   c.seed = 1;
   const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
   const auto begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
@@ -310,11 +315,12 @@ int main(int argc, char** argv) {
         "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
         "\"gflops_openblas\": %.3f, \"gflops_eigen\": %.3f, \"gflops_engine\": %.3f, "
         "\"ratio_to_best_gemm\": %.4f, \"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
-        "\"engine\": \"%s\", \"blas_core\": \"%s\"}\n",
+        "\"engine\": \"%s\", \"blas_core\": \"%s\", \"flush_denormals\": %s}\n",
         o.float32 ? "float32" : "float64", comm.size(), threads, (long)o.batch, (long)o.active, (long)o.dim,
         o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
         rates[0] / 1e9, rates[1] / 1e9, rates[2] / 1e9, step_rate / best_rate, mixed_limit,
-        flops.f64 / flops.total(), engine.c_str(), blas_core_name().c_str());
+        flops.f64 / flops.total(), engine.c_str(), blas_core_name().c_str(),
+        o.float32 && !o.keep_denormals ? "true" : "false");
     return 0;
   }
   std::printf("%s; encoder GEMM engine: %s (GPLVM_GEMM=%s)\n", blas_kernel_note().c_str(), engine.c_str(),

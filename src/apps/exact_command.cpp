@@ -65,7 +65,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
        {"latents", true, "file with /latent/mean (and /latent/var) to use instead of the run's"},
        {"block", true,
         "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
-       {"grid", true, "process grid ROWSxCOLS (default: as square as possible)"},
+       {"grid", true, "process grid ROWSxCOLS (default: 1xP below 64 ranks, see docs/architecture.md)"},
        {"samples", true, "Bayesian runs: Monte-Carlo samples of E_q[log p(Y|X)] (default 0)"},
        {"seed", true, "seed of the Monte-Carlo samples (default 0)"}},
       false);

@@ -54,9 +54,9 @@ ConfigSchema train_config_schema() {
                   {R::greater_than(0)})
       .add_int("exact.block_size", ExactDistributedOptions{}.block_size, "exact: ScaLAPACK block size",
                {R::at_least(1)})
-      .add_int("exact.grid_rows", 0, "exact: process grid rows (0: as square as possible)", {R::at_least(0)})
-      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: as square as possible)",
+      .add_int("exact.grid_rows", 0, "exact: process grid rows (0: the default grid, 1 x P below 64 ranks)",
                {R::at_least(0)})
+      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: the default grid)", {R::at_least(0)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
       .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
   return s;

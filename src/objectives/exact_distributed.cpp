@@ -27,7 +27,7 @@ constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 // Input validation
 
 std::pair<int, int> grid_shape(const ExactDistributedOptions& o, int ranks) {
-  return o.grid_rows > 0 ? std::pair{o.grid_rows, o.grid_cols} : BlacsGrid::square_shape(ranks);
+  return o.grid_rows > 0 ? std::pair{o.grid_rows, o.grid_cols} : BlacsGrid::default_shape(ranks);
 }
 
 void validate_options(const ExactDistributedOptions& o) {

@@ -1,6 +1,5 @@
 #include "gplvm/parallel/blacs_grid.hpp"
 
-#include <cmath>
 #include <string>
 
 #include "gplvm/core/error.hpp"
@@ -15,17 +14,18 @@ std::string shape_text(int nprow, int npcol) {
 
 }  // namespace
 
-std::pair<int, int> BlacsGrid::square_shape(int ranks) {
+std::pair<int, int> BlacsGrid::default_shape(int ranks) {
   require(ranks >= 1, "a process grid needs at least one rank", {"", "ranks", std::to_string(ranks)});
-  int rows = static_cast<int>(std::sqrt(static_cast<double>(ranks)));
-  while (rows > 1 && ranks % rows != 0) --rows;
+  int rows = 1;
+  for (int d = 2; 16L * d * d <= ranks; ++d)
+    if (ranks % d == 0) rows = d;
   return {rows, ranks / rows};
 }
 
 BlacsGrid::BlacsGrid(const Communicator& comm) : BlacsGrid(comm, 0, 0) {}
 
 BlacsGrid::BlacsGrid(const Communicator& comm, int nprow, int npcol) : comm_(comm) {
-  if (nprow == 0 && npcol == 0) std::tie(nprow, npcol) = square_shape(comm.size());
+  if (nprow == 0 && npcol == 0) std::tie(nprow, npcol) = default_shape(comm.size());
   require(nprow >= 1 && npcol >= 1, "process grid dimensions must be positive",
           {"", "grid", shape_text(nprow, npcol)});
   require(static_cast<long>(nprow) * npcol <= comm.size(),

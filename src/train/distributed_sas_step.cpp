@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
@@ -255,6 +256,7 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   if (model_.config().precision == Precision::float64)
     return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
                                gradient, encoder_slices);
+  const ScopedFlushDenormals flush(model_.config().flush_denormals);
   return evaluate_in<float>(params, work, work_data<float>(batch_rows, worker, work), num_active, b, key,
                             gradient, encoder_slices);
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
@@ -318,6 +319,7 @@ BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey 
   validate_rows(batch.rows, batch.data);
   if (config_.precision == Precision::float64)
     return evaluate_in<double>(params, batch, batch.data, key, gradient);
+  const ScopedFlushDenormals flush(config_.flush_denormals);
   const RowMatrixF data = batch.data.cast<float>();
   return evaluate_in<float>(params, batch, data, key, gradient);
 }

@@ -66,13 +66,20 @@ TEST(BlockCyclicAxis, EveryGlobalIndexHasOneOwnerAndMapsBackLikeScaLapack) {
         }
 }
 
-TEST(BlacsGrid, DefaultIsTheMostSquareFactorisation) {
-  EXPECT_EQ(BlacsGrid::square_shape(1), std::pair(1, 1));
-  EXPECT_EQ(BlacsGrid::square_shape(2), std::pair(1, 2));
-  EXPECT_EQ(BlacsGrid::square_shape(4), std::pair(2, 2));
-  EXPECT_EQ(BlacsGrid::square_shape(6), std::pair(2, 3));
-  EXPECT_EQ(BlacsGrid::square_shape(7), std::pair(1, 7));
-  EXPECT_EQ(BlacsGrid::square_shape(12), std::pair(3, 4));
+TEST(BlacsGrid, DefaultIsOneRowOnANodeAndSixteenTimesAsWideAtScale) {
+  for (int p : {1, 2, 4, 7, 12, 16, 63}) EXPECT_EQ(BlacsGrid::default_shape(p), std::pair(1, p)) << p;
+  EXPECT_EQ(BlacsGrid::default_shape(64), std::pair(2, 32));
+  EXPECT_EQ(BlacsGrid::default_shape(96), std::pair(2, 48));
+  EXPECT_EQ(BlacsGrid::default_shape(127), std::pair(1, 127));  // prime: one row
+  EXPECT_EQ(BlacsGrid::default_shape(144), std::pair(3, 48));
+  EXPECT_EQ(BlacsGrid::default_shape(256), std::pair(4, 64));
+  EXPECT_EQ(BlacsGrid::default_shape(1024), std::pair(8, 128));
+  for (int p = 1; p <= 2048; ++p) {
+    const auto [rows, cols] = BlacsGrid::default_shape(p);
+    ASSERT_EQ(rows * cols, p);
+    ASSERT_LE(16 * rows * rows, std::max(p, 16));
+    for (int d = rows + 1; 16 * d * d <= p; ++d) ASSERT_NE(p % d, 0) << "a taller grid fits " << p;
+  }
   const Communicator comm;
   const BlacsGrid grid(comm);
   EXPECT_EQ(grid.nprow() * grid.npcol(), comm.size());

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/train/sas_model.hpp"
@@ -152,6 +153,36 @@ TEST(SasModel, NonBayesianObjectiveIsInvariantToLatentTranslation) {
   EXPECT_EQ(g.segment(output_bias, 2).norm(), 0.0);
   p.segment(output_bias, 2) += Vector::Constant(2, 0.37);
   EXPECT_NEAR(model.evaluate(p, {rows, Y, 5}, {}, g).objective, before, 1e-9 * std::abs(before));
+}
+
+// Free latents spread over many lengthscales (N(0, 1) at l = 0.1) give kernel values below
+// float's smallest normal number, which fp32 steps flush to zero (core/denormals.hpp): the step's
+// result is the one computed with IEEE gradual underflow, to rounding, and the calling thread's
+// control word comes back.
+TEST(SasModel, Float32StepFlushesSubnormalsWithoutChangingItsResult) {
+  SasModelConfig c;
+  c.data_dim = 8;
+  c.latents = LatentKind::free;
+  c.lengthscale = 0.1;
+  c.precision = Precision::float32;
+  c.seed = 5;
+  const std::uint64_t n = 300;
+  std::vector<std::uint64_t> rows(240);
+  std::iota(rows.begin(), rows.end(), 30);
+  const RowMatrix Y = random_normal(static_cast<Index>(rows.size()), c.data_dim, 8);
+  const Batch batch{rows, Y, 40};
+  auto evaluate = [&](bool flush, Vector& gradient) {
+    SasModelConfig ci = c;
+    ci.flush_denormals = flush;
+    const SasModel model(ci, n, 0, n);
+    return model.evaluate(model.initial_parameters(), batch, {}, gradient).objective;
+  };
+  Vector g_ieee, g_flushed;
+  const double ieee = evaluate(false, g_ieee);
+  const double flushed = evaluate(true, g_flushed);
+  EXPECT_FALSE(flushes_denormals());
+  EXPECT_NEAR(flushed, ieee, 1e-12 * std::abs(ieee));
+  EXPECT_LT(max_relative_error(g_flushed, g_ieee), 1e-9);
 }
 
 TEST(BatchSchedule, EveryRowOnceAnEpochAndBatchesIndependentOfAnythingButSeed) {

@@ -34,7 +34,7 @@ struct ExactDistributedOptions {
   // (bench/tune_pdpotrf_block.py, docs/benchmarks.md): 0.86-0.88 of dpotrf x ranks at N = 5,000
   // and 10,000, against 0.82-0.83 for 64 and 0.79-0.83 for 128.
   int block_size = 96;
-  int grid_rows = 0;  // Pr x Pc <= P; 0 x 0: the most square grid on all ranks
+  int grid_rows = 0;  // Pr x Pc <= P; 0 x 0: BlacsGrid::default_shape on all ranks
   int grid_cols = 0;
   bool with_gradient = true;  // for exact_log_marginal_likelihood_distributed and the estimate
   bool check_memory = true;   // refuse (InputError) before allocating what does not fit

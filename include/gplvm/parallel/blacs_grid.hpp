@@ -15,16 +15,22 @@ namespace gplvm {
 
 class BlacsGrid {
  public:
-  // The most square grid on all ranks: Pr <= Pc, Pr * Pc = P (P prime gives 1 x P).
+  // The default grid on all ranks (default_shape).
   explicit BlacsGrid(const Communicator& comm);
-  // An explicit Pr x Pc grid (Pr, Pc >= 1, Pr * Pc <= P); 0 x 0 asks for the most square grid.
+  // An explicit Pr x Pc grid (Pr, Pc >= 1, Pr * Pc <= P); 0 x 0 asks for the default grid.
   BlacsGrid(const Communicator& comm, int nprow, int npcol);
   ~BlacsGrid();
   BlacsGrid(const BlacsGrid&) = delete;
   BlacsGrid& operator=(const BlacsGrid&) = delete;
 
-  // The most square factorisation Pr x Pc of `ranks` with Pr <= Pc.
-  static std::pair<int, int> square_shape(int ranks);
+  // The default Pr x Pc = P: Pr is the largest divisor of P with 16 Pr^2 <= P, so 1 x P up to
+  // 63 ranks, then a grid 16 or more times as wide as tall (64 ranks: 2 x 32, 256: 4 x 64).
+  // Why: pdpotrf at 2-16 ranks on one node ran fastest on 1 x P, 1.1-1.7x faster than on the
+  // square grid (docs/benchmarks.md, "The exact path at 4-16 ranks"): the panel of a 1 x P grid
+  // is factorised and solved on one rank without messages, and each rank's trailing update is
+  // one tall local product. At scale the rows keep each rank's share of block columns
+  // (N / (Pc NB)) from running out and bound the panel broadcast; that part is not measured.
+  static std::pair<int, int> default_shape(int ranks);
 
   int context() const noexcept { return context_; }  // -1 on ranks outside the grid
   int nprow() const noexcept { return nprow_; }

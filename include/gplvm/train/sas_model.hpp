@@ -37,6 +37,7 @@ struct SasModelConfig {
   double free_latent_variance = 0.05;  // free Bayesian latents start with this variance
   RemainderScaling scaling = RemainderScaling::full_data;
   Precision precision = Precision::float64;  // float32: encoder and data products in fp32
+  bool flush_denormals = true;               // float32 steps flush subnormals to zero (core/denormals.hpp)
   std::uint64_t seed = 0;
 };
 
