@@ -13,6 +13,7 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/resource_usage.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 
 namespace gplvm {
@@ -75,6 +76,8 @@ int exact_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Exact GPLVM log marginal likelihood of a trained run.").c_str());
     return kExitOk;
   }
+  if (comm.is_root())
+    std::fprintf(stderr, "# %s\n", blas_kernel_note().c_str());  // LAPACK runs the factorisation
   const auto start = std::chrono::steady_clock::now();
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   const std::string latents_file = cl.value_or("latents", run.path);

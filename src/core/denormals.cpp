@@ -11,12 +11,13 @@ namespace {
 constexpr unsigned kFlushToZero = 0x8000;     // MXCSR bit 15: subnormal results become zero
 constexpr unsigned kDenormalsAreZero = 0x40;  // MXCSR bit 6: subnormal operands read as zero
 constexpr unsigned kFlushBoth = kFlushToZero | kDenormalsAreZero;
+constexpr unsigned kStatusFlags = 0x3f;  // MXCSR bits 0-5: sticky exception flags, not control
 
 }  // namespace
 
 unsigned floating_point_control() {
 #ifdef GPLVM_HAS_MXCSR
-  return _mm_getcsr();
+  return _mm_getcsr() & ~kStatusFlags;
 #else
   return 0;
 #endif

@@ -28,8 +28,9 @@ class ScopedFlushDenormals {
   bool changed_ = false;
 };
 
-// The calling thread's floating-point control word (MXCSR on x86-64; 0 elsewhere) and its
-// restoration: what a worker thread adopts from the thread that started the parallel region.
+// The calling thread's floating-point control word (MXCSR without its sticky exception flags on
+// x86-64; 0 elsewhere) and its restoration: what a worker thread adopts from the thread that
+// started the parallel region. Setting it clears the exception flags.
 unsigned floating_point_control();
 void set_floating_point_control(unsigned control);
 

@@ -13,8 +13,14 @@ namespace gplvm {
 // OpenBLAS's name for the kernels in use ("Haswell", "SkylakeX", "Cooperlake", "Zen", ...).
 std::string blas_core_name();
 
-// One line: the kernels in use, and OPENBLAS_CORETYPE when it forced them.
+// One line: the kernels in use, OPENBLAS_CORETYPE when it forced them, and the advice below.
 std::string blas_kernel_note();
+
+// Advice when auto-detection picked kernels narrower than the CPU's vectors: OpenBLAS 0.3.21
+// does not know newer CPUs and falls back, e.g. to Prescott's SSE3 kernels on an Intel Xeon of
+// 2023 (DGEMM 15 against 72 GFLOP/s: docs/benchmarks.md, "The device machine"). Empty when the
+// kernels fit, or when OPENBLAS_CORETYPE chose them (the user's choice stands).
+std::string blas_kernel_advice(const std::string& core, bool forced, bool cpu_has_avx512, bool cpu_has_avx2);
 
 // OpenBLAS's own thread count (its pthread pool, separate from the rank's OpenMP threads).
 void set_blas_threads(int threads);
