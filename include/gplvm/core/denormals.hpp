@@ -5,7 +5,7 @@
 // the order of a hundred cycles. An fp32 step meets subnormals where kernel values such as
 // exp(-d^2 / 2l^2) between 1.4e-45 and 1.2e-38 are rounded to float: free latents spread over
 // many lengthscales make whole bands of them. On an Intel Xeon such a step ran slower than the
-// fp64 one, and PyTorch's ten times slower than its amortised step (docs/benchmarks.md, "The
+// fp64 one, and PyTorch's fourteen times slower than its amortised step (docs/benchmarks.md, "The
 // device machine"). AMD's Zen 4 takes no assist, so nothing changes there.
 //
 // ScopedFlushDenormals sets FTZ (subnormal results become zero) and DAZ (subnormal operands read

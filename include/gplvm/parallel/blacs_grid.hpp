@@ -25,8 +25,8 @@ class BlacsGrid {
 
   // The default Pr x Pc = P: Pr is the largest divisor of P with 16 Pr^2 <= P, so 1 x P up to
   // 63 ranks, then a grid 16 or more times as wide as tall (64 ranks: 2 x 32, 256: 4 x 64).
-  // Why: pdpotrf at 2-16 ranks on one node ran fastest on 1 x P, 1.1-1.7x faster than on the
-  // square grid (docs/benchmarks.md, "The exact path at 4-16 ranks"): the panel of a 1 x P grid
+  // Why: pdpotrf at 2-16 ranks on one node ran fastest on a flat grid, 1.15-1.87x faster than on
+  // the square one (docs/benchmarks.md, "The device machine"): the panel of a 1 x P grid
   // is factorised and solved on one rank without messages, and each rank's trailing update is
   // one tall local product. At scale the rows keep each rank's share of block columns
   // (N / (Pc NB)) from running out and bound the panel broadcast; that part is not measured.
