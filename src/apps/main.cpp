@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   try {
     // OMP_NUM_THREADS threads per rank, 1 when unset (P ranks on P cores never oversubscribe).
     threads_from_environment();
-    if (threads_per_rank() > cores_available()) log_warning(thread_note());
+    if (const std::string warning = thread_warning(); !warning.empty()) log_warning(warning);
     return it->second.first(Arguments(argv + 2, argv + argc), comm);
   } catch (const InputError& e) {
     return report(comm, name, e, true);

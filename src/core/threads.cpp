@@ -57,16 +57,17 @@ int cores_available() {
 }
 
 std::string thread_note() {
-  const int threads = threads_per_rank(), cores = cores_available();
-  std::string note = "threads per rank: " + std::to_string(threads) +
-                     " (cores available to this rank: " + std::to_string(cores) + ")";
-  if (threads > cores)
-    note +=
-        "; warning: the threads share cores. Give each rank as many cores as threads (mpirun "
-        "--map-by slot:PE=" +
-        std::to_string(threads) + ", srun --cpus-per-task=" + std::to_string(threads) +
-        ") or lower OMP_NUM_THREADS";
-  return note;
+  return "threads per rank: " + std::to_string(threads_per_rank()) +
+         " (cores available to this rank: " + std::to_string(cores_available()) + ")";
+}
+
+std::string thread_warning() {
+  const int threads = threads_per_rank();
+  if (threads <= cores_available()) return "";
+  return thread_note() +
+         ": the threads share cores. Give each rank as many cores as threads (mpirun --map-by slot:PE=" +
+         std::to_string(threads) + ", srun --cpus-per-task=" + std::to_string(threads) +
+         ") or lower OMP_NUM_THREADS";
 }
 
 bool inside_parallel_region() {

@@ -145,12 +145,16 @@ TEST(Threads, BadOmpNumThreadsIsAnInputErrorNamingIt) {
   EXPECT_THROW(set_threads_per_rank(0), InputError);
 }
 
-TEST(Threads, NoteWarnsWhenThreadsExceedTheRanksCores) {
+TEST(Threads, WarningWhenThreadsExceedTheRanksCores) {
   const ThreadCountGuard guard;
   set_threads_per_rank(1);
-  EXPECT_EQ(thread_note().find("warning"), std::string::npos);
-  set_threads_per_rank(cores_available() + 1);
-  EXPECT_NE(thread_note().find("warning"), std::string::npos);
+  EXPECT_EQ(thread_warning(), "");
+  EXPECT_NE(thread_note().find("threads per rank: 1"), std::string::npos) << thread_note();
+  const int too_many = cores_available() + 1;
+  set_threads_per_rank(too_many);
+  const std::string warning = thread_warning();
+  EXPECT_NE(warning.find("share cores"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("--cpus-per-task=" + std::to_string(too_many)), std::string::npos) << warning;
   EXPECT_GE(cores_available(), 1);
 }
 

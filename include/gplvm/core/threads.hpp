@@ -35,9 +35,12 @@ int threads_from_environment();
 // Cores this process may run on (its CPU affinity mask: what mpirun's or srun's binding gave it).
 int cores_available();
 
-// One line for run headers: "threads per rank: T (cores available to this rank: C)", with a
-// warning appended when T > C (the threads would share cores).
+// One line for run headers: "threads per rank: T (cores available to this rank: C)".
 std::string thread_note();
+
+// When T > C (the threads would share cores): a warning saying how to give each rank its cores;
+// otherwise empty. Every command logs it once at start (apps/main.cpp).
+std::string thread_warning();
 
 // True on a thread of a parallel region: nested splits then run on the calling thread alone.
 bool inside_parallel_region();
