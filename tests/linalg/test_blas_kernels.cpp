@@ -6,12 +6,12 @@
 
 #include <string>
 
+#include "support/test_support.hpp"
+
 namespace gplvm {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::contains;
 
 TEST(BlasKernels, FallbackOnAnAvx512CpuIsAWarningNamingTheFix) {
   const std::string advice = blas_kernel_advice("Prescott", false, true, true);

@@ -21,6 +21,7 @@ namespace gplvm {
 namespace {
 
 using testing::CapturedLog;
+using testing::contains;
 using testing::finite_difference_gradient;
 using testing::max_relative_error;
 using testing::random_normal;
@@ -318,10 +319,6 @@ std::string input_error_of(F&& f) {
     return e.what();
   }
   return "(no InputError)";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(ExactDistributed, BadInputIsAnInputErrorOnEveryRank) {

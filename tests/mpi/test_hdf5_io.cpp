@@ -18,11 +18,13 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
+#include "support/test_support.hpp"
 
 namespace gplvm {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::contains;
 
 constexpr Index kRows = 37, kCols = 5;
 
@@ -94,10 +96,6 @@ InputError expect_input_error(F&& f) {
   }
   ADD_FAILURE() << "expected InputError, nothing thrown";
   return InputError("nothing thrown");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // ---- reading hyperslabs -------------------------------------------------------------------------

@@ -19,6 +19,11 @@ Vector finite_difference_gradient(const std::function<double(const Vector&)>& f,
 // that is zero in both does not divide by zero and a tiny component is judged against the rest.
 double max_relative_error(const ConstVectorRef& a, const ConstVectorRef& b, double floor = 1e-12);
 
+// Whether `part` occurs in `text` (error and log messages).
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Collects warnings while alive; restores the previous sink on destruction.
 class CapturedLog {
  public:
