@@ -22,6 +22,10 @@ std::string with_context(const std::string& what, const ErrorContext& c) {
 Error::Error(const std::string& what, ErrorContext context)
     : std::runtime_error(with_context(what, context)), reason_(what), context_(std::move(context)) {}
 
+void require(bool condition, const char* what, ErrorContext context) {
+  if (!condition) throw InputError(what, std::move(context));
+}
+
 void require(bool condition, const std::string& what, ErrorContext context) {
   if (!condition) throw InputError(what, std::move(context));
 }

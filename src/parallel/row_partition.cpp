@@ -19,7 +19,8 @@ std::uint64_t RowPartition::begin(int rank) const {
 }
 
 int RowPartition::owner(std::uint64_t row) const {
-  require(row < num_rows_, "row index out of range", {"", "row", std::to_string(row)});
+  // Called for every row of every batch: test before building the error's strings.
+  if (row >= num_rows_) throw InputError("row index out of range", {"", "row", std::to_string(row)});
   const std::uint64_t base = num_rows_ / num_ranks_, extra = num_rows_ % num_ranks_;
   const std::uint64_t boundary = extra * (base + 1);  // rows below it belong to the larger blocks
   if (row < boundary) return static_cast<int>(row / (base + 1));

@@ -148,6 +148,10 @@ DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std
                                                            Index num_active) const {
   WorkRows work;
   work.active_per_rank.assign(comm_.size(), 0);
+  // Sized once, so that a step allocates the same few blocks whatever the batch size.
+  const auto own = static_cast<std::size_t>(std::count(worker.begin(), worker.end(), comm_.rank()));
+  work.positions.reserve(own);
+  work.rows.reserve(own);
   for (Index p = 0; p < static_cast<Index>(batch_rows.size()); ++p) {
     if (worker[p] == comm_.rank()) {
       work.positions.push_back(p);
@@ -183,9 +187,11 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
   const int me = comm_.rank(), ranks = comm_.size();
   std::vector<int> owner(batch_rows.size());
   bool any_moved = false;
+  std::size_t num_outgoing = 0;
   for (std::size_t p = 0; p < batch_rows.size(); ++p) {
     owner[p] = partition_.owner(batch_rows[p]);
     any_moved = any_moved || owner[p] != worker[p];
+    num_outgoing += owner[p] == me && worker[p] != me;
   }
   // Every rank sees the same owner and worker arrays, so all of them skip the exchange together.
   if (!any_moved) return local_rows<Scalar>(work.rows);
@@ -193,6 +199,7 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
   // Rows to send, grouped by destination rank, in position order within a group: the order in
   // which the receiver places them.
   std::vector<std::uint64_t> outgoing;
+  outgoing.reserve(num_outgoing);  // sized once, not grown row by row
   std::vector<int> send_rows(ranks, 0), receive_rows(ranks, 0);
   for (int r = 0; r < ranks; ++r) {
     if (r == me) continue;

@@ -39,7 +39,12 @@ class NumericalError : public Error {
   using Error::Error;
 };
 
-// Throws InputError(what, context) unless condition holds.
+// Throws InputError(what, context) unless condition holds. A literal message binds to the
+// const char* overload, so a check that passes allocates nothing for it (a std::string parameter
+// would build a heap copy of every message over 15 characters on every call, thousands per
+// training step). The context is still built before the call: keep its strings short in checks
+// that run per row, or test and throw directly there.
+void require(bool condition, const char* what, ErrorContext context = {});
 void require(bool condition, const std::string& what, ErrorContext context = {});
 
 }  // namespace gplvm
