@@ -20,15 +20,7 @@
 namespace gplvm {
 namespace {
 
-struct Variant {
-  bool bayesian;
-  LatentKind latents;
-  Precision precision = Precision::float64;
-};
-
-void PrintTo(const Variant& v, std::ostream* os) {
-  *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
-}
+using Variant = testing::ModelVariant;
 
 // fp64: the distributed step must reproduce the serial one up to the order of the gradient sums,
 // which Adam carries into the parameters at the 1e-10 to 1e-9 level (measured up to 1.4e-9 for

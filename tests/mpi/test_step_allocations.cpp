@@ -22,15 +22,7 @@
 namespace gplvm {
 namespace {
 
-struct Variant {
-  bool bayesian;
-  LatentKind latents;
-  Precision precision;
-};
-
-void PrintTo(const Variant& v, std::ostream* os) {
-  *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
-}
+using Variant = testing::ModelVariant;
 
 class StepAllocations : public ::testing::TestWithParam<Variant> {};
 
@@ -62,10 +54,8 @@ TEST_P(StepAllocations, DoNotGrowWithTheBatchSize) {
   const SasModel model(testing::training_test_config(kDim, v.bayesian, v.latents, v.precision, {10, 6}, 13),
                        kRows, begin, count);
   const RowMatrix local = Y.middleRows(begin, count);
-  const RowMatrixF local_f32 = local.cast<float>();
-  const DistributedSasStep step = v.precision == Precision::float32
-                                      ? DistributedSasStep(model, comm, partition, DataRefF(local_f32))
-                                      : DistributedSasStep(model, comm, partition, DataRef(local));
+  RowMatrixF local_f32;
+  const DistributedSasStep step = testing::distributed_step_for(model, comm, partition, local, local_f32);
   const Vector params = model.initial_parameters();
 
   const std::uint64_t small = allocations_of_steps(step, params, 48);

@@ -16,15 +16,7 @@
 namespace gplvm {
 namespace {
 
-struct Variant {
-  bool bayesian;
-  LatentKind latents;
-  Precision precision;
-};
-
-void PrintTo(const Variant& v, std::ostream* os) {
-  *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
-}
+using Variant = testing::ModelVariant;
 
 class ThreadCountTraining : public ::testing::TestWithParam<Variant> {};
 
@@ -46,10 +38,8 @@ Trajectory train(const Variant& v, const Communicator& comm, int threads) {
   const SasModel model(c, kRows, begin, count);
   const RowMatrix all = testing::random_normal(kRows, kDim, 9);
   const RowMatrix local = all.middleRows(begin, count);
-  const RowMatrixF local_f32 = local.cast<float>();
-  const DistributedSasStep step = v.precision == Precision::float32
-                                      ? DistributedSasStep(model, comm, partition, DataRefF(local_f32))
-                                      : DistributedSasStep(model, comm, partition, DataRef(local));
+  RowMatrixF local_f32;
+  const DistributedSasStep step = testing::distributed_step_for(model, comm, partition, local, local_f32);
   ShardedAdam adam(comm, model.num_parameters(), step.encoder_block(), {.learning_rate = 1e-2});
   const BatchSchedule schedule(kRows, kBatch, c.seed);
   Trajectory t{model.initial_parameters(), {}};

@@ -32,6 +32,19 @@ SasModelConfig training_test_config(Index data_dim, bool bayesian, LatentKind la
   return c;
 }
 
+void PrintTo(const ModelVariant& v, std::ostream* os) {
+  *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
+}
+
+DistributedSasStep distributed_step_for(const SasModel& model, const Communicator& comm,
+                                        const RowPartition& partition, const RowMatrix& local,
+                                        RowMatrixF& local_f32) {
+  if (model.config().precision == Precision::float64)
+    return DistributedSasStep(model, comm, partition, local);
+  local_f32 = local.cast<float>();
+  return DistributedSasStep(model, comm, partition, DataRefF(local_f32));
+}
+
 Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x, double h) {
   Vector g(x.size());
   Vector xp = x;

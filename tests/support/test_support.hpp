@@ -1,12 +1,16 @@
 #pragma once
 // Shared test helpers: central finite differences, relative errors, captured log lines.
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/train/distributed_sas_step.hpp"
 #include "gplvm/train/sas_model.hpp"
 
 namespace gplvm::testing {
@@ -54,6 +58,21 @@ class ScopedThreads {
 // encoder widths and seed.
 SasModelConfig training_test_config(Index data_dim, bool bayesian, LatentKind latents, Precision precision,
                                     std::vector<Index> encoder_hidden, std::uint64_t seed);
+
+// A variant of the training tests' model: SAS or Bayesian SAS, amortised or free latents, fp64 or
+// fp32.
+struct ModelVariant {
+  bool bayesian;
+  LatentKind latents;
+  Precision precision = Precision::float64;
+};
+void PrintTo(const ModelVariant& v, std::ostream* os);  // its name in GoogleTest's output
+
+// The distributed step over this rank's rows `local`; for an fp32 model over them held as float32
+// in local_f32 (which must outlive the step), as `gplvm train` holds them.
+DistributedSasStep distributed_step_for(const SasModel& model, const Communicator& comm,
+                                        const RowPartition& partition, const RowMatrix& local,
+                                        RowMatrixF& local_f32);
 
 // The thread counts the thread-count tests compare with one thread.
 inline constexpr int kThreadCounts[] = {2, 3, 4};
