@@ -75,15 +75,7 @@ TEST_P(StepAllocations, DoNotGrowWithTheBatchSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Variants, StepAllocations,
-                         ::testing::Values(Variant{false, LatentKind::amortised, Precision::float64},
-                                           Variant{true, LatentKind::amortised, Precision::float64},
-                                           Variant{false, LatentKind::free, Precision::float64},
-                                           Variant{true, LatentKind::free, Precision::float64},
-                                           Variant{false, LatentKind::amortised, Precision::float32},
-                                           Variant{true, LatentKind::amortised, Precision::float32},
-                                           Variant{false, LatentKind::free, Precision::float32},
-                                           Variant{true, LatentKind::free, Precision::float32}));
+INSTANTIATE_TEST_SUITE_P(Variants, StepAllocations, ::testing::ValuesIn(testing::all_model_variants()));
 
 }  // namespace
 }  // namespace gplvm

@@ -36,6 +36,14 @@ void PrintTo(const ModelVariant& v, std::ostream* os) {
   *os << (v.bayesian ? "bayesian_" : "sas_") << to_string(v.latents) << "_" << to_string(v.precision);
 }
 
+std::vector<ModelVariant> all_model_variants() {
+  std::vector<ModelVariant> variants;
+  for (Precision precision : {Precision::float64, Precision::float32})
+    for (LatentKind latents : {LatentKind::amortised, LatentKind::free})
+      for (bool bayesian : {false, true}) variants.push_back({bayesian, latents, precision});
+  return variants;
+}
+
 DistributedSasStep distributed_step_for(const SasModel& model, const Communicator& comm,
                                         const RowPartition& partition, const RowMatrix& local,
                                         RowMatrixF& local_f32) {

@@ -67,6 +67,8 @@ struct ModelVariant {
   Precision precision = Precision::float64;
 };
 void PrintTo(const ModelVariant& v, std::ostream* os);  // its name in GoogleTest's output
+// All eight: {SAS, Bayesian SAS} x {amortised, free} x {fp64, fp32}.
+std::vector<ModelVariant> all_model_variants();
 
 // The distributed step over this rank's rows `local`; for an fp32 model over them held as float32
 // in local_f32 (which must outlive the step), as `gplvm train` holds them.
