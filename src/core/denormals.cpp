@@ -39,6 +39,14 @@ bool flushes_denormals() {
 #endif
 }
 
+AdoptedFloatingPointControl::AdoptedFloatingPointControl(unsigned control) : own_(floating_point_control()) {
+  set_floating_point_control(control);
+}
+
+AdoptedFloatingPointControl::~AdoptedFloatingPointControl() {
+  set_floating_point_control(own_);
+}
+
 ScopedFlushDenormals::ScopedFlushDenormals(bool enable) : saved_(floating_point_control()) {
 #ifdef GPLVM_HAS_MXCSR
   if (enable && (saved_ & kFlushBoth) != kFlushBoth) {

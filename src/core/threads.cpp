@@ -79,13 +79,11 @@ namespace detail {
 void run_on_threads(int parts, void (*call)(void*, int), void* context) {
   std::exception_ptr first_error;
   std::mutex error_mutex;
-  // Workers compute under the caller's floating-point control (flushing of subnormals), so that
-  // a result does not depend on which thread computed it; each gets its own back afterwards.
+  // Workers compute under the caller's floating-point control (flushing of subnormals).
   const unsigned control = floating_point_control();
 #pragma omp parallel num_threads(parts)
   {
-    const unsigned own = floating_point_control();
-    set_floating_point_control(control);
+    const AdoptedFloatingPointControl adopted(control);
     try {
       // The runtime may grant fewer threads than asked (OMP_DYNAMIC, thread limits): then the
       // threads it gave take the remaining shares in turn, so no share is skipped.
@@ -94,7 +92,6 @@ void run_on_threads(int parts, void (*call)(void*, int), void* context) {
       const std::lock_guard<std::mutex> lock(error_mutex);
       if (!first_error) first_error = std::current_exception();
     }
-    set_floating_point_control(own);
   }
   if (first_error) std::rethrow_exception(first_error);
 }

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <exception>
 #include <type_traits>
+
+#include "gplvm/core/denormals.hpp"
 #else
 #define GPLVM_HAS_PACKED_GEMM 0
 #endif
@@ -389,8 +391,12 @@ void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, 
   // team's barriers, so the failure is agreed on first and rethrown after the region.
   std::exception_ptr grow_error;
   bool any_failed = false;
+  // Every thread computes under the caller's floating-point control (subnormals flushed in an fp32
+  // step), as in run_on_threads: otherwise C's rows would depend on which thread computed them.
+  const unsigned control = floating_point_control();
 #pragma omp parallel num_threads(threads)
   {
+    const AdoptedFloatingPointControl adopted(control);
     PackBuffers<Scalar>& mine = PackBuffers<Scalar>::for_this_thread();
     try {
       grow_a_buffer(mine);

@@ -8,6 +8,7 @@
 #include <Eigen/Cholesky>
 #include <limits>
 
+#include "gplvm/core/denormals.hpp"
 #include "gplvm/linalg/gemm.hpp"
 #include "gplvm/linalg/rank_update.hpp"
 #include "gplvm/linalg/triangular_solve.hpp"
@@ -113,6 +114,29 @@ TEST(ThreadCount, TriangularSolvesDoNotDependOnTheThreadCount) {
         EXPECT_LE(relative_difference(upper, upper_one), allowed_difference<double>(engine))
             << "L^-T B, n=" << n << " m=" << m << " threads=" << t;
       }
+    }
+}
+
+// An fp32 step flushes subnormals (core/denormals.hpp), and every thread of a product must do so
+// as the caller does: products of 1e-20 and 1e-20 are 1e-40, subnormal in float, so under the
+// scope every element is 0 at one thread; a thread left with IEEE gradual underflow would give
+// k * 1e-40 instead. Shapes large and tall enough for each engine's threaded split.
+TEST(ThreadCount, GemmWorkersFlushSubnormalsAsTheCallerDoes) {
+  const Index m = 512, n = 128, k = 64;  // k * 1e-40 stays below float's smallest normal number
+  const MatrixT<float> a = MatrixT<float>::Constant(m, k, 1e-20f), b = MatrixT<float>::Constant(k, n, 1e-20f);
+  for (GemmEngine engine : engines())
+    for (int t : kThreadCounts) {
+      const ScopedThreads scoped(t);
+      // First outside the scope: IEEE subnormals, and the engine's worker threads started (a
+      // thread started under the scope would inherit the flushing and hide a missing hand-over).
+      MatrixT<float> c = MatrixT<float>::Constant(m, n, -1.0f);
+      gemm_with(engine, view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::overwrite);
+      EXPECT_GT(c.minCoeff(), 0.0f) << "engine=" << static_cast<int>(engine) << " threads=" << t;
+      {
+        const ScopedFlushDenormals flush;
+        gemm_with(engine, view_of(a), view_of(b), mutable_view_of(c), GemmUpdate::overwrite);
+      }
+      EXPECT_EQ(c.cwiseAbs().maxCoeff(), 0.0f) << "engine=" << static_cast<int>(engine) << " threads=" << t;
     }
 }
 

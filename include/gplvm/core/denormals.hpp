@@ -34,6 +34,20 @@ class ScopedFlushDenormals {
 unsigned floating_point_control();
 void set_floating_point_control(unsigned control);
 
+// A worker thread of a parallel region computes under `control` (the starting thread's
+// floating_point_control()) while this lives, and gets its own back afterwards. Every parallel
+// region in gplvm opens one per thread, so a result does not depend on which thread computed it.
+class AdoptedFloatingPointControl {
+ public:
+  explicit AdoptedFloatingPointControl(unsigned control);
+  ~AdoptedFloatingPointControl();
+  AdoptedFloatingPointControl(const AdoptedFloatingPointControl&) = delete;
+  AdoptedFloatingPointControl& operator=(const AdoptedFloatingPointControl&) = delete;
+
+ private:
+  unsigned own_;
+};
+
 // Whether this thread flushes subnormals (FTZ and DAZ both set).
 bool flushes_denormals();
 
