@@ -71,7 +71,9 @@ TEST(Threads, SharesCoverTheRangeOnceInWholeUnitsOnDistinctThreads) {
           threads_seen.insert(s.thread);
           // Interior boundaries fall on whole units; only the share ending at n may be ragged.
           EXPECT_EQ(s.begin % unit, 0) << "n=" << n << " unit=" << unit;
-          if (s.end != n) EXPECT_EQ(s.end % unit, 0) << "n=" << n << " unit=" << unit;
+          if (s.end != n) {
+            EXPECT_EQ(s.end % unit, 0) << "n=" << n << " unit=" << unit;
+          }
           EXPECT_GE(s.end - s.begin, std::min(n, unit));
         }
         for (Index i = 0; i < n; ++i)
