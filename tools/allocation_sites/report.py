@@ -10,13 +10,13 @@ import subprocess
 
 
 def load(path):
-    sites, maps, frames = {}, [], None
+    """{stack (tuple of addresses): (count, bytes)} and the memory map of one report."""
+    sites, maps, frames = [], [], None
     for line in open(path):
         if line.startswith("site "):
             _, count, nbytes = line.split()
             frames = []
-            sites_entry = [int(count), int(nbytes), frames]
-            sites[id(sites_entry)] = sites_entry
+            sites.append((int(count), int(nbytes), frames))
         elif line.startswith("  0x"):
             frames.append(int(line, 16))
         elif line.startswith("map "):
@@ -24,7 +24,7 @@ def load(path):
             low, high = (int(x, 16) for x in fields[1].split("-"))
             if len(fields) > 6:
                 maps.append((low, high, int(fields[3], 16), fields[6]))
-    return {tuple(f): (c, b) for c, b, f in sites.values()}, maps
+    return {tuple(f): (c, b) for c, b, f in sites}, maps
 
 
 def namer(maps):

@@ -11,9 +11,9 @@
 // ScopedFlushDenormals sets FTZ (subnormal results become zero) and DAZ (subnormal operands read
 // as zero) in the thread's MXCSR, as PyTorch's torch.set_flush_denormal(True) does, and restores
 // the previous control word at the end. Worker threads take the caller's control word for each
-// parallel region (core/threads), so a result does not depend on the thread count. Values below
-// the smallest normal number (1.2e-38 in float, 2.2e-308 in double) read as zero; nothing else
-// changes. Where the processor has no MXCSR (not x86-64) this is a no-op.
+// parallel region (core/threads, and the packed GEMM's own), so a result does not depend on the
+// thread count. Values below the smallest normal number (1.2e-38 in float, 2.2e-308 in double)
+// read as zero; nothing else changes. Where the processor has no MXCSR (not x86-64) this is a no-op.
 namespace gplvm {
 
 class ScopedFlushDenormals {
