@@ -66,6 +66,32 @@ TEST(EqArdKernel, InvalidHyperparametersAreErrors) {
   EXPECT_THROW(k.cross(Matrix::Zero(2, 2), Matrix::Zero(2, 3), K), InputError);
 }
 
+// The messages name the key and the offending value (built only when a check fails).
+TEST(EqArdKernel, ErrorsNameTheKeyAndTheValue) {
+  try {
+    EqArdKernel(1.0, -0.5, 2);
+    FAIL() << "a negative lengthscale was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, "kernel.lengthscale");
+    EXPECT_TRUE(testing::contains(e.context().value, "-0.5")) << e.what();
+  }
+  try {
+    EqArdKernel(0.0, 1.0, 2);
+    FAIL() << "a zero variance was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, "kernel.variance");
+  }
+  try {
+    Matrix K;
+    make_kernel().cross(Matrix::Zero(2, 3), Matrix::Zero(2, 2), K);  // Q = 3; X2 has 2
+    FAIL() << "inputs of the wrong width were accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, "latent_dim");
+    EXPECT_EQ(e.context().value, "2");
+    EXPECT_TRUE(testing::contains(e.what(), "wrong number of latent dimensions")) << e.what();
+  }
+}
+
 // L = sum(G o K(X1, X2)) for a fixed random G: its gradient is exactly what cross_backward returns,
 // for an n1 x n2 block on `threads` threads.
 void check_cross_backward(Index n1, Index n2, int threads) {

@@ -151,5 +151,16 @@ TEST(RowPartition, OwnersAgreeWithBlocksForAnyRankCount) {
     }
 }
 
+TEST(RowPartition, OwnerOfARowPastTheEndIsAnInputErrorNamingIt) {
+  const RowPartition part(53, 3);
+  try {
+    part.owner(53);
+    FAIL() << "row 53 of 53 was given an owner";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, "row");
+    EXPECT_EQ(e.context().value, "53");
+  }
+}
+
 }  // namespace
 }  // namespace gplvm
