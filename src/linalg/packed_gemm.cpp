@@ -144,63 +144,62 @@ inline void copy_transposed(const Scalar* src, Index src_stride, Index vectors, 
   }
 }
 
-// Register block: an MR x NR tile of C lives in 2 x 12 = 24 of the 32 vector registers, so each
-// k step does 2 loads of A, 12 broadcasts of B and 24 FMAs: FMA-bound on two FMA pipes.
-// Cache blocks (measured on Zen 5, 48 KB L1d / 1 MB L2; the rates were flat within noise for
-// kc in 256..512 and mc in 192..960): a kc x NR panel of B (18 KB) stays in L1 while the
-// mc x kc block of A (288 KB) streams from L2.
+// Register block: an MR x NR tile of C lives in 3 x 8 = 24 of the 32 vector registers, so each
+// k step does 3 loads of A, 8 broadcasts of B and 24 FMAs: FMA-bound on two FMA pipes, with fewer
+// loads per FMA than the 2 x 12 tile this engine started with. On the 2-core Intel Xeon VM
+// (2026-11-23, docs/benchmarks.md) 3 x 8 with the k loop unrolled twice ran the encoder's products
+// 3-5% (fp32) and 12-16% (fp64) faster than 2 x 12 not unrolled; 4 x 6 and 2 x 14 were within
+// noise of it. Cache blocks: a kc x NR panel of B (12 KB in fp32, 24 KB in fp64) stays in L1
+// while the mc x kc block of A (576 KB) streams from L2; the rates were flat within noise for kc
+// in 256..512 and mc from 4 to 12 strips on Zen 5 and on the Xeon.
 template <typename Scalar>
 struct Blocking {
-  static constexpr Index mr = kTileRows<Scalar>;  // 2 vectors: 32 floats or 16 doubles
+  static constexpr int vectors = kTileVectors;
+  static constexpr Index mr = kTileRows<Scalar>;  // 3 vectors: 48 floats or 24 doubles
   static constexpr Index nr = kTileColumns;
-  static_assert(mr == 2 * Simd<Scalar>::lanes);
+  static_assert(mr == vectors * Simd<Scalar>::lanes);
   static constexpr Index kc = 384;
-  static constexpr Index mc = 6 * mr;  // 192 floats or 96 doubles
+  static constexpr Index mc = 8 * mr;  // 384 floats or 192 doubles
   static constexpr Index nc = 2048;
 };
 
-// C(tile) =, += or -= packed A strip (kc x MR) * packed B panel (kc x NR), for a tile of MR rows
-// (Vectors = 2) or of its first MR / 2 rows (Vectors = 1: a ragged last strip of at most half
-// height, which the full kernel would compute at up to twice its cost). Each element is the same
-// FMA chain either way.
-template <typename Scalar, GemmUpdate update, int Vectors = 2>
+// C(tile) =, += or -= packed A strip (kc x MR) * packed B panel (kc x NR), for the first
+// `Vectors` register rows of the tile: all of them, or fewer for a ragged last strip, which the
+// full kernel would compute at up to three times its cost. Each element is the same FMA chain
+// either way, so a row's result does not depend on which strip it falls in.
+template <typename Scalar, GemmUpdate update, int Vectors = Blocking<Scalar>::vectors>
 inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __restrict b, Scalar* c,
                         Index ldc) {
   using S = Simd<Scalar>;
   using Vec = typename S::Vec;
   constexpr int L = S::lanes, NR = Blocking<Scalar>::nr;
-  Vec top[NR], bottom[NR];
-  for (int j = 0; j < NR; ++j) top[j] = bottom[j] = S::zero();
+  constexpr Index a_step = Blocking<Scalar>::mr;
+  Vec acc[Vectors][NR];
+  for (int v = 0; v < Vectors; ++v)
+    for (int j = 0; j < NR; ++j) acc[v][j] = S::zero();
+      // Unrolled twice: measured 10% faster in fp64 on the Xeon (fewer loop-control uops per FMA).
+#pragma GCC unroll 2
   for (Index p = 0; p < kc; ++p) {
-    const Vec a0 = S::load(a);
-    if constexpr (Vectors == 2) {
-      const Vec a1 = S::load(a + L);
-#pragma GCC unroll 12
-      for (int j = 0; j < NR; ++j) {
-        const Vec bj = S::broadcast(b[j]);
-        top[j] = S::fma(a0, bj, top[j]);
-        bottom[j] = S::fma(a1, bj, bottom[j]);
-      }
-    } else {
-#pragma GCC unroll 12
-      for (int j = 0; j < NR; ++j) top[j] = S::fma(a0, S::broadcast(b[j]), top[j]);
+    Vec column[Vectors];
+    for (int v = 0; v < Vectors; ++v) column[v] = S::load(a + v * L);
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; ++j) {
+      const Vec bj = S::broadcast(b[j]);
+      for (int v = 0; v < Vectors; ++v) acc[v][j] = S::fma(column[v], bj, acc[v][j]);
     }
-    a += 2 * L;
+    a += a_step;
     b += NR;
   }
-  for (int j = 0; j < NR; ++j) {
-    Scalar* cj = c + j * ldc;
-    if constexpr (update == GemmUpdate::overwrite) {
-      S::store(cj, top[j]);
-      if constexpr (Vectors == 2) S::store(cj + L, bottom[j]);
-    } else if constexpr (update == GemmUpdate::accumulate) {
-      S::store(cj, S::add(S::load(cj), top[j]));
-      if constexpr (Vectors == 2) S::store(cj + L, S::add(S::load(cj + L), bottom[j]));
-    } else {
-      S::store(cj, S::sub(S::load(cj), top[j]));
-      if constexpr (Vectors == 2) S::store(cj + L, S::sub(S::load(cj + L), bottom[j]));
+  for (int j = 0; j < NR; ++j)
+    for (int v = 0; v < Vectors; ++v) {
+      Scalar* cj = c + j * ldc + v * L;
+      if constexpr (update == GemmUpdate::overwrite)
+        S::store(cj, acc[v][j]);
+      else if constexpr (update == GemmUpdate::accumulate)
+        S::store(cj, S::add(S::load(cj), acc[v][j]));
+      else
+        S::store(cj, S::sub(S::load(cj), acc[v][j]));
     }
-  }
 }
 
 // Packs rows [i0, i0 + mc) x columns [p0, p0 + kc) of a into MR-row strips, each stored k-major
@@ -215,8 +214,7 @@ void pack_a(const ConstMatrixView<Scalar>& a, Index i0, Index p0, Index mc, Inde
     if (rows == MR && a.row_stride == 1) {
       for (Index p = 0; p < kc; ++p) {
         const Scalar* src = origin + p * a.col_stride;
-        Simd<Scalar>::store(dst + p * MR, Simd<Scalar>::load(src));
-        Simd<Scalar>::store(dst + p * MR + L, Simd<Scalar>::load(src + L));
+        for (Index v = 0; v < MR; v += L) Simd<Scalar>::store(dst + p * MR + v, Simd<Scalar>::load(src + v));
       }
       continue;
     }
@@ -276,6 +274,17 @@ struct PackBuffers {
   }
 };
 
+// A ragged tile into `tile` (MR x NR, overwritten), with as few register rows as cover `rows`.
+template <typename Scalar, int Vectors = 1>
+void ragged_microkernel(Index rows, Index kc, const Scalar* a, const Scalar* b, Scalar* tile) {
+  using Blk = Blocking<Scalar>;
+  if constexpr (Vectors < Blk::vectors) {
+    if (rows > Vectors * Simd<Scalar>::lanes)
+      return ragged_microkernel<Scalar, Vectors + 1>(rows, kc, a, b, tile);
+  }
+  microkernel<Scalar, GemmUpdate::overwrite, Vectors>(kc, a, b, tile, Blk::mr);
+}
+
 // One packed A block against one packed B panel set: every MR x NR tile, the ragged ones through
 // a local tile so that the microkernel never reads or writes outside C.
 template <typename Scalar, GemmUpdate update>
@@ -294,10 +303,7 @@ void multiply_block(const Scalar* a_pack, const Scalar* b_pack, Index mc, Index 
         microkernel<Scalar, update>(kc, a, b, out, ldc);
         continue;
       }
-      if (rows <= MR / 2)
-        microkernel<Scalar, GemmUpdate::overwrite, 1>(kc, a, b, tile, MR);
-      else
-        microkernel<Scalar, GemmUpdate::overwrite>(kc, a, b, tile, MR);
+      ragged_microkernel(rows, kc, a, b, tile);
       for (Index j = 0; j < cols; ++j)
         for (Index i = 0; i < rows; ++i) {
           Scalar& o = out[i + j * ldc];

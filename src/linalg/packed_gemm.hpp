@@ -5,11 +5,12 @@
 
 namespace gplvm::detail {
 
-// The engine's register tile: MR rows (two 64-byte vectors) by NR columns. gemm() splits a product
-// among threads along these, so that no thread's share ends in a ragged tile.
+// The engine's register tile: MR rows (three 64-byte vectors) by NR columns. gemm() splits a
+// product among threads along these, so that no thread's share ends in a ragged tile.
+constexpr int kTileVectors = 3;
 template <typename Scalar>
-constexpr Index kTileRows = 2 * 64 / static_cast<Index>(sizeof(Scalar));
-constexpr Index kTileColumns = 12;
+constexpr Index kTileRows = kTileVectors * 64 / static_cast<Index>(sizeof(Scalar));
+constexpr Index kTileColumns = 8;
 
 // c = a * b, c += a * b or c -= a * b; shapes already checked and non-empty in m, n and k. Only in
 // builds where packed_gemm_compiled() (defined next to it) is true.

@@ -129,6 +129,8 @@ class PanelSolver {
       }
       const double* t = packed_.data() + offsets_[s];
       const double* x = solved + coupling_begin(s) * C;
+      // Unrolled twice, as the GEMM microkernel's k loop (fewer loop-control uops per FMA).
+#pragma GCC unroll 2
       for (Index k = 0, count = coupling_count(s); k < count; ++k, t += kStripRows, x += C) {
         const __m512d t_lo = _mm512_loadu_pd(t), t_hi = _mm512_loadu_pd(t + 8);
         for (int c = 0; c < C; ++c) {
