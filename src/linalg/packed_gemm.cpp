@@ -339,13 +339,16 @@ void packed_loops(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar
                   Scalar* a_pack, Sync sync) {
   using Blk = Blocking<Scalar>;
   const Index m = c.rows, n = c.cols, k = a.cols;
+  // k in equal blocks of at most kc: 784 = 392 + 392, not 384 + 384 + 16, whose thin last block
+  // would cost a whole pass over C (loads and stores of every tile) for 16 FMAs per element.
+  const Index k_blocks = (k + Blk::kc - 1) / Blk::kc, kc_step = (k + k_blocks - 1) / k_blocks;
   const Index row_tiles = (m + Blk::mr - 1) / Blk::mr;
   const Index i_begin = std::min(m, t * row_tiles / team * Blk::mr);
   const Index i_end = std::min(m, (t + 1) * row_tiles / team * Blk::mr);
   for (Index jc = 0; jc < n; jc += Blk::nc) {
     const Index nc = std::min(Blk::nc, n - jc), panels = (nc + Blk::nr - 1) / Blk::nr;
-    for (Index pc = 0; pc < k; pc += Blk::kc) {
-      const Index kc = std::min(Blk::kc, k - pc);
+    for (Index pc = 0; pc < k; pc += kc_step) {
+      const Index kc = std::min(kc_step, k - pc);
       // The first k block writes C when overwriting; every later one adds to it.
       const GemmUpdate block_update =
           update == GemmUpdate::overwrite && pc > 0 ? GemmUpdate::accumulate : update;

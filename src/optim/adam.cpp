@@ -82,6 +82,10 @@ void Adam::set_state(AdamState state) {
 // That is the paper's m_hat / (sqrt(v_hat) + eps), not its "efficient" variant, which folds
 // sqrt(1 - b2^t) into the step size and so rescales eps. sign = -1 ascends; multiplying by -1 is
 // exact, so ascend(g) == descend(-g) bit for bit.
+// sqrt(v) / sqrt(1 - b2^t) is computed as sqrt(v) * (1 / sqrt(1 - b2^t)), within an ulp of the
+// quotient: a vector division costs as much as the sqrt, and with two divisions and a sqrt per
+// element Adam was bound by the divider, not by memory (533k parameters on the Intel Xeon VM:
+// 0.93 ms per step with the division, 0.68 ms with the multiplication).
 void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign, const IndexRange* first,
                 const IndexRange* last) {
   const Index n = state_.first_moment.size();
@@ -92,10 +96,10 @@ void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign, c
   const double b1 = options_.beta1, b2 = options_.beta2;
   const double t = static_cast<double>(++state_.steps);
   const double step_size = options_.learning_rate / (1.0 - std::pow(b1, t));
-  const double bias_correction2_sqrt = std::sqrt(1.0 - std::pow(b2, t));
+  const double inverse_bias_correction2_sqrt = 1.0 / std::sqrt(1.0 - std::pow(b2, t));
   // The three updates in chunks that stay in L1: one trip through memory for p, g, m and v
-  // instead of three (Adam is memory-bound: 533k parameters are 17 MB of state). Eigen's sqrt and
-  // division are SIMD and exact, so the result equals the unchunked expressions bit for bit.
+  // instead of three (533k parameters are 17 MB of state). Eigen's sqrt and division are SIMD and
+  // exact, so the result equals the unchunked expressions bit for bit.
   // Elements are independent, so the rank's threads take a share of whole chunks each.
   constexpr Index kChunk = 1024;
   for (const IndexRange* range = first; range != last; ++range)
@@ -108,7 +112,7 @@ void Adam::step(VectorRef params, const ConstVectorRef& gradient, double sign, c
         m = b1 * m + (1.0 - b1) * g;
         v = b2 * v + (1.0 - b2) * g * g;
         params.segment(at, len).array() -=
-            step_size * (m / (v.sqrt() / bias_correction2_sqrt + options_.epsilon));
+            step_size * (m / (v.sqrt() * inverse_bias_correction2_sqrt + options_.epsilon));
       }
     });
 }
