@@ -200,7 +200,7 @@ void derivative_column(Activation a, const Scalar* out, const Scalar* g, Scalar*
   }
 }
 
-// dz = g * act'(out) and db += column sums of dz, for rows x cols column-major blocks, column by
+// dz = g * act'(out) and db = column sums of dz, for rows x cols column-major blocks, column by
 // column so that each column is read from memory once (the sum re-reads it from L1). dz is g
 // itself for identity (no copy), otherwise written to `buffer`, which may be g's own storage.
 template <typename Scalar>
@@ -210,7 +210,7 @@ void layer_pre_gradient(Activation a, const Scalar* out, const Scalar* g, Scalar
   for (Index j = 0; j < cols; ++j) {
     const Index at = j * rows;
     if (a != Activation::identity) derivative_column(a, out + at, g + at, buffer + at, rows);
-    db[j] += ConstArrayMap<Scalar>(dz + at, rows).sum();
+    db[j] = ConstArrayMap<Scalar>(dz + at, rows).sum();
   }
 }
 
@@ -378,7 +378,7 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
       layer_pre_gradient(activation, ws.outputs[s].data() + at, g + at, buffer + at, rows, j1 - j0,
                          d_params + bias_offsets_[s] + j0);
     });
-    gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::accumulate);
+    gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::overwrite);
     if (l == 0) return;
     Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
     const ConstMap w(params + weight_offsets_[s], fan_in(l), width);

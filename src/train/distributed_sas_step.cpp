@@ -302,7 +302,7 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   const double kl = buffer.back();
   const GpGradient total = combine_by_columns(comm_, kernel, noise, share.set, active.latents, partials);
 
-  gradient.setZero(model_.num_parameters());
+  model_.zero_all_but_encoder(gradient);
   gradient.head(total.d_kernel.size()) = total.d_kernel;
   gradient[total.d_kernel.size()] = total.d_log_noise;
   Matrix d_sample(own.rows.size(), model_.config().latent_dim);

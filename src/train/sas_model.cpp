@@ -262,12 +262,9 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
         variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
                                             grad + variance_at);
       if (sum.f64) sum.f64(grad, encoder_size);
-    } else {  // weights as converted by the forward call; gradient summed in fp32, added in fp64
+    } else {  // weights as converted by the forward call; gradient summed in fp32, stored in fp64
       const float* weights = encoder_weights_f32_.data();
-      encoder_gradient_f32_.resize(encoder_size);
-      for_each_thread_share(encoder_size, kElementsPerShareUnit, [&](Index i0, Index i1) {
-        encoder_gradient_f32_.segment(i0, i1 - i0).setZero();
-      });
+      encoder_gradient_f32_.resize(encoder_size);  // every value written by the backward calls
       float* grad = encoder_gradient_f32_.data();
       mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
       if (variance_encoder_)
@@ -275,7 +272,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
                                            d_variance.cast<float>(), grad + variance_at);
       if (sum.f32) sum.f32(grad, encoder_size);
       for_each_thread_share(encoder_size, kElementsPerShareUnit, [&](Index i0, Index i1) {
-        gradient.segment(mean_encoder_offset_ + i0, i1 - i0) +=
+        gradient.segment(mean_encoder_offset_ + i0, i1 - i0) =
             encoder_gradient_f32_.segment(i0, i1 - i0).cast<double>();
       });
     }
@@ -303,6 +300,15 @@ double SasModel::latents_backward(const Vector& params, const std::vector<std::u
                                   const DataRefF& data, const LatentBatch& l, const Matrix& d_sample,
                                   double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const {
   return latents_backward_in<float>(params, rows, data, l, d_sample, kl_weight, gradient, sum);
+}
+
+void SasModel::zero_all_but_encoder(Vector& gradient) const {
+  // The encoder block (533k values at D = 784) is written by latents_backward; zeroing it as well
+  // was a pass over 4 MB per step for nothing.
+  gradient.resize(num_parameters());
+  const Index encoder_end = mean_encoder_ ? num_shared_ : mean_encoder_offset_;
+  gradient.head(mean_encoder_offset_).setZero();
+  gradient.tail(num_parameters() - encoder_end).setZero();
 }
 
 void SasModel::freeze_translation(Vector& gradient) const {
@@ -341,7 +347,7 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
                                              DataRefT<Scalar>(data.bottomRows(r)), weight);
   partials.add_active_data_fit(active.whitened_data);
   const GpGradient g = sas_combine(k, noise, active, l.sample.topRows(a), partials);
-  gradient.setZero(num_parameters());
+  zero_all_but_encoder(gradient);
   gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
   gradient[noise_offset_] = g.d_log_noise;
   Matrix d_sample(b, config_.latent_dim);

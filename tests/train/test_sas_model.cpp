@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "gplvm/core/denormals.hpp"
@@ -183,6 +184,38 @@ TEST(SasModel, Float32StepFlushesSubnormalsWithoutChangingItsResult) {
   EXPECT_FALSE(flushes_denormals());
   EXPECT_NEAR(flushed, ieee, 1e-12 * std::abs(ieee));
   EXPECT_LT(max_relative_error(g_flushed, g_ieee), 1e-9);
+}
+
+// A step writes every element of the gradient: the encoder block by the MLP's backward pass
+// (which no longer needs it zeroed first), the rest zeroed and filled in. A gradient vector
+// holding NaN, and a model whose fp32 buffers hold the previous step's values, give the
+// gradient of a fresh evaluation bit for bit, in every variant and precision.
+TEST(SasModel, StepOverwritesWhateverTheGradientVectorHeld) {
+  const std::uint64_t n = 40;
+  const RowMatrix all = random_normal(n, 6, 51);
+  std::vector<std::uint64_t> rows = {3, 17, 8, 25, 0, 11, 29, 14, 6, 21, 9, 2, 33, 38};
+  RowMatrix Y(rows.size(), 6);
+  for (size_t i = 0; i < rows.size(); ++i) Y.row(i) = all.row(rows[i]);
+  const Batch batch{rows, Y, 5};
+  for (const bool bayesian : {false, true})
+    for (const LatentKind latents : {LatentKind::amortised, LatentKind::free})
+      for (const Precision precision : {Precision::float64, Precision::float32}) {
+        SasModelConfig c;
+        c.data_dim = 6;
+        c.encoder_hidden = {7, 5};
+        c.bayesian = bayesian;
+        c.latents = latents;
+        c.precision = precision;
+        const SasModel model(c, n, 0, n);
+        const Vector p = model.initial_parameters();
+        Vector fresh;
+        const double objective = model.evaluate(p, batch, {1, 2}, fresh).objective;
+        Vector stale = Vector::Constant(model.num_parameters(), std::numeric_limits<double>::quiet_NaN());
+        EXPECT_EQ(model.evaluate(p, batch, {1, 2}, stale).objective, objective);
+        EXPECT_EQ(stale, fresh) << (bayesian ? "Bayesian " : "") << to_string(latents) << " "
+                                << (precision == Precision::float32 ? "fp32" : "fp64");
+        EXPECT_GT(fresh.cwiseAbs().maxCoeff(), 0.0);
+      }
 }
 
 TEST(BatchSchedule, EveryRowOnceAnEpochAndBatchesIndependentOfAnythingButSeed) {

@@ -64,8 +64,10 @@ class Mlp {
   void forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out) const;
 
-  // Given d_out = dL/d(out), adds dL/d(params) into d_params. Needs the workspace of the forward
-  // call on the same input. Does not form dL/d(input): an encoder never needs it.
+  // Given d_out = dL/d(out), writes dL/d(params) to d_params (every one of the MLP's
+  // num_parameters() values, whatever they held: no zeroing pass before, no read of the old
+  // values). Needs the workspace of the forward call on the same input. Does not form
+  // dL/d(input): an encoder never needs it.
   template <typename Scalar>
   void backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                 const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
