@@ -155,8 +155,7 @@ void map_in_place(Scalar* x, Index n) {
 
 // ---- Layer steps --------------------------------------------------------------------------------
 
-// z <- act(z) for n contiguous values, in place. The bias is already in z (see forward), so this
-// is the one extra pass.
+// z <- act(z) for n contiguous values, in place.
 template <typename Scalar>
 void activate(Activation a, Scalar* z, Index n) {
   switch (a) {
@@ -173,6 +172,22 @@ void activate(Activation a, Scalar* z, Index n) {
     case Activation::softplus:
       map_in_place<Softplus>(z, n);
       return;
+  }
+}
+
+// Column j of the rows x cols column-major block z becomes act(z_j + b_j): the layer's bias and
+// activation in one pass over the product, column by column, so that each column (a few KB) is
+// read from memory once and finished in L1.
+template <typename Scalar>
+void add_bias_and_activate(Activation a, Scalar* z, Index rows, Index cols, const Scalar* b) {
+  for (Index j = 0; j < cols; ++j) {
+    ArrayMap<Scalar> column(z + j * rows, rows);
+    if (a == Activation::relu) {
+      column = (column + b[j]).max(Scalar(0));
+      continue;
+    }
+    column += b[j];
+    activate(a, column.data(), rows);
   }
 }
 
@@ -331,16 +346,13 @@ void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scal
     MatrixT<Scalar>& z = ws.outputs[s];
     z.resize(rows, fan_out);  // a no-op in the steady state
     const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
-    // Filling z with the bias before the GEMM (beta = 1) folds the bias in for free, so the
-    // activation is the only extra pass over z. The element-wise passes are split among the rank's
-    // threads by columns, the product by gemm itself (by whichever dimension balances better).
+    // The product overwrites z; the bias is added in the activation's pass. (Filling z with the
+    // bias for a beta = 1 product was one more pass over z, and made the product read it.) The
+    // element-wise pass is split among the rank's threads by columns, the product by gemm itself
+    // (by whichever dimension balances better).
+    gemm(layer_input, view_of(w), mutable_view_of(z), GemmUpdate::overwrite);
     for_each_thread_share(fan_out, kColumnsPerShareUnit, [&](Index j0, Index j1) {
-      for (Index j = j0; j < j1; ++j) z.col(j).setConstant(b[j]);
-    });
-    gemm(layer_input, view_of(w), mutable_view_of(z), GemmUpdate::accumulate);
-    for_each_thread_share(fan_out, kColumnsPerShareUnit, [&](Index j0, Index j1) {
-      auto block = z.middleCols(j0, j1 - j0);
-      activate(layout_.activations[s], block.data(), block.size());
+      add_bias_and_activate(layout_.activations[s], z.data() + j0 * rows, rows, j1 - j0, b + j0);
     });
   }
   out = ws.outputs.back();  // rows x output_dim: small next to the hidden layers
