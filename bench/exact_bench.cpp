@@ -5,7 +5,7 @@
 // (parallel efficiency against one core of LAPACK), and every rank's peak RSS next to the
 // objective's memory estimate.
 //
-//   mpirun -np P bench_exact [--n 2000] [--d 10] [--block 96] [--grid-rows 0 --grid-cols 0]
+//   mpirun -np P bench_exact [--n 2000] [--d 10] [--block 128] [--grid-rows 0 --grid-cols 0]
 //                            [--repeats 3] [--skip-lapack] [--skip-gradient]
 #include <sys/resource.h>
 

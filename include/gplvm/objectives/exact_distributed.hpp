@@ -30,10 +30,12 @@
 namespace gplvm {
 
 struct ExactDistributedOptions {
-  // MB = NB of every distributed matrix; need not divide N. 96 from the pdpotrf sweep on 2 ranks
-  // (bench/tune_pdpotrf_block.py, docs/benchmarks.md): 0.86-0.88 of dpotrf x ranks at N = 5,000
-  // and 10,000, against 0.82-0.83 for 64 and 0.79-0.83 for 128.
-  int block_size = 96;
+  // MB = NB of every distributed matrix; need not divide N. 128 from the pdpotrf sweeps on 2 ranks
+  // on three machines (bench/tune_pdpotrf_block.py, docs/benchmarks.md, "The exact path"): the
+  // block size whose worst pdpotrf / (dpotrf x ranks) at N = 5,000 and 10,000 is highest. 128:
+  // 0.79-0.83 (Zen 5), 0.75-0.84 (Zen 4), 0.81-0.85 (Intel Xeon); 96: 0.86-0.88, 0.70-0.79 and
+  // 0.72-0.83. No size is best everywhere; users tune it with exact.block_size / --block.
+  int block_size = 128;
   int grid_rows = 0;  // Pr x Pc <= P; 0 x 0: BlacsGrid::default_shape on all ranks
   int grid_cols = 0;
   bool with_gradient = true;  // for exact_log_marginal_likelihood_distributed and the estimate
