@@ -19,7 +19,8 @@ namespace {
 
 // Rows per strip: one strip is two 8-double registers per right-hand side.
 constexpr Index kStripRows = 16;
-// Right-hand sides solved together: 2 x 12 accumulators, the GEMM microkernel's shape.
+// Right-hand sides solved together: 2 x 12 accumulators (the GEMM microkernel's first shape; not
+// re-tuned when the GEMM moved to 3 x 8).
 constexpr int kPanelColumns = 12;
 // Up to this order the whole factor is packed (at most 256 x 256 / 2 doubles, 256 KiB, which
 // stays in L2 while every panel of right-hand sides streams through it); above it the solve
