@@ -148,7 +148,7 @@ inline void copy_transposed(const Scalar* src, Index src_stride, Index vectors, 
 // k step does 3 loads of A, 8 broadcasts of B and 24 FMAs: FMA-bound on two FMA pipes, with fewer
 // loads per FMA than the 2 x 12 tile this engine started with. On the 2-core Intel Xeon VM
 // (2026-11-23, docs/benchmarks.md) 3 x 8 with the k loop unrolled twice ran the encoder's products
-// 3-5% (fp32) and 12-16% (fp64) faster than 2 x 12 not unrolled; 4 x 6 and 2 x 14 were within
+// 5-6% (fp32) and 16-18% (fp64) faster than 2 x 12 not unrolled; 4 x 6 and 2 x 14 were within
 // noise of it. Cache blocks: a kc x NR panel of B (12 KB in fp32, 24 KB in fp64) stays in L1
 // while the mc x kc block of A (576 KB) streams from L2; the rates were flat within noise for kc
 // in 256..512 and mc from 4 to 12 strips on Zen 5 and on the Xeon.
@@ -175,9 +175,10 @@ inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __re
   constexpr int L = S::lanes, NR = Blocking<Scalar>::nr;
   constexpr Index a_step = Blocking<Scalar>::mr;
   Vec acc[Vectors][NR];
-  for (int v = 0; v < Vectors; ++v)
+  for (int v = 0; v < Vectors; ++v) {
     for (int j = 0; j < NR; ++j) acc[v][j] = S::zero();
-      // Unrolled twice: measured 10% faster in fp64 on the Xeon (fewer loop-control uops per FMA).
+  }
+  // Unrolled twice: most of the fp64 gain on the Xeon (fewer loop-control uops per FMA).
 #pragma GCC unroll 2
   for (Index p = 0; p < kc; ++p) {
     Vec column[Vectors];

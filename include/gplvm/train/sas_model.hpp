@@ -120,13 +120,13 @@ class SasModel {
     std::function<void(double*, Index)> f64;
     std::function<void(float*, Index)> f32;
   };
+  // Sizes gradient to num_parameters() and zeroes every element but the encoder block, which
+  // latents_backward writes: what a step does before it fills in its terms.
+  void zero_all_but_encoder(Vector& gradient) const;
   // Given dL/d(sample) for those rows, the latent-side gradient (through the reparameterisation,
   // plus -kl_weight * dKL): the encoder weights' part is written to gradient's encoder block
   // (whatever it held), summed by `sum`; free latents' parts are added into gradient. Returns the
   // unweighted KL of the rows (0 unless Bayesian).
-  // Sizes gradient to num_parameters() and zeroes every element but the encoder block, which
-  // latents_backward writes: what a step does before it fills in its terms.
-  void zero_all_but_encoder(Vector& gradient) const;
   double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRef& data,
                           const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
                           Vector& gradient, const EncoderGradientSum& sum = {}) const;
