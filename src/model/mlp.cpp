@@ -181,13 +181,8 @@ void activate(Activation a, Scalar* z, Index n) {
 template <typename Scalar>
 void add_bias_and_activate(Activation a, Scalar* z, Index rows, Index cols, const Scalar* b) {
   for (Index j = 0; j < cols; ++j) {
-    ArrayMap<Scalar> column(z + j * rows, rows);
-    if (a == Activation::relu) {
-      column = (column + b[j]).max(Scalar(0));
-      continue;
-    }
-    column += b[j];
-    activate(a, column.data(), rows);
+    ArrayMap<Scalar>(z + j * rows, rows) += b[j];
+    activate(a, z + j * rows, rows);
   }
 }
 

@@ -305,10 +305,13 @@ double SasModel::latents_backward(const Vector& params, const std::vector<std::u
 void SasModel::zero_all_but_encoder(Vector& gradient) const {
   // The encoder block (533k values at D = 784) is written by latents_backward; zeroing it as well
   // was a pass over 4 MB per step for nothing.
+  if (!mean_encoder_) {  // free latents: no encoder block
+    gradient.setZero(num_parameters());
+    return;
+  }
   gradient.resize(num_parameters());
-  const Index encoder_end = mean_encoder_ ? num_shared_ : mean_encoder_offset_;
   gradient.head(mean_encoder_offset_).setZero();
-  gradient.tail(num_parameters() - encoder_end).setZero();
+  gradient.tail(num_parameters() - num_shared_).setZero();
 }
 
 void SasModel::freeze_translation(Vector& gradient) const {
