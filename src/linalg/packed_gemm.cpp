@@ -151,7 +151,8 @@ inline void copy_transposed(const Scalar* src, Index src_stride, Index vectors, 
 // 5-6% (fp32) and 16-18% (fp64) faster than 2 x 12 not unrolled; 4 x 6 and 2 x 14 were within
 // noise of it. Cache blocks: a kc x NR panel of B (12 KB in fp32, 24 KB in fp64) stays in L1
 // while the mc x kc block of A (576 KB) streams from L2; the rates were flat within noise for kc
-// in 256..512 and mc from 4 to 12 strips on Zen 5 and on the Xeon.
+// in 256..512 and mc from 192 to 960 rows (Zen 5, 2 x 12 tile) and from 4 to 16 strips (Xeon,
+// both tiles).
 template <typename Scalar>
 struct Blocking {
   static constexpr int vectors = kTileVectors;
