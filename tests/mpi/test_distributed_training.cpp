@@ -195,6 +195,30 @@ INSTANTIATE_TEST_SUITE_P(Variants, DistributedFloat32Gradient,
                                            Variant{false, LatentKind::free},
                                            Variant{true, LatentKind::free}));
 
+// The distributed step writes every element of the gradient (the encoder block by the backward
+// pass, the rest zeroed first, SasModel::zero_all_but_encoder): a NaN-filled gradient vector gives
+// the fresh one bit for bit, at every rank count and in all eight variants.
+TEST(DistributedSasStep, OverwritesWhateverTheGradientVectorHeld) {
+  const Communicator comm;
+  const RowMatrix Y = testing::random_normal(kRows, kDim, 9);
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const RowMatrix local = Y.middleRows(begin, count);
+  const BatchSchedule schedule(kRows, 8, 11);
+  const auto rows = schedule.batch_rows(0, 1);
+  for (const Variant& v : testing::all_model_variants()) {
+    const SasModel model(config(v), kRows, begin, count);
+    RowMatrixF local_f32;
+    const DistributedSasStep step = testing::distributed_step_for(model, comm, partition, local, local_f32);
+    const Vector params = model.initial_parameters();
+    Vector fresh;
+    const double objective = step.evaluate(params, rows, kActive, {0, 1}, fresh).objective;
+    Vector stale = Vector::Constant(model.num_parameters(), std::numeric_limits<double>::quiet_NaN());
+    EXPECT_EQ(step.evaluate(params, rows, kActive, {0, 1}, stale).objective, objective);
+    EXPECT_TRUE(stale == fresh) << ::testing::PrintToString(v) << " rank " << comm.rank();
+  }
+}
+
 // The distributed step checks its rows once, at construction: a NaN in one rank's block is an
 // InputError on every rank (no rank left waiting in a collective), naming the global row; for
 // rows held as float32 too.
