@@ -28,6 +28,20 @@ void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradi
   comm_.allgather_slices(params.data() + block_.begin, counts_);
 }
 
+void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow) {
+  require(shadow.block.begin == block_.begin && shadow.block.end == block_.end,
+          "sharded Adam: the fp32 shadow covers another block than the sharded one",
+          {"", "shadow", std::to_string(shadow.block.begin) + ".." + std::to_string(shadow.block.end)});
+  adam_.ascend_ranges(params, objective_gradient, updated_, &shadow);
+  comm_.allgather_slices(params.data() + block_.begin, counts_);
+  // This rank wrote float weights for its own slice; the others' slices are converted from what
+  // was just gathered (cheaper than a second, fp32 allgather).
+  shadow.convert_weights(params, {block_.begin, own_.begin});
+  shadow.convert_weights(params, {own_.end, block_.end});
+  shadow.weights_current = true;
+  shadow.gradient_ready = false;
+}
+
 AdamState ShardedAdam::state() const {
   AdamState s = adam_.state();
   comm_.allgather_slices(s.first_moment.data() + block_.begin, counts_);

@@ -248,13 +248,16 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
 }
 
 IndexRange DistributedSasStep::encoder_block() const {
-  return {model_.num_hyperparameters(), model_.num_shared_parameters()};
+  return model_.encoder_block();
 }
 
 BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows,
                                         Index num_active, StepKey key, Vector& gradient,
-                                        const std::vector<int>* encoder_slices) const {
+                                        const std::vector<int>* encoder_slices, Float32Shadow* shadow) const {
   const Index b = static_cast<Index>(batch_rows.size());
+  require(!shadow || model_.config().precision == Precision::float32,
+          "an fp32 shadow of the encoder was given to a step of an fp64 model",
+          {"", "model.precision", "float64"});
   model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N before any communication
   // Free latents live with their owner, so only amortised models move rows to balance the work.
   const bool balance = model_.config().latents == LatentKind::amortised;
@@ -262,10 +265,10 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   const WorkRows work = work_rows(batch_rows, worker, num_active);
   if (model_.config().precision == Precision::float64)
     return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
-                               gradient, encoder_slices);
+                               gradient, encoder_slices, nullptr);
   const ScopedFlushDenormals flush(model_.config().flush_denormals);
   return evaluate_in<float>(params, work, work_data<float>(batch_rows, worker, work), num_active, b, key,
-                            gradient, encoder_slices);
+                            gradient, encoder_slices, shadow);
 }
 
 // In fp32 mode the rows are rounded to float once, here: the encoder and the remainder's data
@@ -275,9 +278,14 @@ template <typename Scalar>
 BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows& own,
                                            const RowMatrixT<Scalar>& data, Index num_active, Index b,
                                            StepKey key, Vector& gradient,
-                                           const std::vector<int>* encoder_slices) const {
+                                           const std::vector<int>* encoder_slices,
+                                           Float32Shadow* shadow) const {
   const double weight = model_.remainder_weight(b, num_active);
-  const SasModel::LatentBatch latents = model_.latents_forward(params, own.rows, data, key);
+  SasModel::LatentBatch latents;
+  if constexpr (std::is_same_v<Scalar, float>)
+    latents = model_.latents_forward(params, own.rows, data, key, shadow);
+  else
+    latents = model_.latents_forward(params, own.rows, data, key);
   const ActiveRows active =
       gather_active(comm_, own.positions, own.active_per_rank, latents.sample, data, num_active);
 
@@ -319,7 +327,10 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   };
   const SasModel::EncoderGradientSum sum{[&](double* g, Index n) { reduce(g, n); },
                                          [&](float* g, Index n) { reduce(g, n); }};
-  model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum);
+  if constexpr (std::is_same_v<Scalar, float>)
+    model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum, shadow);
+  else
+    model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum);
   return {total.value - kl_w * kl, total.value, kl};
 }
 

@@ -14,7 +14,7 @@
 namespace gplvm {
 namespace {
 
-// Encoder parameters per unit of a thread's share in the fp32 conversions.
+// Encoder parameters per unit of a thread's share in the fp32 gradient's cast.
 constexpr Index kElementsPerShareUnit = 4096;
 
 MlpLayout encoder_layout(const SasModelConfig& c, Activation output) {
@@ -163,18 +163,29 @@ void SasModel::validate_rows(const std::vector<std::uint64_t>& rows, const DataR
   if (bad >= 0) throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(rows[bad])});
 }
 
+void SasModel::require_encoder_shadow(const Float32Shadow& shadow) const {
+  const IndexRange e = encoder_block();
+  require(shadow.block.begin == e.begin && shadow.block.end == e.end &&
+              shadow.weights.size() == shadow.size() && shadow.gradient.size() == shadow.size(),
+          "fp32 shadow does not cover the encoder block",
+          {"", "shadow", std::to_string(shadow.block.begin) + ".." + std::to_string(shadow.block.end)});
+}
+
 template <typename Scalar>
-const Scalar* SasModel::encoder_weights(const Vector& params) const {
+const Scalar* SasModel::encoder_weights(const Vector& params, Float32Shadow* shadow) const {
   if constexpr (std::is_same_v<Scalar, double>) {
     return params.data() + mean_encoder_offset_;
   } else {
-    const Index size = num_shared_ - mean_encoder_offset_;
-    encoder_weights_f32_.resize(size);
-    for_each_thread_share(size, kElementsPerShareUnit, [&](Index i0, Index i1) {
-      encoder_weights_f32_.segment(i0, i1 - i0) =
-          params.segment(mean_encoder_offset_ + i0, i1 - i0).cast<float>();
-    });
-    return encoder_weights_f32_.data();
+    if (!shadow) {  // this call's own copy, made afresh
+      if (!own_shadow_) own_shadow_.emplace(encoder_block());
+      shadow = &*own_shadow_;
+      shadow->weights_current = false;
+    }
+    if (!shadow->weights_current) {
+      shadow->convert_weights(params, encoder_block());
+      shadow->weights_current = true;
+    }
+    return shadow->weights.data();
   }
 }
 
@@ -189,11 +200,13 @@ MlpWorkspace<Scalar>& SasModel::workspace(bool variance) const {
 template <typename Scalar>
 SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
                                                    const std::vector<std::uint64_t>& rows,
-                                                   const DataRefT<Scalar>& data, StepKey key) const {
+                                                   const DataRefT<Scalar>& data, StepKey key,
+                                                   Float32Shadow* shadow) const {
+  if (shadow) require_encoder_shadow(*shadow);
   LatentBatch l;
   const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
   if (mean_encoder_) {
-    const Scalar* weights = encoder_weights<Scalar>(params);
+    const Scalar* weights = encoder_weights<Scalar>(params, shadow);
     MatrixT<Scalar> out;
     mean_encoder_->forward<Scalar>(weights, data, workspace<Scalar>(false), out);
     l.mean = out.template cast<double>();
@@ -229,19 +242,21 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
 
 SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
                                                 const DataRef& data, StepKey key) const {
-  return latents_forward_in<double>(params, rows, data, key);
+  return latents_forward_in<double>(params, rows, data, key, nullptr);
 }
 
 SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                                const DataRefF& data, StepKey key) const {
-  return latents_forward_in<float>(params, rows, data, key);
+                                                const DataRefF& data, StepKey key,
+                                                Float32Shadow* shadow) const {
+  return latents_forward_in<float>(params, rows, data, key, shadow);
 }
 
 template <typename Scalar>
 double SasModel::latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
                                      const DataRefT<Scalar>& data, const LatentBatch& l,
                                      const Matrix& d_sample, double kl_weight, Vector& gradient,
-                                     const EncoderGradientSum& sum) const {
+                                     const EncoderGradientSum& sum, Float32Shadow* shadow) const {
+  if (shadow) require_encoder_shadow(*shadow);
   Matrix d_mean = d_sample, d_variance;
   double kl = 0.0;
   if (config_.bayesian) {
@@ -262,23 +277,32 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
         variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
                                             grad + variance_at);
       if (sum.f64) sum.f64(grad, encoder_size);
-    } else {  // weights as converted by the forward call; gradient summed in fp32, stored in fp64
-      const float* weights = encoder_weights_f32_.data();
-      encoder_gradient_f32_.resize(encoder_size);  // every value written by the backward calls
-      float* grad = encoder_gradient_f32_.data();
+      freeze_translation(grad);
+    } else {  // weights as converted by the forward call; gradient summed in fp32
+      require(shadow || own_shadow_,
+              "SasModel: an fp32 latents_backward needs its latents_forward call first",
+              {"", "shadow", "none"});
+      Float32Shadow& s = shadow ? *shadow : *own_shadow_;
+      const float* weights = s.weights.data();
+      float* grad = s.gradient.data();  // every value written by the backward calls
       mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
       if (variance_encoder_)
         variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
                                            d_variance.cast<float>(), grad + variance_at);
       if (sum.f32) sum.f32(grad, encoder_size);
-      for_each_thread_share(encoder_size, kElementsPerShareUnit, [&](Index i0, Index i1) {
-        gradient.segment(mean_encoder_offset_ + i0, i1 - i0) =
-            encoder_gradient_f32_.segment(i0, i1 - i0).cast<double>();
-      });
+      freeze_translation(grad);
+      if (shadow) {  // left for the optimiser (ShardedAdam), which reads it as it updates
+        shadow->gradient_ready = true;
+      } else {  // into the fp64 master gradient
+        for_each_thread_share(encoder_size, kElementsPerShareUnit, [&](Index i0, Index i1) {
+          gradient.segment(mean_encoder_offset_ + i0, i1 - i0) =
+              s.gradient.segment(i0, i1 - i0).cast<double>();
+        });
+      }
     }
-    freeze_translation(gradient);
     return kl;
   }
+  if (shadow) shadow->gradient_ready = true;  // free latents: the encoder block is empty
   const Index q = config_.latent_dim;
   for (Index i = 0; i < d_mean.rows(); ++i) {
     const Index r = local_row(rows[i]) * q;
@@ -293,13 +317,14 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
 double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
                                   const DataRef& data, const LatentBatch& l, const Matrix& d_sample,
                                   double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const {
-  return latents_backward_in<double>(params, rows, data, l, d_sample, kl_weight, gradient, sum);
+  return latents_backward_in<double>(params, rows, data, l, d_sample, kl_weight, gradient, sum, nullptr);
 }
 
 double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
                                   const DataRefF& data, const LatentBatch& l, const Matrix& d_sample,
-                                  double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const {
-  return latents_backward_in<float>(params, rows, data, l, d_sample, kl_weight, gradient, sum);
+                                  double kl_weight, Vector& gradient, const EncoderGradientSum& sum,
+                                  Float32Shadow* shadow) const {
+  return latents_backward_in<float>(params, rows, data, l, d_sample, kl_weight, gradient, sum, shadow);
 }
 
 void SasModel::zero_all_but_encoder(Vector& gradient) const {
@@ -314,14 +339,15 @@ void SasModel::zero_all_but_encoder(Vector& gradient) const {
   gradient.tail(num_parameters() - num_shared_).setZero();
 }
 
-void SasModel::freeze_translation(Vector& gradient) const {
+template <typename Scalar>
+void SasModel::freeze_translation(Scalar* encoder_gradient) const {
   // A stationary kernel makes the SAS objective invariant to translating every latent, so without
   // a prior (non-Bayesian) the mean encoder's output bias is a flat direction: its gradient is
   // zero in exact arithmetic and pure rounding noise in practice, on which Adam would random-walk
   // (steps of lr |g| / eps) and make runs differ across rank counts. It stays at its initial value.
   if (config_.bayesian || !mean_encoder_) return;
   const Index last = mean_encoder_->num_layers() - 1;
-  gradient.segment(mean_encoder_offset_ + mean_encoder_->bias_offset(last), config_.latent_dim).setZero();
+  std::fill_n(encoder_gradient + mean_encoder_->bias_offset(last), config_.latent_dim, Scalar(0));
 }
 
 BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const {
@@ -342,7 +368,7 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   const double weight = remainder_weight(b, a);  // also rejects A outside [1, B) and B > N
   const EqArdKernel k = kernel(params);
   const double noise = noise_variance(params);
-  const LatentBatch l = latents_forward_in<Scalar>(params, batch.rows, data, key);
+  const LatentBatch l = latents_forward_in<Scalar>(params, batch.rows, data, key, nullptr);
   // The active rows as doubles of `data`: in fp32 mode, the fp32-rounded values (as in training).
   const RowMatrix active_rows = data.topRows(a).template cast<double>();
   const SasActiveSet active = sas_active_set(k, noise, l.sample.topRows(a), active_rows);
@@ -356,7 +382,8 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   Matrix d_sample(b, config_.latent_dim);
   d_sample << g.d_latents, partials.d_latents_remainder;
   const double kl_w = kl_weight(b);
-  const double kl = latents_backward_in<Scalar>(params, batch.rows, data, l, d_sample, kl_w, gradient, {});
+  const double kl =
+      latents_backward_in<Scalar>(params, batch.rows, data, l, d_sample, kl_w, gradient, {}, nullptr);
   return {g.value - kl_w * kl, g.value, kl};
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -71,6 +72,13 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   // Sharded over the ranks: each updates its slice of the encoder weights (ShardedAdam).
   ShardedAdam adam(comm_, state.params.size(), step_.encoder_block(), options_.adam);
   adam.set_state(std::move(state.adam));
+  // fp32 encoders: the step and Adam exchange the encoder's float weights and gradient directly
+  // (optim/float32_shadow.hpp), the same values without two conversion passes per step. Only Adam
+  // changes the parameters inside this loop, and it keeps the shadow's weights current.
+  std::optional<Float32Shadow> shadow;
+  if (model_.config().precision == Precision::float32 && model_.mean_encoder())
+    shadow.emplace(step_.encoder_block());
+  Float32Shadow* const encoder_shadow = shadow ? &*shadow : nullptr;
   const auto start = Clock::now();
   auto last_report = start;
   const double base_seconds = state.wall_seconds;
@@ -92,8 +100,11 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
     const auto rows = schedule_.batch_rows(epoch, batch);
     const BatchTerms terms = step_.evaluate(state.params, rows, options_.active_size, {epoch, batch},
-                                            gradient, &adam.slice_counts());
-    adam.ascend(state.params, gradient);
+                                            gradient, &adam.slice_counts(), encoder_shadow);
+    if (encoder_shadow)
+      adam.ascend(state.params, gradient, *encoder_shadow);
+    else
+      adam.ascend(state.params, gradient);
     ++state.step;
     stats.points += rows.size();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();

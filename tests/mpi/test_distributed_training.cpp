@@ -195,6 +195,67 @@ INSTANTIATE_TEST_SUITE_P(Variants, DistributedFloat32Gradient,
                                            Variant{false, LatentKind::free},
                                            Variant{true, LatentKind::free}));
 
+// What Trainer runs for fp32 encoders: the step and ShardedAdam exchanging float weights and
+// gradient through an fp32 shadow. Over 20 steps it must give the parameters of the same loop
+// without a shadow (which converts the weights and casts the gradient every step) bit for bit, at
+// every rank count, for SAS and Bayesian SAS; the shadow's weights must end as float(params).
+TEST(DistributedSasStep, Float32ShadowTrainsExactlyAsTheConvertingStep) {
+  const Communicator comm;
+  const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const RowMatrixF local = Y.middleRows(begin, count).cast<float>();
+  for (const bool bayesian : {false, true}) {
+    const Variant v{bayesian, LatentKind::amortised, Precision::float32};
+    const SasModel model(config(v), kRows, begin, count);
+    const DistributedSasStep step(model, comm, partition, DataRefF(local));
+    ShardedAdam plain(comm, model.num_parameters(), step.encoder_block(), kAdam);
+    const Vector converting =
+        train(model.initial_parameters(), plain, [&](Vector& p, const auto& rows, StepKey key, Vector& g) {
+          step.evaluate(p, rows, kActive, key, g, &plain.slice_counts());
+        });
+    ShardedAdam adam(comm, model.num_parameters(), step.encoder_block(), kAdam);
+    Float32Shadow shadow(step.encoder_block());
+    Vector params = model.initial_parameters(), grad;
+    const BatchSchedule schedule(kRows, 8, 11);
+    for (int s = 0; s < kSteps; ++s) {
+      const std::uint64_t epoch = s / schedule.batches_per_epoch(), b = s % schedule.batches_per_epoch();
+      step.evaluate(params, schedule.batch_rows(epoch, b), kActive, {epoch, b}, grad, &adam.slice_counts(),
+                    &shadow);
+      ASSERT_TRUE(shadow.gradient_ready);
+      adam.ascend(params, grad, shadow);
+    }
+    EXPECT_TRUE(params == converting) << "bayesian " << bayesian << " rank " << comm.rank()
+                                      << ": max difference " << (params - converting).cwiseAbs().maxCoeff();
+    const IndexRange e = step.encoder_block();
+    EXPECT_TRUE(shadow.weights == params.segment(e.begin, e.end - e.begin).cast<float>());
+  }
+}
+
+// A shadow is for fp32 encoders: an fp64 model's step, or a shadow of another block, is refused.
+TEST(DistributedSasStep, Float32ShadowIsRefusedByAnFp64ModelOrForAnotherBlock) {
+  const Communicator comm;
+  const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const RowMatrix local = Y.middleRows(begin, count);
+  const RowMatrixF local_f32 = local.cast<float>();
+  const auto rows = BatchSchedule(kRows, 8, 11).batch_rows(0, 0);
+  Vector grad;
+  {
+    const SasModel model(config({false, LatentKind::amortised}), kRows, begin, count);
+    const DistributedSasStep step(model, comm, partition, DataRef(local));
+    Float32Shadow shadow(step.encoder_block());
+    EXPECT_THROW(step.evaluate(model.initial_parameters(), rows, kActive, {0, 0}, grad, nullptr, &shadow),
+                 InputError);
+  }
+  const SasModel model(config({false, LatentKind::amortised, Precision::float32}), kRows, begin, count);
+  const DistributedSasStep step(model, comm, partition, DataRefF(local_f32));
+  Float32Shadow shifted({step.encoder_block().begin + 1, step.encoder_block().end});
+  EXPECT_THROW(step.evaluate(model.initial_parameters(), rows, kActive, {0, 0}, grad, nullptr, &shifted),
+               InputError);
+}
+
 // The distributed step writes every element of the gradient (the encoder block by the backward
 // pass, the rest zeroed first, SasModel::zero_all_but_encoder): a NaN-filled gradient vector gives
 // the fresh one bit for bit, at every rank count and in all eight variants.

@@ -128,6 +128,49 @@ TEST(ShardedAdam, EqualsAdamOnTheSummedGradient) {
   }
 }
 
+// fp32 training's path: the block's gradient reaches ShardedAdam as a reduce-scattered float
+// gradient in an fp32 shadow. It must move every parameter exactly as the fp64 path does on the
+// same gradient (double(float) is exact), and leave the shadow's weights equal to float(params)
+// over the whole block on every rank, its gradient consumed. Gradient terms are small integers
+// times a power of two, so the float sums are exact too.
+TEST(ShardedAdam, Float32ShadowMovesTheParametersAsTheDoubleGradientDoes) {
+  const Communicator comm;
+  constexpr Index kHead = 4, kBlock = 1003, kLocal = 6, n = kHead + kBlock + kLocal;
+  const IndexRange block{kHead, kHead + kBlock};
+  const AdamOptions o{0.01, 0.9, 0.999, 1e-8};
+  ShardedAdam with_shadow(comm, n, block, o), without(comm, n, block, o);
+  Float32Shadow shadow(block);
+  Vector p(n), q(n);
+  for (Index i = 0; i < n; ++i)
+    p[i] = q[i] = 0.01 * static_cast<double>(i % 17) + 1e-9 * static_cast<double>(i);
+  for (int t = 0; t < 6; ++t) {
+    Vector g(n);
+    for (Index i = 0; i < n; ++i) {
+      const bool in_block = i >= block.begin && i < block.end;
+      g[i] = in_block ? term(comm.rank(), i, t) : summed_term(comm.size(), i, t);
+    }
+    for (Index i = n - kLocal; i < n; ++i) g[i] = term(comm.rank(), i, t);  // rank-local
+    shadow.gradient = g.segment(block.begin, kBlock).cast<float>();
+    comm.reduce_scatter_sum(shadow.gradient.data(), with_shadow.slice_counts());
+    comm.reduce_scatter_sum(g.data() + block.begin, without.slice_counts());
+    // What the step leaves in the fp64 gradient's block is not read: poison it.
+    Vector poisoned = g;
+    poisoned.segment(block.begin, kBlock).setConstant(std::numeric_limits<double>::quiet_NaN());
+    shadow.gradient_ready = true;
+    with_shadow.ascend(p, poisoned, shadow);
+    without.ascend(q, g);
+    ASSERT_TRUE(p == q) << "step " << t << ": max difference " << (p - q).cwiseAbs().maxCoeff();
+    EXPECT_TRUE(shadow.weights == p.segment(block.begin, kBlock).cast<float>()) << "step " << t;
+    EXPECT_TRUE(shadow.weights_current);
+    EXPECT_FALSE(shadow.gradient_ready);
+  }
+  // A shadow whose gradient was consumed, or of another block, is refused.
+  EXPECT_THROW(with_shadow.ascend(p, q, shadow), InputError);
+  Float32Shadow other({kHead + 1, kHead + kBlock});
+  other.gradient_ready = true;
+  EXPECT_THROW(with_shadow.ascend(p, q, other), InputError);
+}
+
 TEST(ShardedAdam, RestoredStateReproducesTheNextStep) {
   const Communicator comm;
   constexpr Index n = 40;

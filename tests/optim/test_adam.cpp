@@ -164,6 +164,63 @@ TEST(Adam, AscendRangesUpdatesExactlyTheRangesAsAscendWould) {
   }
 }
 
+// With an fp32 shadow over part of the vector (crossing ranges and chunk boundaries), elements in
+// the shadow's block take their gradient from the shadow (the fp64 gradient there is NaN and must
+// not be read) and get ascend()'s update on double(float gradient); each updated block element is
+// also written to the shadow's weights as float(parameter), and block elements outside the ranges
+// are left alone in both.
+TEST(Adam, Float32ShadowGivesTheUpdateOfItsFloatGradientAndWritesFloatWeights) {
+  const Index n = 2600;
+  const IndexRange block{5, 2200};
+  const std::vector<IndexRange> ranges{{0, 3}, {7, 8}, {1021, 1029}, {1500, 2600}};
+  auto in_ranges = [&](Index i) {
+    for (const IndexRange& r : ranges)
+      if (i >= r.begin && i < r.end) return true;
+    return false;
+  };
+  const AdamOptions o{0.02, 0.9, 0.999, 1e-8};
+  Adam plain(n, o), shadowed(n, o);
+  Vector x = random_normal(n, 1, 6), y = x;
+  const Vector start = x;
+  Float32Shadow shadow(block);
+  shadow.weights.setConstant(-7.0f);  // a value no update writes
+  for (int t = 0; t < 4; ++t) {
+    Vector g = varied_gradient(n, 500 + static_cast<std::uint64_t>(t));
+    g.segment(block.begin, shadow.size()) =
+        g.segment(block.begin, shadow.size()).cast<float>().cast<double>();
+    shadow.gradient = g.segment(block.begin, shadow.size()).cast<float>();
+    Vector poisoned = g;
+    poisoned.segment(block.begin, shadow.size()).setConstant(std::numeric_limits<double>::quiet_NaN());
+    shadow.gradient_ready = true;
+    plain.ascend_ranges(x, g, ranges);
+    shadowed.ascend_ranges(y, poisoned, ranges, &shadow);
+  }
+  for (Index i = 0; i < n; ++i) {
+    ASSERT_TRUE(within_ulps(y[i], x[i], o.learning_rate)) << i << ": " << y[i] << " vs " << x[i];
+    ASSERT_TRUE(within_ulps(shadowed.state().second_moment[i], plain.state().second_moment[i], 1.0)) << i;
+    if (!in_ranges(i)) {
+      ASSERT_EQ(y[i], start[i]) << i;
+    }
+    if (i < block.begin || i >= block.end) continue;
+    const float w = shadow.weights[i - block.begin];
+    const float expected = in_ranges(i) ? static_cast<float>(y[i]) : -7.0f;
+    ASSERT_EQ(w, expected) << i;
+  }
+}
+
+TEST(Adam, Float32ShadowMustHoldAGradientAndFitTheVector) {
+  Adam adam(10, {});
+  Vector x = Vector::Zero(10);
+  Float32Shadow shadow({2, 8});
+  EXPECT_THROW(adam.ascend_ranges(x, Vector::Ones(10), {{0, 10}}, &shadow),
+               InputError);  // gradient not ready
+  Float32Shadow too_long({2, 11});
+  too_long.gradient_ready = true;
+  EXPECT_THROW(adam.ascend_ranges(x, Vector::Ones(10), {{0, 10}}, &too_long), InputError);
+  EXPECT_EQ(adam.state().steps, 0);
+  EXPECT_EQ(x, Vector::Zero(10));
+}
+
 TEST(Adam, AscendRangesRejectsARangeOutsideTheVector) {
   Adam adam(5, {});
   Vector x = Vector::Zero(5);

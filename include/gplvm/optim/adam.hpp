@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gplvm/core/types.hpp"
+#include "gplvm/optim/float32_shadow.hpp"
 
 namespace gplvm {
 
@@ -32,8 +33,11 @@ class Adam {
   // step counter advances once): for a vector whose other elements another process updates. Each
   // updated element gets ascend()'s update to rounding: where a range ends can move an element
   // between the loop's SIMD and scalar paths, which may round its last bit differently.
+  // With a shadow (whose gradient_ready must be set), elements inside shadow->block take their
+  // gradient from shadow->gradient (objective_gradient is not read there) and, once updated, are
+  // also written to shadow->weights as float; the shadow's flags are left to the caller.
   void ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
-                     const std::vector<IndexRange>& ranges);
+                     const std::vector<IndexRange>& ranges, Float32Shadow* shadow = nullptr);
 
   const AdamOptions& options() const noexcept { return options_; }
   const AdamState& state() const noexcept { return state_; }
@@ -42,7 +46,7 @@ class Adam {
  private:
   // Updates ranges [first, last); they are not checked here.
   void step(VectorRef params, const ConstVectorRef& gradient, double sign, const IndexRange* first,
-            const IndexRange* last);
+            const IndexRange* last, Float32Shadow* shadow = nullptr);
 
   AdamOptions options_;
   AdamState state_;

@@ -29,6 +29,11 @@ class ShardedAdam {
   // Collective. gradient must hold the summed gradient in this rank's slice of the block and this
   // rank's gradient outside the block; its other elements are not read.
   void ascend(VectorRef params, const ConstVectorRef& objective_gradient);
+  // The same with the block's gradient taken from an fp32 shadow of the block (as a step left it:
+  // gradient_ready, summed in this rank's slice) instead of objective_gradient, which is then not
+  // read inside the block. Leaves the shadow's weights equal to float(params[block]) on every rank
+  // (weights_current) and its gradient consumed (gradient_ready cleared).
+  void ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow);
 
   // Collective: the full state, the block's moments gathered from their owners.
   AdamState state() const;

@@ -37,8 +37,12 @@ class DistributedSasStep {
   // count per rank over encoder_block(), as ShardedAdam::slice_counts gives them) the encoder
   // gradient is reduce-scattered instead: summed only in this rank's slice of the block, the rest
   // of the block holding this rank's own terms.
+  // fp32 models may pass an fp32 shadow of encoder_block() (what Trainer does, with ShardedAdam):
+  // the encoder then runs on the shadow's weights and leaves its gradient there, and `gradient`'s
+  // encoder block is not written (SasModel::latents_forward). fp64 models take no shadow.
   BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, Index num_active,
-                      StepKey key, Vector& gradient, const std::vector<int>* encoder_slices = nullptr) const;
+                      StepKey key, Vector& gradient, const std::vector<int>* encoder_slices = nullptr,
+                      Float32Shadow* shadow = nullptr) const;
 
   // The parameters that ranks sum over their rows: the encoders (empty for free latents).
   IndexRange encoder_block() const;
@@ -64,7 +68,7 @@ class DistributedSasStep {
   template <typename Scalar>
   BatchTerms evaluate_in(const Vector& params, const WorkRows& own, const RowMatrixT<Scalar>& data,
                          Index num_active, Index batch_size, StepKey key, Vector& gradient,
-                         const std::vector<int>* encoder_slices) const;
+                         const std::vector<int>* encoder_slices, Float32Shadow* shadow) const;
 
   const SasModel& model_;
   const Communicator& comm_;

@@ -15,6 +15,7 @@
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/mlp.hpp"
 #include "gplvm/objectives/sas.hpp"
+#include "gplvm/optim/float32_shadow.hpp"
 
 namespace gplvm {
 
@@ -108,11 +109,14 @@ class SasModel {
     Matrix mean, variance, eps, sample;  // variance and eps only for Bayesian models
   };
   // The DataRefF overloads run the encoder in fp32 (float copies of its weights, made by the
-  // forward call and reused by the backward call that follows it).
+  // forward call and reused by the backward call that follows it). With an fp32 shadow of the
+  // encoder block (block == encoder_block()), the forward call uses the shadow's weights (making
+  // them first unless weights_current) and the backward call leaves the summed float gradient in
+  // the shadow (gradient_ready), not in `gradient`, whose encoder block it then does not write.
   LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
                               const DataRef& data, StepKey key) const;
   LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                              const DataRefF& data, StepKey key) const;
+                              const DataRefF& data, StepKey key, Float32Shadow* shadow = nullptr) const;
   // Sums the encoder gradient over the ranks that share the encoder, in the precision it was
   // computed in: an fp32 model's float gradient is summed as floats (half the bytes of the fp64
   // master gradient) before it is added to `gradient`. Empty members: nothing to sum (one process).
@@ -132,10 +136,13 @@ class SasModel {
                           Vector& gradient, const EncoderGradientSum& sum = {}) const;
   double latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows, const DataRefF& data,
                           const LatentBatch& latents, const Matrix& d_sample, double kl_weight,
-                          Vector& gradient, const EncoderGradientSum& sum = {}) const;
+                          Vector& gradient, const EncoderGradientSum& sum = {},
+                          Float32Shadow* shadow = nullptr) const;
   // Length of the shared prefix that every rank computes identically (kernel and noise); the rest
   // of the shared block (the encoders) is summed over ranks.
   Index num_hyperparameters() const noexcept { return noise_offset_ + 1; }
+  // The encoders' weights: what ranks sum over their rows (empty for free latents).
+  IndexRange encoder_block() const noexcept { return {num_hyperparameters(), num_shared_}; }
   double remainder_weight(Index batch_size, Index num_active) const;
   // The local block (free latents of this process's rows) of a parameter-shaped vector as one row
   // per data row: [mu_r] or [mu_r, log v_r]. Checkpoints store it in global row order, so a run
@@ -157,24 +164,29 @@ class SasModel {
  private:
   template <typename Scalar>
   LatentBatch latents_forward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                 const DataRefT<Scalar>& data, StepKey key) const;
+                                 const DataRefT<Scalar>& data, StepKey key, Float32Shadow* shadow) const;
   template <typename Scalar>
   double latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
                              const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
-                             double kl_weight, Vector& gradient, const EncoderGradientSum& sum) const;
+                             double kl_weight, Vector& gradient, const EncoderGradientSum& sum,
+                             Float32Shadow* shadow) const;
   template <typename Scalar>
   void encode_in(const Vector& params, const DataRefT<Scalar>& data, std::uint64_t first_row, RowMatrix& mean,
                  RowMatrix* variance) const;
   template <typename Scalar>
   BatchTerms evaluate_in(const Vector& params, const Batch& batch, const DataRefT<Scalar>& data, StepKey key,
                          Vector& gradient) const;
-  // The encoders' weights in Scalar: a pointer into params for double, else a float copy.
+  // The encoders' weights in Scalar: a pointer into params for double, else a float copy (the
+  // shadow's, when one is given).
   template <typename Scalar>
-  const Scalar* encoder_weights(const Vector& params) const;
+  const Scalar* encoder_weights(const Vector& params, Float32Shadow* shadow) const;
+  void require_encoder_shadow(const Float32Shadow& shadow) const;
   template <typename Scalar>
   MlpWorkspace<Scalar>& workspace(bool variance) const;
   Index local_row(std::uint64_t global_row) const;
-  void freeze_translation(Vector& gradient) const;
+  // encoder_gradient: the gradient of the encoder block, from its first element.
+  template <typename Scalar>
+  void freeze_translation(Scalar* encoder_gradient) const;
 
   SasModelConfig config_;
   std::uint64_t num_data_, local_begin_, local_rows_;
@@ -185,7 +197,9 @@ class SasModel {
   Index num_shared_ = 0, num_local_ = 0;
   mutable Mlp::Workspace mean_workspace_, variance_workspace_;
   mutable MlpWorkspace<float> mean_workspace_f32_, variance_workspace_f32_;
-  mutable VectorT<float> encoder_weights_f32_, encoder_gradient_f32_;  // fp32 mode: [mean | variance]
+  // fp32 steps given no shadow: the float encoder weights (converted afresh by each forward call)
+  // and gradient, made on first use.
+  mutable std::optional<Float32Shadow> own_shadow_;
 };
 
 }  // namespace gplvm

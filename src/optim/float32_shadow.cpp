@@ -1,0 +1,15 @@
+#include "gplvm/optim/float32_shadow.hpp"
+
+#include "gplvm/core/threads.hpp"
+
+namespace gplvm {
+
+void Float32Shadow::convert_weights(const ConstVectorRef& params, IndexRange part) {
+  constexpr Index kElementsPerShareUnit = 4096;  // a thread's share is a multiple of this
+  for_each_thread_share(part.end - part.begin, kElementsPerShareUnit, [&](Index i0, Index i1) {
+    weights.segment(part.begin - block.begin + i0, i1 - i0) =
+        params.segment(part.begin + i0, i1 - i0).cast<float>();
+  });
+}
+
+}  // namespace gplvm
