@@ -125,6 +125,18 @@ bool within_ulps(double a, double b, double scale) {
   return std::abs(a - b) <= 4 * std::numeric_limits<double>::epsilon() * (std::abs(b) + scale);
 }
 
+// Ranges at odd offsets and lengths in a vector of 2600: inside SIMD packets and the 1024-element
+// chunks, and across chunk boundaries.
+std::vector<IndexRange> odd_ranges() {
+  return {{0, 3}, {7, 8}, {1021, 1029}, {1500, 2600}};
+}
+
+bool inside_any(const std::vector<IndexRange>& ranges, Index i) {
+  for (const IndexRange& r : ranges)
+    if (i >= r.begin && i < r.end) return true;
+  return false;
+}
+
 // Ranges at odd offsets and lengths (inside SIMD packets and the 1024-element chunks, and across
 // chunk boundaries): what ascend_ranges updates is what ascend gives it, over several steps, to
 // the last bits (an element at a range's edge may take the loop's scalar path instead of its SIMD
@@ -132,12 +144,8 @@ bool within_ulps(double a, double b, double scale) {
 // (parameters and moments) is untouched.
 TEST(Adam, AscendRangesUpdatesExactlyTheRangesAsAscendWould) {
   const Index n = 2600;
-  const std::vector<IndexRange> ranges{{0, 3}, {7, 8}, {1021, 1029}, {1500, 2600}};
-  auto in_ranges = [&](Index i) {
-    for (const IndexRange& r : ranges)
-      if (i >= r.begin && i < r.end) return true;
-    return false;
-  };
+  const std::vector<IndexRange> ranges = odd_ranges();
+  auto in_ranges = [&](Index i) { return inside_any(ranges, i); };
   const AdamOptions o{0.02, 0.9, 0.999, 1e-8};
   Adam whole(n, o), part(n, o);
   Vector x = random_normal(n, 1, 6), y = x;
@@ -172,12 +180,8 @@ TEST(Adam, AscendRangesUpdatesExactlyTheRangesAsAscendWould) {
 TEST(Adam, Float32ShadowGivesTheUpdateOfItsFloatGradientAndWritesFloatWeights) {
   const Index n = 2600;
   const IndexRange block{5, 2200};
-  const std::vector<IndexRange> ranges{{0, 3}, {7, 8}, {1021, 1029}, {1500, 2600}};
-  auto in_ranges = [&](Index i) {
-    for (const IndexRange& r : ranges)
-      if (i >= r.begin && i < r.end) return true;
-    return false;
-  };
+  const std::vector<IndexRange> ranges = odd_ranges();
+  auto in_ranges = [&](Index i) { return inside_any(ranges, i); };
   const AdamOptions o{0.02, 0.9, 0.999, 1e-8};
   Adam plain(n, o), shadowed(n, o);
   Vector x = random_normal(n, 1, 6), y = x;
