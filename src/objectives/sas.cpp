@@ -198,23 +198,22 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   MatrixT<Scalar> beta_storage, w_storage;
   const MatrixT<Scalar>& beta = in_scalar(active.whitened_data, beta_storage);
   const MatrixT<Scalar>& w = in_scalar(s.w, w_storage);
-  // r_n = y_n - w_n^T beta, rows are points; row-major like Y, so the copy is a memcpy (rows
-  // shared among the rank's threads, as every per-row and per-column pass below).
+  // The means w_n^T beta, rows are points (row-major like Y; R x D row-major is D x R
+  // column-major: beta^T W).
   RowMatrixT<Scalar> residual(R, D);
-  for_each_thread_share(R, kRowsPerShareUnit, [&](Index n0, Index n1) {
-    residual.middleRows(n0, n1 - n0) = Y_remainder.middleRows(n0, n1 - n0);
-  });
-  // Row-major R x D is column-major D x R: residual^T -= beta^T W.
   gemm(view_of(beta).transposed(), view_of(w), MutableMatrixView<Scalar>{residual.data(), D, R, D},
-       GemmUpdate::subtract);
+       GemmUpdate::overwrite);
   const Eigen::ArrayXd c = s.variance.array();
   const double d = static_cast<double>(D);
-  // One pass over the residual: its squared row norms, then each row scaled to z_n = w r_n / c_n
-  // while it is still in L1.
+  // One pass over the rows (shared among the rank's threads, as every per-row and per-column pass
+  // below): r_n = y_n - m_n, its squared norm, then r_n scaled to z_n = w r_n / c_n while it is
+  // still in L1. Taking y_n here, not copying Y into the product's output first, saves a pass
+  // over the R x D block.
   Vector sq(R);
   for_each_thread_share(R, kRowsPerShareUnit, [&](Index n0, Index n1) {
     for (Index n = n0; n < n1; ++n) {
       auto row = residual.row(n);
+      row = Y_remainder.row(n) - row;
       sq[n] = static_cast<double>(row.squaredNorm());
       row *= static_cast<Scalar>(weight / c[n]);  // now Z, R x D
     }
