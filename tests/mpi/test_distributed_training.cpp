@@ -46,6 +46,20 @@ SasModelConfig config(const Variant& v) {
 
 constexpr AdamOptions kAdam{.learning_rate = 1e-2};
 
+// This rank's share of the kRows rows of Y: the partition over the ranks, the share's first row
+// and count, and its block of Y.
+struct RankRows {
+  RowPartition partition;
+  std::uint64_t begin, count;
+  RowMatrix local;
+};
+
+RankRows rank_rows(const Communicator& comm, const RowMatrix& Y) {
+  RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  return {partition, begin, count, Y.middleRows(begin, count)};
+}
+
 // Runs kSteps steps of `optimiser` (Adam or ShardedAdam); `step(params, rows, key, grad)`
 // evaluates one batch.
 template <typename Optimiser, typename StepFn>
@@ -78,10 +92,8 @@ TEST_P(DistributedTraining, ParametersAfterTwentyStepsEqualSerial) {
                                 serial_model.evaluate(p, {rows, batch, kActive}, key, g);
                               });
 
-  const RowPartition partition(kRows, comm.size());
-  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const auto [partition, begin, count, local] = rank_rows(comm, Y);
   const SasModel model(config(v), kRows, begin, count);
-  const RowMatrix local = Y.middleRows(begin, count);
   const DistributedSasStep distributed(model, comm, partition, local);
   // Adam on every rank after an allreduce of the encoder gradient, and what Trainer runs: the
   // encoder gradient reduce-scattered and Adam sharded over the ranks.
@@ -141,10 +153,8 @@ TEST_P(DistributedFloat32Gradient, EveryStepGradientEqualsSerial) {
   v.precision = Precision::float32;
   const RowMatrix Y = testing::random_normal(kRows, kDim, 5).cast<float>().cast<double>();
   const SasModel serial_model(config(v), kRows, 0, kRows);
-  const RowPartition partition(kRows, comm.size());
-  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const auto [partition, begin, count, local] = rank_rows(comm, Y);
   const SasModel model(config(v), kRows, begin, count);
-  const RowMatrix local = Y.middleRows(begin, count);
   const DistributedSasStep distributed(model, comm, partition, local);
   // The same rows held as float32 (what `gplvm train` does for fp32 models): Y is float-exact, so
   // the step must give bit-identical results.
@@ -202,9 +212,8 @@ INSTANTIATE_TEST_SUITE_P(Variants, DistributedFloat32Gradient,
 TEST(DistributedSasStep, Float32ShadowTrainsExactlyAsTheConvertingStep) {
   const Communicator comm;
   const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
-  const RowPartition partition(kRows, comm.size());
-  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
-  const RowMatrixF local = Y.middleRows(begin, count).cast<float>();
+  const auto [partition, begin, count, local_f64] = rank_rows(comm, Y);
+  const RowMatrixF local = local_f64.cast<float>();
   for (const bool bayesian : {false, true}) {
     const Variant v{bayesian, LatentKind::amortised, Precision::float32};
     const SasModel model(config(v), kRows, begin, count);
@@ -236,9 +245,7 @@ TEST(DistributedSasStep, Float32ShadowTrainsExactlyAsTheConvertingStep) {
 TEST(DistributedSasStep, Float32ShadowIsRefusedByAnFp64ModelOrForAnotherBlock) {
   const Communicator comm;
   const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
-  const RowPartition partition(kRows, comm.size());
-  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
-  const RowMatrix local = Y.middleRows(begin, count);
+  const auto [partition, begin, count, local] = rank_rows(comm, Y);
   const RowMatrixF local_f32 = local.cast<float>();
   const auto rows = BatchSchedule(kRows, 8, 11).batch_rows(0, 0);
   Vector grad;
@@ -262,9 +269,7 @@ TEST(DistributedSasStep, Float32ShadowIsRefusedByAnFp64ModelOrForAnotherBlock) {
 TEST(DistributedSasStep, OverwritesWhateverTheGradientVectorHeld) {
   const Communicator comm;
   const RowMatrix Y = testing::random_normal(kRows, kDim, 9);
-  const RowPartition partition(kRows, comm.size());
-  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
-  const RowMatrix local = Y.middleRows(begin, count);
+  const auto [partition, begin, count, local] = rank_rows(comm, Y);
   const BatchSchedule schedule(kRows, 8, 11);
   const auto rows = schedule.batch_rows(0, 1);
   for (const Variant& v : testing::all_model_variants()) {
@@ -288,10 +293,8 @@ TEST(DistributedSasStep, NonFiniteRowIsAnInputErrorOnEveryRankNamingTheRow) {
   const Variant v{false, LatentKind::amortised};
   RowMatrix Y = testing::random_normal(kRows, kDim, 5);
   Y(40, 3) = std::numeric_limits<double>::quiet_NaN();
-  const RowPartition partition(kRows, comm.size());
-  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const auto [partition, begin, count, local] = rank_rows(comm, Y);
   const SasModel model(config(v), kRows, begin, count);
-  const RowMatrix local = Y.middleRows(begin, count);
   const RowMatrixF local_f32 = local.cast<float>();
   for (const bool f32 : {false, true}) {
     try {
