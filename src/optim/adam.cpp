@@ -112,11 +112,11 @@ void Adam::ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradi
           {"", "range", std::to_string(r.begin) + ".." + std::to_string(r.end) + " of " + std::to_string(n)});
   if (shadow) {
     const IndexRange b = shadow->block;
-    if (b.begin < 0 || b.begin > b.end || b.end > n || shadow->weights.size() != shadow->size() ||
-        shadow->gradient.size() != shadow->size())
+    if (b.begin < 0 || b.begin > b.end || b.end > n)
       throw InputError("Adam step: fp32 shadow does not fit the parameter vector",
                        {"", "shadow",
                         std::to_string(b.begin) + ".." + std::to_string(b.end) + " of " + std::to_string(n)});
+    shadow->require_block(b);  // its buffers
     require(shadow->gradient_ready, "Adam step: the fp32 shadow holds no gradient from a step",
             {"", "shadow.gradient_ready", "false"});
   }

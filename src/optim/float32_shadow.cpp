@@ -1,5 +1,8 @@
 #include "gplvm/optim/float32_shadow.hpp"
 
+#include <string>
+
+#include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 
 namespace gplvm {
@@ -10,6 +13,14 @@ void Float32Shadow::convert_weights(const ConstVectorRef& params, IndexRange par
     weights.segment(part.begin - block.begin + i0, i1 - i0) =
         params.segment(part.begin + i0, i1 - i0).cast<float>();
   });
+}
+
+void Float32Shadow::require_block(IndexRange expected) const {
+  require(block.begin == expected.begin && block.end == expected.end && weights.size() == size() &&
+              gradient.size() == size(),
+          "fp32 shadow does not cover block " + std::to_string(expected.begin) + ".." +
+              std::to_string(expected.end) + " with buffers of its size",
+          {"", "shadow", std::to_string(block.begin) + ".." + std::to_string(block.end)});
 }
 
 }  // namespace gplvm

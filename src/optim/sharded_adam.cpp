@@ -29,9 +29,7 @@ void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradi
 }
 
 void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow) {
-  require(shadow.block.begin == block_.begin && shadow.block.end == block_.end,
-          "sharded Adam: the fp32 shadow covers another block than the sharded one",
-          {"", "shadow", std::to_string(shadow.block.begin) + ".." + std::to_string(shadow.block.end)});
+  shadow.require_block(block_);
   adam_.ascend_ranges(params, objective_gradient, updated_, &shadow);
   comm_.allgather_slices(params.data() + block_.begin, counts_);
   // This rank wrote float weights for its own slice; the others' slices are converted from what

@@ -163,14 +163,6 @@ void SasModel::validate_rows(const std::vector<std::uint64_t>& rows, const DataR
   if (bad >= 0) throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(rows[bad])});
 }
 
-void SasModel::require_encoder_shadow(const Float32Shadow& shadow) const {
-  const IndexRange e = encoder_block();
-  require(shadow.block.begin == e.begin && shadow.block.end == e.end &&
-              shadow.weights.size() == shadow.size() && shadow.gradient.size() == shadow.size(),
-          "fp32 shadow does not cover the encoder block",
-          {"", "shadow", std::to_string(shadow.block.begin) + ".." + std::to_string(shadow.block.end)});
-}
-
 template <typename Scalar>
 const Scalar* SasModel::encoder_weights(const Vector& params, Float32Shadow* shadow) const {
   if constexpr (std::is_same_v<Scalar, double>) {
@@ -202,7 +194,7 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
                                                    const std::vector<std::uint64_t>& rows,
                                                    const DataRefT<Scalar>& data, StepKey key,
                                                    Float32Shadow* shadow) const {
-  if (shadow) require_encoder_shadow(*shadow);
+  if (shadow) shadow->require_block(encoder_block());
   LatentBatch l;
   const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
   if (mean_encoder_) {
@@ -256,7 +248,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
                                      const DataRefT<Scalar>& data, const LatentBatch& l,
                                      const Matrix& d_sample, double kl_weight, Vector& gradient,
                                      const EncoderGradientSum& sum, Float32Shadow* shadow) const {
-  if (shadow) require_encoder_shadow(*shadow);
+  if (shadow) shadow->require_block(encoder_block());
   Matrix d_mean = d_sample, d_variance;
   double kl = 0.0;
   if (config_.bayesian) {

@@ -26,6 +26,8 @@ struct Float32Shadow {
   // weights[part] = float(params[part]) for a part of the block (params: the whole vector); the
   // one place that converts, split over the rank's threads.
   void convert_weights(const ConstVectorRef& params, IndexRange part);
+  // Throws InputError unless the shadow is of exactly `expected`, with buffers of its size.
+  void require_block(IndexRange expected) const;
 
   IndexRange block;              // elements [block.begin, block.end) of the parameter vector
   VectorT<float> weights;        // float(params[block]) while weights_current

@@ -119,7 +119,8 @@ class SasModel {
                               const DataRefF& data, StepKey key, Float32Shadow* shadow = nullptr) const;
   // Sums the encoder gradient over the ranks that share the encoder, in the precision it was
   // computed in: an fp32 model's float gradient is summed as floats (half the bytes of the fp64
-  // master gradient) before it is added to `gradient`. Empty members: nothing to sum (one process).
+  // master gradient) before it is cast into `gradient` or left in an fp32 shadow. Empty members:
+  // nothing to sum (one process).
   struct EncoderGradientSum {
     std::function<void(double*, Index)> f64;
     std::function<void(float*, Index)> f32;
@@ -180,7 +181,6 @@ class SasModel {
   // shadow's, when one is given).
   template <typename Scalar>
   const Scalar* encoder_weights(const Vector& params, Float32Shadow* shadow) const;
-  void require_encoder_shadow(const Float32Shadow& shadow) const;
   template <typename Scalar>
   MlpWorkspace<Scalar>& workspace(bool variance) const;
   Index local_row(std::uint64_t global_row) const;
