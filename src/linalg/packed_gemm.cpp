@@ -144,6 +144,26 @@ inline void copy_transposed(const Scalar* src, Index src_stride, Index vectors, 
   }
 }
 
+// The same for `vectors` (<= lanes / 2) source vectors holding 2 x lanes contiguous values each:
+// one full lanes x lanes transpose moves two blocks of lanes values (the first half of each
+// output row goes to dst + j * dst_stride, the second to dst + (lanes + j) * dst_stride), where
+// copy_transposed would spend a whole transpose on each half-empty block. The packing of a
+// column-major B into 8-column fp32 panels.
+inline void copy_transposed_two_blocks(const float* src, Index src_stride, Index vectors, float* dst,
+                                       Index dst_stride) {
+  constexpr int L = Simd<float>::lanes, H = L / 2;
+  __m512 r[L];
+  for (int v = 0; v < H; ++v) {
+    r[v] = v < vectors ? _mm512_loadu_ps(src + v * src_stride) : _mm512_setzero_ps();
+    r[H + v] = v < vectors ? _mm512_loadu_ps(src + v * src_stride + L) : _mm512_setzero_ps();
+  }
+  transpose(r);
+  for (int j = 0; j < L; ++j) {
+    _mm256_storeu_ps(dst + j * dst_stride, _mm512_castps512_ps256(r[j]));
+    _mm256_storeu_ps(dst + (L + j) * dst_stride, _mm512_extractf32x8_ps(r[j], 1));
+  }
+}
+
 // Register block: an MR x NR tile of C lives in 3 x 8 = 24 of the 32 vector registers, so each
 // k step does 3 loads of A, 8 broadcasts of B and 24 FMAs: FMA-bound on two FMA pipes, with fewer
 // loads per FMA than the 2 x 12 tile this engine started with. On the 2-core Intel Xeon VM
@@ -210,21 +230,31 @@ inline void microkernel(Index kc, const Scalar* __restrict a, const Scalar* __re
 template <typename Scalar>
 void pack_a(const ConstMatrixView<Scalar>& a, Index i0, Index p0, Index mc, Index kc, Scalar* dst) {
   constexpr Index MR = Blocking<Scalar>::mr, L = Simd<Scalar>::lanes;
-  for (Index i = 0; i < mc; i += MR, dst += MR * kc) {
+  Index i = 0;
+  if (a.row_stride == 1) {
+    // Columns contiguous: all full strips at once, a column at a time, so that each column is
+    // read as one run of up to mc values. Strip by strip, a product of activations (a 4 KB column
+    // stride) read MR values from each of kc columns in turn, which the prefetchers did not follow.
+    const Index strips = mc / MR;
+    for (Index p = 0; p < kc; ++p) {
+      const Scalar* src = a.data + i0 + (p0 + p) * a.col_stride;
+      for (Index strip = 0; strip < strips; ++strip)
+        for (Index v = 0; v < MR; v += L)
+          Simd<Scalar>::store(dst + strip * MR * kc + p * MR + v, Simd<Scalar>::load(src + strip * MR + v));
+    }
+    i = strips * MR;
+    dst += strips * MR * kc;
+  }
+  for (; i < mc; i += MR, dst += MR * kc) {
     const Index rows = std::min(MR, mc - i);
     const Scalar* origin = a.data + (i0 + i) * a.row_stride + p0 * a.col_stride;
-    if (rows == MR && a.row_stride == 1) {
-      for (Index p = 0; p < kc; ++p) {
-        const Scalar* src = origin + p * a.col_stride;
-        for (Index v = 0; v < MR; v += L) Simd<Scalar>::store(dst + p * MR + v, Simd<Scalar>::load(src + v));
-      }
-      continue;
-    }
     Index p_done = 0;
     if (rows == MR && a.col_stride == 1) {  // rows contiguous: transpose lanes x lanes blocks
-      for (; p_done + L <= kc; p_done += L)
-        for (Index r = 0; r < MR; r += L)
-          copy_transposed(origin + r * a.row_stride + p_done, a.row_stride, L, dst + p_done * MR + r, MR);
+      const Index p_full = kc / L * L;
+      for (Index r = 0; r < MR; r += L)
+        for (Index p = 0; p < p_full; p += L)
+          copy_transposed(origin + r * a.row_stride + p, a.row_stride, L, dst + p * MR + r, MR);
+      p_done = p_full;
     }
     for (Index r = 0; r < rows; ++r) {
       const Scalar* src = origin + r * a.row_stride;
@@ -253,6 +283,10 @@ void pack_b(const ConstMatrixView<Scalar>& b, Index p0, Index j0, Index kc, Inde
     }
     Index p_done = 0;
     if (b.row_stride == 1) {  // columns contiguous: transpose up to lanes columns at a time
+      if constexpr (std::is_same_v<Scalar, float> && 2 * NR == L) {
+        for (; p_done + 2 * L <= kc; p_done += 2 * L)
+          copy_transposed_two_blocks(origin + p_done, b.col_stride, cols, dst + p_done * NR, NR);
+      }
       for (; p_done + L <= kc; p_done += L)
         for (Index c = 0; c < cols; c += L)
           copy_transposed(origin + c * b.col_stride + p_done, b.col_stride, std::min(L, cols - c),
