@@ -461,6 +461,51 @@ void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, 
   if (grow_error) std::rethrow_exception(grow_error);
 }
 
+template <typename Scalar>
+void packed_rank_update_lower(ConstMatrixView<Scalar> a, Scalar alpha, MutableMatrixView<Scalar> c,
+                              Index row_begin, Index row_end) {
+  using Blk = Blocking<Scalar>;
+  constexpr Index MR = Blk::mr, NR = Blk::nr;
+  const Index k = a.cols;
+  if (row_begin >= row_end || k == 0) return;
+  PackBuffers<Scalar>& buffers = PackBuffers<Scalar>::for_this_thread();
+  grow_a_buffer(buffers);
+  Scalar* const b_pack = grown_b_buffer(buffers, row_end);
+  Scalar* const a_pack = buffers.a.data();
+  const ConstMatrixView<Scalar> a_transposed = a.transposed();  // B = A^T: k x n
+  const Index k_blocks = (k + Blk::kc - 1) / Blk::kc, kc_step = (k + k_blocks - 1) / k_blocks;
+  alignas(64) Scalar tile[MR * NR];
+  // The BLIS loops of C = A A^T over the rows [row_begin, row_end) and the columns up to each
+  // row's diagonal: B's panels are packed once per (jc, pc) block, and an MR-row strip meets only
+  // the panels that reach its last row. Each tile goes through `tile`, scaled and added to C on
+  // and below the diagonal: a tile's k-block costs kc x 24 vector FMAs against 24 vector stores.
+  for (Index jc = 0; jc < row_end; jc += Blk::nc) {
+    const Index nc = std::min(Blk::nc, row_end - jc), panels = (nc + NR - 1) / NR;
+    for (Index pc = 0; pc < k; pc += kc_step) {
+      const Index kc = std::min(kc_step, k - pc);
+      for (Index p = 0; p < panels; ++p)
+        pack_b(a_transposed, pc, jc + p * NR, kc, std::min(NR, nc - p * NR), b_pack + p * NR * kc);
+      for (Index ic = std::max(row_begin, jc); ic < row_end; ic += Blk::mc) {
+        const Index mc = std::min(Blk::mc, row_end - ic);
+        pack_a(a, ic, pc, mc, kc, a_pack);
+        for (Index ir = 0; ir < mc; ir += MR) {
+          const Index i0 = ic + ir, rows = std::min(MR, mc - ir);
+          for (Index jr = 0; jr < nc && jc + jr < i0 + rows; jr += NR) {
+            ragged_microkernel(rows, kc, a_pack + ir * kc, b_pack + jr * kc, tile);
+            const Index cols = std::min(NR, nc - jr);
+            for (Index j = 0; j < cols; ++j) {
+              const Index column = jc + jr + j;
+              Scalar* out = c.data + column * c.col_stride + i0;
+              for (Index i = std::max<Index>(column - i0, 0); i < rows; ++i)
+                out[i] += alpha * tile[i + j * MR];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 #else
 
 template <typename Scalar>
@@ -474,6 +519,11 @@ void packed_gemm_shared_b(ConstMatrixView<Scalar>, ConstMatrixView<Scalar>, Muta
   throw std::logic_error("packed_gemm: this build has no AVX-512 engine (gemm() should not call it)");
 }
 
+template <typename Scalar>
+void packed_rank_update_lower(ConstMatrixView<Scalar>, Scalar, MutableMatrixView<Scalar>, Index, Index) {
+  throw std::logic_error("packed_rank_update_lower: this build has no AVX-512 engine");
+}
+
 #endif
 
 template void packed_gemm<float>(ConstMatrixView<float>, ConstMatrixView<float>, MutableMatrixView<float>,
@@ -484,5 +534,7 @@ template void packed_gemm_shared_b<float>(ConstMatrixView<float>, ConstMatrixVie
                                           MutableMatrixView<float>, GemmUpdate, int);
 template void packed_gemm_shared_b<double>(ConstMatrixView<double>, ConstMatrixView<double>,
                                            MutableMatrixView<double>, GemmUpdate, int);
+template void packed_rank_update_lower<double>(ConstMatrixView<double>, double, MutableMatrixView<double>,
+                                               Index, Index);
 
 }  // namespace gplvm::detail

@@ -24,4 +24,11 @@ template <typename Scalar>
 void packed_gemm_shared_b(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixView<Scalar> c,
                           GemmUpdate update, int threads);
 
+// Rows [row_begin, row_end) of the lower triangle of c += alpha a a^T (a: n x k, c: n x n; the
+// strict upper triangle is neither read nor written). Rows in any split give the same values: each
+// element is the same FMA chain, added to c once per k block.
+template <typename Scalar>
+void packed_rank_update_lower(ConstMatrixView<Scalar> a, Scalar alpha, MutableMatrixView<Scalar> c,
+                              Index row_begin, Index row_end);
+
 }  // namespace gplvm::detail

@@ -7,15 +7,17 @@
 
 #include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/gemm.hpp"
+#include "packed_gemm.hpp"
 
 namespace gplvm {
 namespace {
 
-// Rows per block: small enough that the ~block/A overshoot above the diagonal stays cheap, large
-// enough to fill the engine's row panels.
-constexpr Index kBlockRows = 48;
-// Below this order Eigen's rankUpdate is as fast (bench_kernels: 52 against 48 GFLOP/s at 100).
-constexpr Index kMinBlockedOrder = 128;
+// Threads split the rows in groups of whole row blocks of this size, cut where the work (growing
+// down the triangle) is shared evenly.
+constexpr Index kBalanceRows = 48;
+// Below this order Eigen's rankUpdate is used (at 100 the packed path is faster: bench_kernels on
+// Zen 4, 37 against 33 GFLOP/s; nothing was measured below 100).
+constexpr Index kMinBlockedOrder = 96;
 
 }  // namespace
 
@@ -29,31 +31,23 @@ void rank_update_lower(const ConstMatrixRef& a, double alpha, MatrixRef c) {
     c.selfadjointView<Eigen::Lower>().rankUpdate(a, alpha);
     return;
   }
-  // Row blocks write disjoint rows of C, so the rank's threads take contiguous groups of them, cut
-  // where the work (rows x columns up to the block's end, growing down the triangle) is shared
-  // evenly; each block is the same computation whichever thread runs it.
-  const Index blocks = (n + kBlockRows - 1) / kBlockRows;
+  // Rows in any split give the same values (packed_rank_update_lower), so the rank's threads take
+  // contiguous groups of rows with equal shares of the triangle's work.
+  const Index blocks = (n + kBalanceRows - 1) / kBalanceRows;
   const Index groups = std::min<Index>(threads_per_rank(), blocks);
   std::vector<Index> first_block(static_cast<std::size_t>(groups) + 1, blocks);
   first_block[0] = 0;
-  const double total = 0.5 * static_cast<double>(n) * static_cast<double>(n + kBlockRows);
+  const double total = 0.5 * static_cast<double>(n) * static_cast<double>(n + kBalanceRows);
   double done = 0;
   for (Index b = 0, g = 1; b < blocks && g < groups; ++b) {
-    done += static_cast<double>(std::min(kBlockRows, n - b * kBlockRows)) * std::min(n, (b + 1) * kBlockRows);
+    done += static_cast<double>(std::min(kBalanceRows, n - b * kBalanceRows)) *
+            static_cast<double>(std::min(n, (b + 1) * kBalanceRows));
     if (done >= total * static_cast<double>(g) / static_cast<double>(groups)) first_block[g++] = b + 1;
   }
   for_each_thread_share(groups, 1, [&](Index g0, Index g1) {
-    Matrix block(std::min(kBlockRows, n), n);
-    for (Index b = first_block[g0]; b < first_block[g1]; ++b) {
-      const Index i0 = b * kBlockRows, rows = std::min(kBlockRows, n - i0), end = i0 + rows;
-      auto product = block.topLeftCorner(rows, end);
-      gemm(view_of(a.middleRows(i0, rows)), view_of(a.topRows(end)).transposed(), mutable_view_of(product),
-           GemmUpdate::overwrite);
-      for (Index j = 0; j < end; ++j) {
-        const Index first = std::max<Index>(j - i0, 0);  // rows on or below the diagonal
-        c.col(j).segment(i0 + first, rows - first) += alpha * product.col(j).segment(first, rows - first);
-      }
-    }
+    detail::packed_rank_update_lower(view_of(a), alpha, mutable_view_of(c),
+                                     std::min(n, first_block[g0] * kBalanceRows),
+                                     std::min(n, first_block[g1] * kBalanceRows));
   });
 }
 

@@ -1,5 +1,6 @@
 // rank_update_lower against its definition: the lower triangle of C + alpha A A^T to rounding, at
-// orders around the 48-row blocks and the order (128) where the blocked path takes over, on operands that are
+// orders around the 48-row thread blocks, the order (96) where the packed path takes over and the
+// engine's cache blocks, on operands that are
 // blocks of larger matrices, with the strict upper triangle of C left exactly as it was.
 #include "gplvm/linalg/rank_update.hpp"
 
@@ -46,8 +47,15 @@ void check_rank_update(Index n, Index k) {
 }
 
 TEST(RankUpdate, LowerTriangleMatchesDefinitionAroundBlockEdges) {
-  for (Index n : {1, 2, 47, 48, 49, 97, 127, 128, 143, 144, 145, 200})
+  for (Index n : {1, 2, 47, 48, 49, 95, 96, 97, 127, 128, 143, 144, 145, 200})
     for (Index k : {1, 13, 300}) check_rank_update(n, k);
+}
+
+// The packed path's own blocks: several row blocks of the engine (192 fp64 rows), k split into
+// k blocks (784 = 392 + 392, 800 = 400 + 400), and more columns than one B panel holds (2048).
+TEST(RankUpdate, LowerTriangleMatchesDefinitionAcrossEngineBlocks) {
+  for (Index k : {784, 800}) check_rank_update(400, k);
+  check_rank_update(2100, 13);
 }
 
 TEST(RankUpdate, EmptyInnerDimensionLeavesCUnchanged) {
