@@ -15,12 +15,15 @@ void Float32Shadow::convert_weights(const ConstVectorRef& params, IndexRange par
   });
 }
 
+// Called several times per training step: the message is built only when the check fails (a
+// require() with std::to_string arguments would allocate it on every call).
 void Float32Shadow::require_block(IndexRange expected) const {
-  require(block.begin == expected.begin && block.end == expected.end && weights.size() == size() &&
-              gradient.size() == size(),
-          "fp32 shadow does not cover block " + std::to_string(expected.begin) + ".." +
-              std::to_string(expected.end) + " with buffers of its size",
-          {"", "shadow", std::to_string(block.begin) + ".." + std::to_string(block.end)});
+  if (block.begin == expected.begin && block.end == expected.end && weights.size() == size() &&
+      gradient.size() == size())
+    return;
+  throw InputError("fp32 shadow does not cover block " + std::to_string(expected.begin) + ".." +
+                       std::to_string(expected.end) + " with buffers of its size",
+                   {"", "shadow", std::to_string(block.begin) + ".." + std::to_string(block.end)});
 }
 
 }  // namespace gplvm
