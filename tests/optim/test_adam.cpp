@@ -137,37 +137,46 @@ bool inside_any(const std::vector<IndexRange>& ranges, Index i) {
   return false;
 }
 
+// Two optimisers over copies of the same parameters, one stepped with ascend (the reference) and
+// one with ascend_ranges over odd_ranges() (the tested one).
+struct RangesCase {
+  static constexpr Index n = 2600;
+  const std::vector<IndexRange> ranges = odd_ranges();
+  const AdamOptions options{0.02, 0.9, 0.999, 1e-8};
+  Adam reference{n, options}, tested{n, options};
+  Vector x = random_normal(n, 1, 6), y = x;  // x for reference, y for tested
+  const Vector start = x;
+  bool in_ranges(Index i) const { return inside_any(ranges, i); }
+};
+
 // Ranges at odd offsets and lengths (inside SIMD packets and the 1024-element chunks, and across
 // chunk boundaries): what ascend_ranges updates is what ascend gives it, over several steps, to
 // the last bits (an element at a range's edge may take the loop's scalar path instead of its SIMD
 // one, and the compiler may fuse a multiply-add in one and not the other); everything else
 // (parameters and moments) is untouched.
 TEST(Adam, AscendRangesUpdatesExactlyTheRangesAsAscendWould) {
-  const Index n = 2600;
-  const std::vector<IndexRange> ranges = odd_ranges();
-  auto in_ranges = [&](Index i) { return inside_any(ranges, i); };
-  const AdamOptions o{0.02, 0.9, 0.999, 1e-8};
-  Adam whole(n, o), part(n, o);
-  Vector x = random_normal(n, 1, 6), y = x;
-  const Vector start = x;
+  RangesCase c;
   Vector last_gradient;
   for (int t = 0; t < 4; ++t) {
-    last_gradient = varied_gradient(n, 400 + static_cast<std::uint64_t>(t));
-    whole.ascend(x, last_gradient);
-    part.ascend_ranges(y, last_gradient, ranges);
+    last_gradient = varied_gradient(c.n, 400 + static_cast<std::uint64_t>(t));
+    c.reference.ascend(c.x, last_gradient);
+    c.tested.ascend_ranges(c.y, last_gradient, c.ranges);
   }
-  EXPECT_EQ(part.state().steps, 4);
-  for (Index i = 0; i < n; ++i) {
-    if (in_ranges(i)) {
-      const double g_max = std::abs(last_gradient[i]) + std::abs(whole.state().first_moment[i]);
-      ASSERT_TRUE(within_ulps(y[i], x[i], o.learning_rate)) << i << ": " << y[i] << " vs " << x[i];
-      ASSERT_TRUE(within_ulps(part.state().first_moment[i], whole.state().first_moment[i], g_max)) << i;
-      ASSERT_TRUE(within_ulps(part.state().second_moment[i], whole.state().second_moment[i], g_max * g_max))
+  EXPECT_EQ(c.tested.state().steps, 4);
+  for (Index i = 0; i < c.n; ++i) {
+    if (c.in_ranges(i)) {
+      const double g_max = std::abs(last_gradient[i]) + std::abs(c.reference.state().first_moment[i]);
+      ASSERT_TRUE(within_ulps(c.y[i], c.x[i], c.options.learning_rate))
+          << i << ": " << c.y[i] << " vs " << c.x[i];
+      ASSERT_TRUE(within_ulps(c.tested.state().first_moment[i], c.reference.state().first_moment[i], g_max))
+          << i;
+      ASSERT_TRUE(
+          within_ulps(c.tested.state().second_moment[i], c.reference.state().second_moment[i], g_max * g_max))
           << i;
     } else {
-      ASSERT_EQ(y[i], start[i]) << i;
-      ASSERT_EQ(part.state().first_moment[i], 0.0) << i;
-      ASSERT_EQ(part.state().second_moment[i], 0.0) << i;
+      ASSERT_EQ(c.y[i], c.start[i]) << i;
+      ASSERT_EQ(c.tested.state().first_moment[i], 0.0) << i;
+      ASSERT_EQ(c.tested.state().second_moment[i], 0.0) << i;
     }
   }
 }
@@ -178,36 +187,32 @@ TEST(Adam, AscendRangesUpdatesExactlyTheRangesAsAscendWould) {
 // also written to the shadow's weights as float(parameter), and block elements outside the ranges
 // are left alone in both.
 TEST(Adam, Float32ShadowGivesTheUpdateOfItsFloatGradientAndWritesFloatWeights) {
-  const Index n = 2600;
   const IndexRange block{5, 2200};
-  const std::vector<IndexRange> ranges = odd_ranges();
-  auto in_ranges = [&](Index i) { return inside_any(ranges, i); };
-  const AdamOptions o{0.02, 0.9, 0.999, 1e-8};
-  Adam plain(n, o), shadowed(n, o);
-  Vector x = random_normal(n, 1, 6), y = x;
-  const Vector start = x;
+  RangesCase c;
   Float32Shadow shadow(block);
   shadow.weights.setConstant(-7.0f);  // a value no update writes
   for (int t = 0; t < 4; ++t) {
-    Vector g = varied_gradient(n, 500 + static_cast<std::uint64_t>(t));
+    Vector g = varied_gradient(c.n, 500 + static_cast<std::uint64_t>(t));
     g.segment(block.begin, shadow.size()) =
         g.segment(block.begin, shadow.size()).cast<float>().cast<double>();
     shadow.gradient = g.segment(block.begin, shadow.size()).cast<float>();
     Vector poisoned = g;
     poisoned.segment(block.begin, shadow.size()).setConstant(std::numeric_limits<double>::quiet_NaN());
     shadow.gradient_ready = true;
-    plain.ascend_ranges(x, g, ranges);
-    shadowed.ascend_ranges(y, poisoned, ranges, &shadow);
+    c.reference.ascend_ranges(c.x, g, c.ranges);
+    c.tested.ascend_ranges(c.y, poisoned, c.ranges, &shadow);
   }
-  for (Index i = 0; i < n; ++i) {
-    ASSERT_TRUE(within_ulps(y[i], x[i], o.learning_rate)) << i << ": " << y[i] << " vs " << x[i];
-    ASSERT_TRUE(within_ulps(shadowed.state().second_moment[i], plain.state().second_moment[i], 1.0)) << i;
-    if (!in_ranges(i)) {
-      ASSERT_EQ(y[i], start[i]) << i;
+  for (Index i = 0; i < c.n; ++i) {
+    ASSERT_TRUE(within_ulps(c.y[i], c.x[i], c.options.learning_rate))
+        << i << ": " << c.y[i] << " vs " << c.x[i];
+    ASSERT_TRUE(within_ulps(c.tested.state().second_moment[i], c.reference.state().second_moment[i], 1.0))
+        << i;
+    if (!c.in_ranges(i)) {
+      ASSERT_EQ(c.y[i], c.start[i]) << i;
     }
     if (i < block.begin || i >= block.end) continue;
     const float w = shadow.weights[i - block.begin];
-    const float expected = in_ranges(i) ? static_cast<float>(y[i]) : -7.0f;
+    const float expected = c.in_ranges(i) ? static_cast<float>(c.y[i]) : -7.0f;
     ASSERT_EQ(w, expected) << i;
   }
 }
