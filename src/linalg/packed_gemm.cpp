@@ -363,6 +363,14 @@ void multiply_block(GemmUpdate update, const Scalar* a_pack, const Scalar* b_pac
   }
 }
 
+// k in equal blocks of at most kc: 784 = 392 + 392, not 384 + 384 + 16, whose thin last block
+// would cost a whole pass over C (loads and stores of every tile) for 16 FMAs per element.
+template <typename Scalar>
+Index k_block_size(Index k) {
+  const Index kc = Blocking<Scalar>::kc, k_blocks = (k + kc - 1) / kc;
+  return (k + k_blocks - 1) / k_blocks;
+}
+
 // The BLIS loops as run by thread `t` of `team` (team = 1: the whole product on the calling
 // thread). For every (jc, pc) block the team packs the B panel together (thread t its NR-column
 // panels t, t + team, ...) into one buffer that all of them read, then each thread runs the ic
@@ -375,9 +383,7 @@ void packed_loops(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar
                   Scalar* a_pack, Sync sync) {
   using Blk = Blocking<Scalar>;
   const Index m = c.rows, n = c.cols, k = a.cols;
-  // k in equal blocks of at most kc: 784 = 392 + 392, not 384 + 384 + 16, whose thin last block
-  // would cost a whole pass over C (loads and stores of every tile) for 16 FMAs per element.
-  const Index k_blocks = (k + Blk::kc - 1) / Blk::kc, kc_step = (k + k_blocks - 1) / k_blocks;
+  const Index kc_step = k_block_size<Scalar>(k);
   const Index row_tiles = (m + Blk::mr - 1) / Blk::mr;
   const Index i_begin = std::min(m, t * row_tiles / team * Blk::mr);
   const Index i_end = std::min(m, (t + 1) * row_tiles / team * Blk::mr);
@@ -473,7 +479,7 @@ void packed_rank_update_lower(ConstMatrixView<Scalar> a, Scalar alpha, MutableMa
   Scalar* const b_pack = grown_b_buffer(buffers, row_end);
   Scalar* const a_pack = buffers.a.data();
   const ConstMatrixView<Scalar> a_transposed = a.transposed();  // B = A^T: k x n
-  const Index k_blocks = (k + Blk::kc - 1) / Blk::kc, kc_step = (k + k_blocks - 1) / k_blocks;
+  const Index kc_step = k_block_size<Scalar>(k);
   alignas(64) Scalar tile[MR * NR];
   // The BLIS loops of C = A A^T over the rows [row_begin, row_end) and the columns up to each
   // row's diagonal: B's panels are packed once per (jc, pc) block, and an MR-row strip meets only
