@@ -35,7 +35,7 @@
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/distributed_sas_step.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
 
 // CBLAS, not the Fortran dgemm_/sgemm_: EIGEN_USE_BLAS (GPLVM_GEMM=blas) declares those itself.
 extern "C" {

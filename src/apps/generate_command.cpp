@@ -7,7 +7,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/result_writer.hpp"
-#include "gplvm/io/synthetic.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {

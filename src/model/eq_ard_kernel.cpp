@@ -43,6 +43,10 @@ std::string EqArdKernel::hyperparameter_name(Index i) const {
   return i == 0 ? "log_variance" : "log_lengthscale_" + std::to_string(i - 1);
 }
 
+std::vector<NamedHyperparameter> EqArdKernel::named_hyperparameters() const {
+  return {{"variance", Vector::Constant(1, variance_)}, {"lengthscales", lengthscales_}};
+}
+
 Vector EqArdKernel::hyperparameters() const {
   Vector h(num_hyperparameters());
   h[0] = std::log(variance_);

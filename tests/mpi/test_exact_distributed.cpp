@@ -253,6 +253,11 @@ class SquaredDistanceKernel final : public Kernel {
  public:
   explicit SquaredDistanceKernel(double log_scale) : log_scale_(log_scale) {}
   std::unique_ptr<Kernel> clone() const override { return std::make_unique<SquaredDistanceKernel>(*this); }
+  std::string name() const override { return "squared_distance"; }
+  bool is_stationary() const override { return true; }
+  std::vector<NamedHyperparameter> named_hyperparameters() const override {
+    return {{"scale", Vector::Constant(1, std::exp(log_scale_))}};
+  }
   Index input_dim() const override { return 2; }
   Index num_hyperparameters() const override { return 1; }
   std::string hyperparameter_name(Index) const override { return "log_scale"; }

@@ -15,7 +15,7 @@
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/distributed_sas_step.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/test_support.hpp"
 

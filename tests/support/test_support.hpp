@@ -10,8 +10,8 @@
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
-#include "gplvm/train/distributed_sas_step.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
+#include "gplvm/models/sas_model.hpp"
 
 namespace gplvm::testing {
 

@@ -11,7 +11,7 @@
 #include "gplvm/objectives/gp_marginal.hpp"
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/sas_model.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {

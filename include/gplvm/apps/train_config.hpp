@@ -5,7 +5,7 @@
 
 #include "gplvm/core/config.hpp"
 #include "gplvm/train/exact_trainer.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/sas_model.hpp"
 #include "gplvm/train/trainer.hpp"
 
 namespace gplvm {

@@ -12,6 +12,9 @@ class EqArdKernel final : public Kernel {
   EqArdKernel(double variance, double lengthscale, Index input_dim);
 
   std::unique_ptr<Kernel> clone() const override;
+  std::string name() const override { return "eq_ard"; }
+  bool is_stationary() const override { return true; }
+  std::vector<NamedHyperparameter> named_hyperparameters() const override;
   Index input_dim() const override { return lengthscales_.size(); }
   Index num_hyperparameters() const override { return 1 + lengthscales_.size(); }
   std::string hyperparameter_name(Index i) const override;

@@ -8,23 +8,52 @@
 //
 // Hyperparameters are exposed in the kernel's unconstrained parametrisation (e.g. log variance,
 // log lengthscales): those are the optimiser's coordinates and the gradients are taken w.r.t. them.
+// For people and files they are also given in natural units, grouped under names
+// (named_hyperparameters: "variance", "lengthscales", ...), which the run file stores as
+// /params/kernel/<name>; nothing outside the kernel knows what a kernel's parameters are.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/types.hpp"
 
 namespace gplvm {
+
+// A group of hyperparameters in natural (constrained) units, e.g. {"lengthscales", [l_1..l_Q]}.
+struct NamedHyperparameter {
+  std::string name;
+  Vector values;
+};
+
+// Expectations of kernel values under independent Gaussian inputs x_n ~ N(mu_n, diag(s_n)), the
+// statistics of the variational (Bayesian) GPLVM bound, summed over the n rows given:
+//   psi0 = sum_n E[k(x_n, x_n)]                       (scalar)
+//   psi1(n, m) = E[k(x_n, z_m)]                       (N x M)
+//   psi2 = sum_n E[k(Z, x_n) k(x_n, Z)]               (M x M, symmetric)
+struct PsiStatistics {
+  double psi0 = 0.0;
+  Matrix psi1;
+  Matrix psi2;
+};
 
 class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual std::unique_ptr<Kernel> clone() const = 0;
 
+  // The registry expression that builds this kernel (e.g. "eq_ard", "eq_ard+linear").
+  virtual std::string name() const = 0;
+  // k(x, x') depends only on x - x': a common translation of all latents leaves every kernel
+  // value unchanged (models may then pin the latents' mean).
+  virtual bool is_stationary() const = 0;
+
   virtual Index input_dim() const = 0;
   virtual Index num_hyperparameters() const = 0;
   virtual std::string hyperparameter_name(Index i) const = 0;
   virtual Vector hyperparameters() const = 0;
   virtual void set_hyperparameters(const ConstVectorRef& values) = 0;
+  // The hyperparameters in natural units, grouped and named (see the file comment).
+  virtual std::vector<NamedHyperparameter> named_hyperparameters() const = 0;
 
   // K(i, j) = k(X1.row(i), X2.row(j)).
   virtual void cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matrix& K) const = 0;
@@ -39,6 +68,20 @@ class Kernel {
   // Adjoint of diagonal(): given g = dL/dk_ii, ADDS dL/dX to *dX (may be null) and dL/dhyper.
   virtual void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                                  VectorRef d_hyper) const = 0;
+
+  // Psi-statistics of inputs with means `mean` and diagonal variances `variance` (both N x Q)
+  // against inducing inputs Z (M x Q). Kernels with closed forms override these; the default
+  // integrates numerically (Gauss-Hermite for small Q, fixed-node Monte Carlo above), through
+  // cross() and cross_backward(), so every kernel has them.
+  virtual void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
+                              PsiStatistics& out) const;
+  // Adjoint of psi_statistics(): given dL/dpsi0, dL/dpsi1 (N x M) and dL/dpsi2 (M x M, symmetric),
+  // ADDS dL/dmean and dL/dvariance (N x Q) to *d_mean / *d_variance, dL/dZ to *dZ (each may be
+  // null) and dL/dhyperparameters to d_hyper. `value` is what psi_statistics() returned.
+  virtual void psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
+                            const PsiStatistics& value, double d_psi0, const ConstMatrixRef& d_psi1,
+                            const ConstMatrixRef& d_psi2, Matrix* d_mean, Matrix* d_variance, Matrix* dZ,
+                            VectorRef d_hyper) const;
 };
 
 }  // namespace gplvm

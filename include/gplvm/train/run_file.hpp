@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "gplvm/parallel/communicator.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/sas_model.hpp"
 #include "gplvm/train/training_state.hpp"
 
 namespace gplvm {

@@ -7,7 +7,7 @@
 
 #include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/distributed_sas_step.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
 #include "gplvm/train/training_state.hpp"
 
 namespace gplvm {

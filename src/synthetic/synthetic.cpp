@@ -1,4 +1,4 @@
-#include "gplvm/io/synthetic.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 
 #include <algorithm>
 #include <bit>

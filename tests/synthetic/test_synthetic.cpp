@@ -7,7 +7,7 @@
 #include <set>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/io/synthetic.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 
 namespace gplvm {

@@ -7,7 +7,7 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/sas_model.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {

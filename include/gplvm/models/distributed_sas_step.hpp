@@ -18,7 +18,7 @@
 
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/sas_model.hpp"
 
 namespace gplvm {
 

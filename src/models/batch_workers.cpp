@@ -1,4 +1,4 @@
-#include "gplvm/train/batch_workers.hpp"
+#include "gplvm/models/batch_workers.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "gplvm/train/distributed_sas_step.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -10,7 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
-#include "gplvm/train/batch_workers.hpp"
+#include "gplvm/models/batch_workers.hpp"
 
 namespace gplvm {
 namespace {

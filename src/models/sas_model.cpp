@@ -1,4 +1,4 @@
-#include "gplvm/train/sas_model.hpp"
+#include "gplvm/models/sas_model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/train/batch_workers.hpp"
+#include "gplvm/models/batch_workers.hpp"
 
 namespace gplvm {
 namespace {

@@ -1,0 +1,33 @@
+#pragma once
+// Kernels by name: `model.kernel` in a configuration is an expression over registered names,
+// e.g. "eq_ard", "matern52", "eq_ard+linear", "(matern32+linear)*periodic" (+ is a sum, * a
+// product, * binds tighter). Built-in kernels: eq_ard, matern32, matern52, linear, periodic.
+// A program (or a test) can register its own kernel under a new name; nothing else changes.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gplvm/model/kernel.hpp"
+
+namespace gplvm {
+
+// Initial values a factory starts a kernel from (each kernel takes what it has).
+struct KernelInit {
+  double variance = 1.0;
+  double lengthscale = 1.0;  // every latent dimension
+  double period = 1.0;
+};
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>(Index input_dim, const KernelInit& init)>;
+
+// Adds (or replaces) a kernel name. Names are lower-case letters, digits and '_'.
+void register_kernel(const std::string& name, KernelFactory factory);
+bool is_registered_kernel(const std::string& name);
+std::vector<std::string> registered_kernels();  // sorted
+
+// Builds the kernel of an expression; InputError naming the expression (key model.kernel) for an
+// unknown name or a malformed expression.
+std::unique_ptr<Kernel> make_kernel(const std::string& expression, Index input_dim, const KernelInit& init = {});
+
+}  // namespace gplvm
