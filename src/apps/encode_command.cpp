@@ -38,10 +38,10 @@ int encode_command(const Arguments& args, const Communicator& comm) {
           "only amortised models can encode new data (this run has free latents)",
           {run_path, "model.latents", "free"});
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
-  const SasModel model = run.model(data.rows, begin, count);
-  const Vector params = run.parameters(model);
+  const std::unique_ptr<Model> model = run.model(data.rows, begin, count);
+  const Vector params = run.parameters(*model);
   RowMatrix mean, variance;
-  model.encode(params, data.local, begin, mean, &variance);
+  model->encode(params, data.local, begin, mean, &variance);
 
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/latent/mean", mean, begin, data.rows);

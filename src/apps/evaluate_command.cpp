@@ -100,10 +100,10 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
 
   // Test latents: encoded where the rows live, then shared (M x Q is small).
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
-  const SasModel model = run.model(test.rows, test_begin, test.partition.count(comm.rank()));
-  const Vector params = run.parameters(model);
+  const std::unique_ptr<Model> model = run.model(test.rows, test_begin, test.partition.count(comm.rank()));
+  const Vector params = run.parameters(*model);
   RowMatrix test_mean;
-  model.encode(params, test.local, test_begin, test_mean, nullptr);
+  model->encode(params, test.local, test_begin, test_mean, nullptr);
   const Matrix test_latents = comm.allgather_rows(DataRef(test_mean));
 
   const ConditioningSet cond =
@@ -112,7 +112,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   ExactDistributedOptions options;
   options.with_gradient = false;
   options.block_size = std::stoi(cl.value_or("block", std::to_string(ExactDistributedOptions{}.block_size)));
-  ExactDistributedGp gp(model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y,
+  ExactDistributedGp gp(*model->kernel(params), model->noise_variance(params), cond.latents, cond.local_y,
                         cond.partition, comm, options);
   if (cl.value("output")) Hdf5ResultWriter::check_writable(*cl.value("output"));
   MetricSums sums;

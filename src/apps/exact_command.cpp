@@ -91,10 +91,11 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   options.with_gradient = false;
   options.block_size = std::stoi(cl.value_or("block", std::to_string(ExactDistributedOptions{}.block_size)));
   if (cl.value("grid")) parse_grid(*cl.value("grid"), options);
-  const SasModel model = run.model(data.rows, 0, 0);
-  const Vector params = run.parameters(model);
-  const EqArdKernel kernel = model.kernel(params);
-  const double noise = model.noise_variance(params);
+  const std::unique_ptr<Model> model = run.model(data.rows, 0, 0);
+  const Vector params = run.parameters(*model);
+  const std::unique_ptr<Kernel> kernel_ptr = model->kernel(params);
+  const Kernel& kernel = *kernel_ptr;
+  const double noise = model->noise_variance(params);
 
   const ExactDistributedGp gp(kernel, noise, latents.mean, data.local, data.partition, comm, options);
   const double lml = gp.log_marginal_likelihood();

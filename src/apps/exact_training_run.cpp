@@ -8,6 +8,7 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/models/model.hpp"
 
 namespace gplvm {
 namespace {
@@ -24,11 +25,9 @@ void write_exact_run(const TrainSettings& s, const Config& config, const Distrib
   Hdf5ResultWriter out(s.output_path, comm.raw());
   out.write_distributed_rows("/latent/mean", RowMatrix(r.latents), begin, data.rows);
   if (data.labels) out.write_distributed_int64("/labels", *data.labels, begin, data.rows);
-  out.write_scalar("/params/kernel/variance", r.kernel.variance());
-  out.write_vector("/params/kernel/lengthscales", r.kernel.lengthscales());
-  out.write_scalar("/params/noise_variance", r.noise_variance);
-  Vector shared(r.kernel.num_hyperparameters() + 1);  // the SasModel layout with free latents
-  shared << r.kernel.hyperparameters(), std::log(r.noise_variance);
+  write_gp_parameters(out, *r.kernel, r.noise_variance);
+  Vector shared(r.kernel->num_hyperparameters() + 1);  // the SasModel layout with free latents
+  shared << r.kernel->hyperparameters(), std::log(r.noise_variance);
   out.write_vector("/params/shared", shared);
   Matrix m(curve.lml.size(), 4);
   for (size_t i = 0; i < curve.lml.size(); ++i) m.row(i) << double(i), 0.0, curve.lml[i], curve.seconds[i];
@@ -42,6 +41,7 @@ void write_exact_run(const TrainSettings& s, const Config& config, const Distrib
   out.write_attribute("/", "data_dim", static_cast<std::int64_t>(data.cols));
   out.write_attribute("/", "latent_dim", static_cast<std::int64_t>(s.model.latent_dim));
   out.write_attribute("/", "model", "exact");
+  out.write_attribute("/", "kernel", r.kernel->name());
   out.write_attribute("/", "latents", "free");
   out.write_attribute("/", "steps", static_cast<std::int64_t>(r.iterations));
   out.write_attribute("/", "stop_reason", to_string(r.reason));

@@ -18,6 +18,7 @@
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
+#include "gplvm/models/model_registry.hpp"
 #include "gplvm/train/run_file.hpp"
 
 namespace gplvm {
@@ -158,7 +159,9 @@ int train_command(const Arguments& args, const Communicator& comm) {
   // threads need (seen in perf as sched_yield taking a tenth of a 2-thread step), so it gets one.
   set_blas_threads(1);
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
-  const SasModel model(s.model, data.rows, begin, count);
+  const std::unique_ptr<Model> model_ptr =
+      make_model(config, {static_cast<Index>(data.cols), data.rows, begin, count});
+  const Model& model = *model_ptr;
   const std::variant<DataRef, DataRefF> rows =
       float32_rows ? std::variant<DataRef, DataRefF>(DataRefF(data.local_f32)) : DataRef(data.local);
   const Trainer trainer(model, comm, data.partition, rows, s.trainer);  // validates B, A and the rows

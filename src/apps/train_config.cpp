@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/models/sas_model_config.hpp"
 
 namespace gplvm {
 
@@ -14,14 +16,23 @@ ConfigSchema train_config_schema() {
       .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
       .add_string("model.kind", "sas", "sas, bayesian_sas, or exact (full-batch exact GPLVM with PETSc TAO)",
                   {R::one_of({"sas", "bayesian_sas", "exact"})})
+      .add_string("model.kernel", "eq_ard",
+                  "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
+                  "products (*) of them, e.g. \"eq_ard+linear\"",
+                  {R::non_empty()})
+      .add_string("model.latent_space", "euclidean", "where the latents live: euclidean",
+                  {R::one_of({"euclidean"})})
+      .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
       .add_int("model.latent_dim", 2, "latent dimension Q", {R::range(1, 64)})
       .add_int_list("model.encoder_hidden", {512, 256}, "hidden widths of the encoder MLP", {R::at_least(1)})
       .add_string("model.encoder_activation", "relu", "hidden activation: relu or tanh",
                   {R::one_of({"relu", "tanh"})})
-      .add_double("model.kernel_variance", 0.5, "initial EQ kernel variance theta", {R::greater_than(0)})
-      .add_double("model.lengthscale", 0.1, "initial EQ lengthscale (all dimensions)", {R::greater_than(0)})
+      .add_double("model.kernel_variance", 0.5, "initial kernel variance theta", {R::greater_than(0)})
+      .add_double("model.lengthscale", 0.1, "initial kernel lengthscale (all dimensions)",
+                  {R::greater_than(0)})
+      .add_double("model.kernel_period", 1.0, "initial period of periodic kernels", {R::greater_than(0)})
       .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
       .add_double("model.free_latent_scale", 1.0, "standard deviation of initial free latents",
                   {R::greater_than(0)})
@@ -67,30 +78,17 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.data_file = c.get_string("data.path");
   t.data_path = c.get_string("data.dataset");
   t.labels_path = c.get_string("data.labels");
-  SasModelConfig& m = t.model;
-  m.data_dim = data_dim;
-  m.latent_dim = c.get_int("model.latent_dim");
-  m.bayesian = c.get_string("model.kind") == "bayesian_sas";
   // The exact model has free latents (PCA-initialised) and no encoder, whatever model.latents says.
   t.exact = c.get_string("model.kind") == "exact";
-  m.latents = t.exact ? LatentKind::free : parse_latent_kind(c.get_string("model.latents"));
-  m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
-                          c.get_int_list("model.encoder_hidden").end());
-  m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
-  m.kernel_variance = c.get_double("model.kernel_variance");
-  m.lengthscale = c.get_double("model.lengthscale");
-  m.noise_variance = c.get_double("model.noise_variance");
-  m.free_latent_scale = c.get_double("model.free_latent_scale");
-  m.free_latent_variance = c.get_double("model.free_latent_variance");
-  m.scaling = parse_remainder_scaling(c.get_string("sas.scaling"));
-  m.precision = parse_precision(c.get_string("model.precision"));
+  t.model = sas_model_config(c, data_dim);
+  SasModelConfig& m = t.model;
+  if (t.exact) m.latents = LatentKind::free;
+  make_kernel(m.kernel, m.latent_dim);  // an unknown or malformed model.kernel fails here, named
   require(!(t.exact && m.precision == Precision::float32),
           "model.kind = \"exact\" runs in float64 only (its Cholesky of the N x N kernel needs it)",
           {"", "model.precision", "float32"});
-  m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
   TrainerOptions& o = t.trainer;
   o.batch_size = static_cast<std::uint64_t>(c.get_int("sas.batch_size"));
-  o.active_size = c.get_int("sas.active_size");
   o.epochs = static_cast<std::uint64_t>(c.get_int("train.epochs"));
   o.max_steps = static_cast<std::uint64_t>(c.get_int("train.max_steps"));
   o.adam = {c.get_double("train.learning_rate"), c.get_double("train.beta1"), c.get_double("train.beta2"),
@@ -103,6 +101,8 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   if (t.checkpoint_dir.empty()) t.checkpoint_dir = t.output_path + ".checkpoints";
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
   ExactTrainingOptions& e = t.exact_options;
+  e.kernel = m.kernel;
+  e.kernel_period = m.kernel_period;
   e.kernel_variance = m.kernel_variance;
   e.lengthscale = m.lengthscale;
   e.noise_variance = m.noise_variance;

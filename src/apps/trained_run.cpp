@@ -1,6 +1,7 @@
 #include "gplvm/apps/trained_run.hpp"
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/models/model_registry.hpp"
 
 namespace gplvm {
 
@@ -10,20 +11,21 @@ TrainedRun load_trained_run(const std::string& path, const Communicator& comm) {
           {path, "/params/shared", ""});
   const Config config =
       resolve_config_text(train_config_schema(), run.read_string("/config"), path + ":/config", {});
-  TrainedRun t;
-  t.path = path;
+  TrainedRun t{path, config, {}, {}, 0};
   t.settings = train_settings(config, run.read_attribute_int64("/", "data_dim"));
   t.shared = run.read_vector("/params/shared");
   t.num_data = static_cast<std::uint64_t>(run.read_attribute_int64("/", "num_data"));
   return t;
 }
 
-SasModel TrainedRun::model(std::uint64_t num_rows, std::uint64_t local_begin,
-                           std::uint64_t local_rows) const {
-  return SasModel(settings.model, num_rows, local_begin, local_rows);
+std::unique_ptr<Model> TrainedRun::model(std::uint64_t num_rows, std::uint64_t local_begin,
+                                         std::uint64_t local_rows) const {
+  // An exact run stores the GP decoder with free latents in the SAS layout ([kernel, noise]).
+  if (settings.exact) return std::make_unique<SasModel>(settings.model, num_rows, local_begin, local_rows);
+  return make_model(config, {settings.model.data_dim, num_rows, local_begin, local_rows});
 }
 
-Vector TrainedRun::parameters(const SasModel& model) const {
+Vector TrainedRun::parameters(const Model& model) const {
   require(model.num_shared_parameters() == shared.size(),
           "run file parameters do not match its configuration",
           {path, "/params/shared", std::to_string(shared.size())});

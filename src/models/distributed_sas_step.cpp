@@ -9,8 +9,8 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
 #include "gplvm/models/batch_workers.hpp"
+#include "gplvm/objectives/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
@@ -289,7 +289,8 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   const ActiveRows active =
       gather_active(comm_, own.positions, own.active_per_rank, latents.sample, data, num_active);
 
-  const EqArdKernel kernel = model_.kernel(params);
+  const std::unique_ptr<Kernel> kernel_ptr = model_.kernel(params);
+  const Kernel& kernel = *kernel_ptr;
   const double noise = model_.noise_variance(params);
   const ActiveSetShare share = share_active_set(comm_, kernel, noise, active);
   const Index own_active =

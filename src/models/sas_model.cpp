@@ -1,5 +1,7 @@
 #include "gplvm/models/sas_model.hpp"
 
+#include "gplvm/model/kernel_registry.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -41,23 +43,15 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
 
 }  // namespace
 
-LatentKind parse_latent_kind(const std::string& name) {
-  if (name == "amortised") return LatentKind::amortised;
-  if (name == "free") return LatentKind::free;
-  throw InputError("unknown latent kind (expected 'amortised' or 'free')", {"", "model.latents", name});
-}
-
-std::string to_string(LatentKind kind) {
-  return kind == LatentKind::amortised ? "amortised" : "free";
-}
-
 SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin,
                    std::uint64_t local_rows)
-    : config_(std::move(config)), num_data_(num_data), local_begin_(local_begin), local_rows_(local_rows) {
+    : Model(num_data, local_begin, local_rows), config_(std::move(config)) {
   validate_config(config_, num_data, local_begin, local_rows);
   const Index q = config_.latent_dim;
+  kernel_prototype_ =
+      make_kernel(config_.kernel, q, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
   kernel_offset_ = 0;
-  noise_offset_ = 1 + q;
+  noise_offset_ = kernel_prototype_->num_hyperparameters();
   Index offset = noise_offset_ + 1;
   if (config_.latents == LatentKind::amortised) {
     mean_encoder_.emplace(encoder_layout(config_, Activation::identity));
@@ -72,10 +66,10 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
   num_shared_ = offset;
   if (config_.latents == LatentKind::free) {
     free_mean_offset_ = offset;
-    offset += static_cast<Index>(local_rows_) * q;
+    offset += static_cast<Index>(this->local_rows()) * q;
     if (config_.bayesian) {
       free_log_variance_offset_ = offset;
-      offset += static_cast<Index>(local_rows_) * q;
+      offset += static_cast<Index>(this->local_rows()) * q;
     }
   }
   num_local_ = offset - num_shared_;
@@ -84,28 +78,28 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
 Vector SasModel::initial_parameters() const {
   Vector p = Vector::Zero(num_parameters());
   const Index q = config_.latent_dim;
-  p.segment(kernel_offset_, 1 + q) =
-      EqArdKernel(config_.kernel_variance, config_.lengthscale, q).hyperparameters();
+  p.segment(kernel_offset_, noise_offset_ - kernel_offset_) = kernel_prototype_->hyperparameters();
   p[noise_offset_] = std::log(config_.noise_variance);
   const CounterRng rng(config_.seed);
   if (mean_encoder_) mean_encoder_->initialize(p.data() + mean_encoder_offset_, rng, 0);
   if (variance_encoder_) variance_encoder_->initialize(p.data() + variance_encoder_offset_, rng, 1);
   if (config_.latents == LatentKind::free) {
     // Keyed by global row so the initial latents do not depend on how rows are distributed.
-    for (std::uint64_t r = 0; r < local_rows_; ++r)
+    for (std::uint64_t r = 0; r < local_rows(); ++r)
       for (Index j = 0; j < q; ++j)
         p[free_mean_offset_ + static_cast<Index>(r) * q + j] =
-            config_.free_latent_scale * rng.normal(RngPurpose::latent_init, 0, 0, (local_begin_ + r) * q + j);
+            config_.free_latent_scale *
+            rng.normal(RngPurpose::latent_init, 0, 0, (local_begin() + r) * q + j);
     if (config_.bayesian)
-      p.segment(free_log_variance_offset_, static_cast<Index>(local_rows_) * q)
+      p.segment(free_log_variance_offset_, static_cast<Index>(local_rows()) * q)
           .setConstant(std::log(config_.free_latent_variance));
   }
   return p;
 }
 
-EqArdKernel SasModel::kernel(const Vector& params) const {
-  EqArdKernel k(1.0, 1.0, config_.latent_dim);
-  k.set_hyperparameters(params.segment(kernel_offset_, 1 + config_.latent_dim));
+std::unique_ptr<Kernel> SasModel::kernel(const Vector& params) const {
+  std::unique_ptr<Kernel> k = kernel_prototype_->clone();
+  k->set_hyperparameters(params.segment(kernel_offset_, noise_offset_ - kernel_offset_));
   return k;
 }
 
@@ -114,22 +108,22 @@ double SasModel::noise_variance(const Vector& params) const {
 }
 
 Index SasModel::local_row(std::uint64_t global_row) const {
-  if (global_row < local_begin_ || global_row >= local_begin_ + local_rows_)
+  if (global_row < local_begin() || global_row >= local_begin() + local_rows())
     throw InputError("row is not owned by this process", {"", "row", std::to_string(global_row)});
-  return static_cast<Index>(global_row - local_begin_);
+  return static_cast<Index>(global_row - local_begin());
 }
 
 double SasModel::remainder_weight(Index batch_size, Index num_active) const {
-  return gplvm::remainder_weight(config_.scaling, static_cast<Index>(num_data_), batch_size, num_active);
+  return gplvm::remainder_weight(config_.scaling, static_cast<Index>(num_data()), batch_size, num_active);
 }
 
-Index SasModel::local_values_per_row() const noexcept {
+Index SasModel::local_values_per_row() const {
   if (config_.latents != LatentKind::free) return 0;
   return config_.latent_dim * (config_.bayesian ? 2 : 1);
 }
 
 RowMatrix SasModel::local_block_rows(const Vector& values) const {
-  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows_);
+  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
   RowMatrix rows(n, local_values_per_row());
   if (rows.cols() == 0) return rows;
   rows.leftCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_mean_offset_, n, q);
@@ -139,7 +133,7 @@ RowMatrix SasModel::local_block_rows(const Vector& values) const {
 }
 
 void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
-  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows_);
+  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
   require(rows.rows() == n && rows.cols() == local_values_per_row(),
           "local parameter block has the wrong shape",
           {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
@@ -150,7 +144,7 @@ void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const
 }
 
 double SasModel::kl_weight(Index batch_size) const {
-  return gplvm::kl_weight(config_.scaling, static_cast<Index>(num_data_), batch_size);
+  return gplvm::kl_weight(config_.scaling, static_cast<Index>(num_data()), batch_size);
 }
 
 void SasModel::validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const {
@@ -337,7 +331,7 @@ void SasModel::freeze_translation(Scalar* encoder_gradient) const {
   // a prior (non-Bayesian) the mean encoder's output bias is a flat direction: its gradient is
   // zero in exact arithmetic and pure rounding noise in practice, on which Adam would random-walk
   // (steps of lr |g| / eps) and make runs differ across rank counts. It stays at its initial value.
-  if (config_.bayesian || !mean_encoder_) return;
+  if (config_.bayesian || !mean_encoder_ || !kernel_prototype_->is_stationary()) return;
   const Index last = mean_encoder_->num_layers() - 1;
   std::fill_n(encoder_gradient + mean_encoder_->bias_offset(last), config_.latent_dim, Scalar(0));
 }
@@ -358,7 +352,8 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
                                  StepKey key, Vector& gradient) const {
   const Index b = batch.data.rows(), a = batch.num_active, r = b - a;
   const double weight = remainder_weight(b, a);  // also rejects A outside [1, B) and B > N
-  const EqArdKernel k = kernel(params);
+  const std::unique_ptr<Kernel> kernel_ptr = kernel(params);
+  const Kernel& k = *kernel_ptr;
   const double noise = noise_variance(params);
   const LatentBatch l = latents_forward_in<Scalar>(params, batch.rows, data, key, nullptr);
   // The active rows as doubles of `data`: in fp32 mode, the fp32-rounded values (as in training).

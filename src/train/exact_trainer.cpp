@@ -1,5 +1,7 @@
 #include "gplvm/train/exact_trainer.hpp"
 
+#include "gplvm/model/kernel_registry.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <limits>
@@ -269,8 +271,9 @@ ExactTrainingResult train_exact_gplvm(const DataRef& Y_local, const RowPartition
     check_exact_distributed_memory(static_cast<Index>(partition.num_rows()), Y_local.cols(), comm, gp);
   gp.check_memory = false;
 
-  EqArdKernel kernel(options.kernel_variance, options.lengthscale, q);
-  ExactGplvmObjective objective(kernel, Y_local, partition, comm, gp);
+  const std::shared_ptr<Kernel> kernel =
+      make_kernel(options.kernel, q, {options.kernel_variance, options.lengthscale, options.kernel_period});
+  ExactGplvmObjective objective(*kernel, Y_local, partition, comm, gp);
   TaoMinimizer minimizer(comm, objective.local_size(), tao_options(options));
   // Only the log noise variance is bounded (see ExactTrainingOptions::min_noise_variance).
   Vector lower = Vector::Constant(objective.local_size(), -std::numeric_limits<double>::infinity());
@@ -279,13 +282,13 @@ ExactTrainingResult train_exact_gplvm(const DataRef& Y_local, const RowPartition
   minimizer.set_bounds(lower, upper);
 
   const TaoResult tao =
-      minimizer.minimize(objective.pack(initial_latents, kernel.hyperparameters(), options.noise_variance),
+      minimizer.minimize(objective.pack(initial_latents, kernel->hyperparameters(), options.noise_variance),
                          [&objective](const ConstVectorRef& x, VectorRef g) { return objective(x, g); });
 
   ExactTrainingResult result;
   result.latents = objective.local_latents(tao.solution);
   const Vector shared = objective.shared_parameters(tao.solution);
-  kernel.set_hyperparameters(shared.head(objective.num_shared() - 1));
+  kernel->set_hyperparameters(shared.head(objective.num_shared() - 1));
   result.kernel = kernel;
   result.noise_variance = std::exp(shared[objective.num_shared() - 1]);
   result.log_marginal_likelihood = -tao.objective;

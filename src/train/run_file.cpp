@@ -17,18 +17,6 @@ std::string format_exact(double x) {
   return s.str();
 }
 
-void write_encoder(Hdf5ResultWriter& out, const std::string& group, const Mlp& mlp, const double* params) {
-  for (Index l = 0; l < mlp.num_layers(); ++l) {
-    const Index fan_in = l == 0 ? mlp.input_dim() : mlp.layout().widths[l - 1],
-                fan_out = mlp.layout().widths[l];
-    const std::string base = group + "/layer" + std::to_string(l);
-    out.write_matrix(base + "/weight",
-                     Eigen::Map<const Matrix>(params + mlp.weight_offset(l), fan_in, fan_out));
-    out.write_vector(base + "/bias", Eigen::Map<const Vector>(params + mlp.bias_offset(l), fan_out));
-    out.write_attribute(base, "activation", to_string(mlp.layout().activations[l]));
-  }
-}
-
 void write_curve(Hdf5ResultWriter& out, const std::vector<CurvePoint>& curve) {
   Matrix m(curve.size(), 4);
   for (size_t i = 0; i < curve.size(); ++i)
@@ -38,17 +26,10 @@ void write_curve(Hdf5ResultWriter& out, const std::vector<CurvePoint>& curve) {
   out.write_attribute("/train/curve", "columns", "step,epoch,objective,wall_seconds");
 }
 
-void write_parameters(Hdf5ResultWriter& out, const SasModel& model, const Vector& p) {
-  const EqArdKernel kernel = model.kernel(p);
-  out.write_scalar("/params/kernel/variance", kernel.variance());
-  out.write_vector("/params/kernel/lengthscales", kernel.lengthscales());
-  out.write_scalar("/params/noise_variance", model.noise_variance(p));
+void write_parameters(Hdf5ResultWriter& out, const Model& model, const Vector& p) {
+  model.write_parameters(out, p);
   // The replicated parameters as one flat vector: what `gplvm encode` and `gplvm exact` load.
   out.write_vector("/params/shared", p.head(model.num_shared_parameters()));
-  if (const Mlp* mean = model.mean_encoder())
-    write_encoder(out, "/params/encoder/mean", *mean, p.data() + model.mean_encoder_offset());
-  if (const Mlp* var = model.variance_encoder())
-    write_encoder(out, "/params/encoder/variance", *var, p.data() + model.variance_encoder_offset());
 }
 
 void write_identity(Hdf5ResultWriter& out, const RunMetadata& meta) {
@@ -60,7 +41,7 @@ void write_identity(Hdf5ResultWriter& out, const RunMetadata& meta) {
   out.write_attribute("/state", "data_weighted_sum", meta.data.position_weighted_sum);
 }
 
-void write_state(Hdf5ResultWriter& out, const Communicator& comm, const SasModel& model,
+void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& model,
                  const TrainingState& s) {
   const Index shared = model.num_shared_parameters();
   out.write_vector("/state/shared", s.params.head(shared));
@@ -147,8 +128,7 @@ DataFingerprint fingerprint_data(const Communicator& comm, const DataRefF& local
   return fingerprint_rows(comm, local_rows, row_begin, total_rows);
 }
 
-LocalLatents encode_local_latents(const SasModel& model, const Vector& params,
-                                  const std::variant<DataRef, DataRefF>& local_rows) {
+LocalLatents encode_local_latents(const Model& model, const Vector& params, const LocalRows& local_rows) {
   LocalLatents l;
   std::visit([&](const auto& rows) { model.encode(params, rows, model.local_begin(), l.mean, &l.variance); },
              local_rows);
@@ -157,11 +137,11 @@ LocalLatents encode_local_latents(const SasModel& model, const Vector& params,
 
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run,
                     bool with_state) {
-  const SasModel& model = run.model;
+  const Model& model = run.model;
   const std::uint64_t n = model.num_data(), begin = model.local_begin();
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", run.latents.mean, begin, n);
-  if (model.config().bayesian) out.write_distributed_rows("/latent/var", run.latents.variance, begin, n);
+  if (model.bayesian()) out.write_distributed_rows("/latent/var", run.latents.variance, begin, n);
   if (run.local_labels) out.write_distributed_int64("/labels", *run.local_labels, begin, n);
   write_parameters(out, model, run.state.params);
   write_curve(out, run.state.curve);
@@ -169,12 +149,13 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_attribute("/", "version", GPLVM_VERSION);
   out.write_attribute("/", "ranks", comm.size());
   out.write_attribute("/", "threads_per_rank", threads_per_rank());
-  out.write_attribute("/", "seed", static_cast<std::int64_t>(model.config().seed));
+  out.write_attribute("/", "seed", static_cast<std::int64_t>(model.seed()));
   out.write_attribute("/", "num_data", static_cast<std::int64_t>(n));
-  out.write_attribute("/", "data_dim", static_cast<std::int64_t>(model.config().data_dim));
-  out.write_attribute("/", "latent_dim", static_cast<std::int64_t>(model.config().latent_dim));
-  out.write_attribute("/", "model", model.config().bayesian ? "bayesian_sas" : "sas");
-  out.write_attribute("/", "latents", to_string(model.config().latents));
+  out.write_attribute("/", "data_dim", static_cast<std::int64_t>(model.data_dim()));
+  out.write_attribute("/", "latent_dim", static_cast<std::int64_t>(model.latent_dim()));
+  out.write_attribute("/", "model", model.kind());
+  out.write_attribute("/", "kernel", run.model.kernel(run.state.params)->name());
+  out.write_attribute("/", "latents", to_string(model.latents()));
   out.write_attribute("/", "steps", static_cast<std::int64_t>(run.state.step));
   out.write_attribute("/", "data_file", run.metadata.data_file);
   if (with_state) {
@@ -184,7 +165,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.commit();
 }
 
-TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const SasModel& model,
+TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const Model& model,
                               const RunMetadata& expected) {
   const Hdf5ResultReader in(path, comm.raw());
   require(in.exists("/state"), "file is a run file without training state, not a checkpoint",

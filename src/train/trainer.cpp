@@ -30,12 +30,11 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
-Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition,
-                 std::variant<DataRef, DataRefF> local_data, TrainerOptions options)
+Trainer::Trainer(const Model& model, const Communicator& comm, const RowPartition& partition,
+                 LocalRows local_data, TrainerOptions options)
     : model_(model),
       comm_(comm),
-      step_(std::visit([&](const auto& rows) { return DistributedSasStep(model, comm, partition, rows); },
-                       local_data)),
+      step_(model.make_step(comm, partition, local_data)),
       schedule_(model.num_data(), options.batch_size, options.seed),
       options_(options) {
   validate_options();
@@ -44,12 +43,8 @@ Trainer::Trainer(const SasModel& model, const Communicator& comm, const RowParti
 void Trainer::validate_options() const {
   require(options_.epochs >= 1 || options_.max_steps >= 1, "training needs at least one epoch or step",
           {"", "train.epochs", std::to_string(options_.epochs)});
-  // B <= N is the schedule's check (it names sas.batch_size); the objective checks 1 <= A < B
-  // again per batch, but without the configuration key.
-  require(options_.active_size >= 1 && options_.active_size < static_cast<Index>(options_.batch_size),
-          "active set size must be at least 1 and smaller than the batch size (1 <= A < B)",
-          {"", "sas.active_size",
-           std::to_string(options_.active_size) + " with B = " + std::to_string(options_.batch_size)});
+  // B <= N is the schedule's check (it names sas.batch_size); model-specific batch constraints
+  // (SAS: 1 <= A < B) are checked where the model's settings are read.
 }
 
 std::uint64_t Trainer::total_steps() const {
@@ -70,14 +65,13 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   // where someone reads them (a checkpoint, the end of the run). Copying them every step was two
   // vectors of the full parameter size per step: ~8.6 MB, 0.4-0.8 ms, 2-4% of an fp32 step.
   // Sharded over the ranks: each updates its slice of the encoder weights (ShardedAdam).
-  ShardedAdam adam(comm_, state.params.size(), step_.encoder_block(), options_.adam);
+  ShardedAdam adam(comm_, state.params.size(), model_.summed_block(), options_.adam);
   adam.set_state(std::move(state.adam));
   // fp32 encoders: the step and Adam exchange the encoder's float weights and gradient directly
   // (optim/float32_shadow.hpp), the same values without two conversion passes per step. Only Adam
   // changes the parameters inside this loop, and it keeps the shadow's weights current.
   std::optional<Float32Shadow> shadow;
-  if (model_.config().precision == Precision::float32 && model_.mean_encoder())
-    shadow.emplace(step_.encoder_block());
+  if (model_.uses_float32_shadow()) shadow.emplace(model_.summed_block());
   Float32Shadow* const encoder_shadow = shadow ? &*shadow : nullptr;
   const auto start = Clock::now();
   auto last_report = start;
@@ -99,8 +93,8 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   while (state.step < total_steps()) {
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
     const auto rows = schedule_.batch_rows(epoch, batch);
-    const BatchTerms terms = step_.evaluate(state.params, rows, options_.active_size, {epoch, batch},
-                                            gradient, &adam.slice_counts(), encoder_shadow);
+    const BatchTerms terms =
+        step_->evaluate(state.params, rows, {epoch, batch}, gradient, &adam.slice_counts(), encoder_shadow);
     if (encoder_shadow)
       adam.ascend(state.params, gradient, *encoder_shadow);
     else

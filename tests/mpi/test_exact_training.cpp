@@ -156,14 +156,15 @@ TEST_F(ExactTraining, LmlIncreasesMonotonicallyAndTaoStopsOnItsTolerance) {
         "exact training, %d ranks: LML %.6f -> %.6f in %d iterations (%lld evaluations), "
         "|g| %.2e, noise %.4g, theta %.4g, l = (%.4g, %.4g), stop: %s\n",
         Communicator().size(), curve.front(), r.log_marginal_likelihood, r.iterations,
-        static_cast<long long>(r.evaluations), r.gradient_norm, r.noise_variance, r.kernel.variance(),
-        r.kernel.lengthscales()[0], r.kernel.lengthscales()[1], to_string(r.reason).c_str());
+        static_cast<long long>(r.evaluations), r.gradient_norm, r.noise_variance,
+        std::exp(r.kernel->hyperparameters()[0]), std::exp(r.kernel->hyperparameters()[1]),
+        std::exp(r.kernel->hyperparameters()[2]), to_string(r.reason).c_str());
 }
 
 TEST_F(ExactTraining, ReturnedLmlIsTheDenseSerialObjectiveAtTheReturnedParameters) {
   const ExactTrainingResult& r = model_->result;
   const double dense =
-      exact_log_marginal_likelihood(r.kernel, r.noise_variance, model_->latents, Y_, false).value;
+      exact_log_marginal_likelihood(*r.kernel, r.noise_variance, model_->latents, Y_, false).value;
   EXPECT_NEAR(r.log_marginal_likelihood, dense, 1e-9 * std::abs(dense));
   // Every rank returns the same model.
   const Communicator comm;
@@ -188,12 +189,12 @@ TEST_F(ExactTraining, AgreesWithAOneRankRun) {
     const TrainedModel serial = train_on(Communicator(MPI_COMM_SELF), Y_);
     reference[0] = serial.result.log_marginal_likelihood;
     reference[1] = serial.result.noise_variance;
-    serial.result.kernel.cross(serial.latents, serial.latents, K_serial);
+    serial.result.kernel->cross(serial.latents, serial.latents, K_serial);
   }
   comm.broadcast(reference, 2, 0);
   comm.broadcast(K_serial.data(), K_serial.size(), 0);
   Matrix K;
-  r.kernel.cross(model_->latents, model_->latents, K);
+  r.kernel->cross(model_->latents, model_->latents, K);
   const double lml_error = std::abs(r.log_marginal_likelihood - reference[0]) / std::abs(reference[0]);
   const double noise_error = std::abs(r.noise_variance - reference[1]) / reference[1];
   const double kernel_error = (K - K_serial).cwiseAbs().maxCoeff() / K_serial.cwiseAbs().maxCoeff();

@@ -8,10 +8,10 @@
 #include <numeric>
 
 #include "gplvm/model/gp_prior_sample.hpp"
+#include "gplvm/models/sas_model.hpp"
 #include "gplvm/objectives/gp_marginal.hpp"
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/models/sas_model.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -64,7 +64,7 @@ FitResult fit(bool bayesian, Precision precision = Precision::float64) {
   std::vector<std::uint64_t> all(n);
   std::iota(all.begin(), all.end(), 0);
   auto exact = [&](const Vector& p) {
-    return exact_log_marginal_likelihood(model.kernel(p), model.noise_variance(p),
+    return exact_log_marginal_likelihood(*model.kernel(p), model.noise_variance(p),
                                          model.latent_mean(p, all, Y), Y, false)
         .value;
   };

@@ -11,17 +11,16 @@
 #include <optional>
 #include <vector>
 
+#include <memory>
 #include "gplvm/core/precision.hpp"
-#include "gplvm/model/eq_ard_kernel.hpp"
+
+#include "gplvm/model/kernel.hpp"
 #include "gplvm/model/mlp.hpp"
+#include "gplvm/models/model.hpp"
 #include "gplvm/objectives/sas.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
 
 namespace gplvm {
-
-enum class LatentKind { amortised, free };
-LatentKind parse_latent_kind(const std::string& name);  // "amortised" | "free"
-std::string to_string(LatentKind kind);
 
 struct SasModelConfig {
   Index data_dim = 0;
@@ -30,22 +29,20 @@ struct SasModelConfig {
   LatentKind latents = LatentKind::amortised;
   std::vector<Index> encoder_hidden{512, 256};
   Activation encoder_activation = Activation::relu;
-  // Initial values (spec sas.md 1.6: theta 0.5, l 0.1, noise 0.5).
+  // The covariance function: a kernel-registry expression (gplvm/model/kernel_registry.hpp).
+  std::string kernel = "eq_ard";
+  // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
   double kernel_variance = 0.5;
   double lengthscale = 0.1;
+  double kernel_period = 1.0;  // kernels with a period (periodic)
   double noise_variance = 0.5;
   double free_latent_scale = 1.0;      // free latents start at N(0, scale^2)
   double free_latent_variance = 0.05;  // free Bayesian latents start with this variance
+  Index active_size = 200;             // A: the first A rows of each training batch are its active set
   RemainderScaling scaling = RemainderScaling::full_data;
   Precision precision = Precision::float64;  // float32: encoder and data products in fp32
   bool flush_denormals = true;               // float32 steps flush subnormals to zero (core/denormals.hpp)
   std::uint64_t seed = 0;
-};
-
-// Which step a batch belongs to: keys the Bayesian reparameterisation noise.
-struct StepKey {
-  std::uint64_t epoch = 0;
-  std::uint64_t step = 0;
 };
 
 // One batch: global row ids (the first num_active are the active set) and their data rows.
@@ -53,12 +50,6 @@ struct Batch {
   const std::vector<std::uint64_t>& rows;
   DataRef data;
   Index num_active;
-};
-
-struct BatchTerms {
-  double objective = 0.0;
-  double sas = 0.0;  // SAS term (equals objective unless Bayesian)
-  double kl = 0.0;   // unweighted KL over the batch rows (Bayesian)
 };
 
 // Index of the first row of data holding a NaN or Inf, or -1 if every value is finite.
@@ -70,7 +61,7 @@ Index first_non_finite_row(const DataRefT<Scalar>& data) {
   return -1;
 }
 
-class SasModel {
+class SasModel final : public Model {
  public:
   // num_data: N of the whole data set; [local_begin, local_begin + local_rows) are the rows whose
   // free latents this process owns (all of them in serial use).
@@ -78,13 +69,29 @@ class SasModel {
            std::uint64_t local_rows);
 
   const SasModelConfig& config() const noexcept { return config_; }
-  Index num_parameters() const noexcept { return num_shared_ + num_local_; }
-  Index num_shared_parameters() const noexcept { return num_shared_; }
+  std::string kind() const override { return config_.bayesian ? "bayesian_sas" : "sas"; }
+  LatentKind latents() const override { return config_.latents; }
+  bool bayesian() const override { return config_.bayesian; }
+  Index latent_dim() const override { return config_.latent_dim; }
+  Index data_dim() const override { return config_.data_dim; }
+  Precision precision() const override { return config_.precision; }
+  std::uint64_t seed() const override { return config_.seed; }
+  Index num_parameters() const override { return num_shared_ + num_local_; }
+  Index num_shared_parameters() const override { return num_shared_; }
   Index num_local_parameters() const noexcept { return num_local_; }
+  IndexRange summed_block() const override { return encoder_block(); }
+  bool uses_float32_shadow() const override {
+    return config_.precision == Precision::float32 && mean_encoder_.has_value();
+  }
+  std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
+                                          LocalRows local_rows) const override;
+  void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
 
-  Vector initial_parameters() const;
-  EqArdKernel kernel(const Vector& params) const;
-  double noise_variance(const Vector& params) const;
+  Vector initial_parameters() const override;
+  // The kernel with the hyperparameters held in params.
+  std::unique_ptr<Kernel> kernel(const Vector& params) const override;
+  const Kernel& kernel_prototype() const noexcept { return *kernel_prototype_; }
+  double noise_variance(const Vector& params) const override;
 
   // The batch objective (maximised) and its gradient w.r.t. every parameter (overwrites gradient).
   BatchTerms evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const;
@@ -97,10 +104,10 @@ class SasModel {
   // Latent means (and, for Bayesian models, variances) of consecutive data rows starting at global
   // row first_row, encoded in chunks so memory stays bounded for any number of rows.
   void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
-              RowMatrix* variance) const;
+              RowMatrix* variance) const override;
   // The same from fp32 rows (the encoder then runs in fp32, as in fp32 training).
   void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
-              RowMatrix* variance) const;
+              RowMatrix* variance) const override;
 
   // The latent half of a step, for any subset of batch rows (data-parallel training calls these
   // on the rows a rank owns). `sample` is the latent the SAS objective sees: the mean, or for
@@ -148,16 +155,13 @@ class SasModel {
   // The local block (free latents of this process's rows) of a parameter-shaped vector as one row
   // per data row: [mu_r] or [mu_r, log v_r]. Checkpoints store it in global row order, so a run
   // can resume at a different rank count. Zero columns for amortised models.
-  Index local_values_per_row() const noexcept;
-  RowMatrix local_block_rows(const Vector& values) const;
-  void set_local_block_rows(Vector& values, const RowMatrix& rows) const;
+  Index local_values_per_row() const override;
+  RowMatrix local_block_rows(const Vector& values) const override;
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
   const Mlp* mean_encoder() const noexcept { return mean_encoder_ ? &*mean_encoder_ : nullptr; }
   const Mlp* variance_encoder() const noexcept { return variance_encoder_ ? &*variance_encoder_ : nullptr; }
   Index mean_encoder_offset() const noexcept { return mean_encoder_offset_; }
   Index variance_encoder_offset() const noexcept { return variance_encoder_offset_; }
-  std::uint64_t local_begin() const noexcept { return local_begin_; }
-  std::uint64_t local_rows() const noexcept { return local_rows_; }
-  std::uint64_t num_data() const noexcept { return num_data_; }
   double kl_weight(Index batch_size) const;
   // Throws InputError for a data width other than D or a non-finite row (naming its global id).
   void validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const;
@@ -189,7 +193,7 @@ class SasModel {
   void freeze_translation(Scalar* encoder_gradient) const;
 
   SasModelConfig config_;
-  std::uint64_t num_data_, local_begin_, local_rows_;
+  std::shared_ptr<const Kernel> kernel_prototype_;  // initial hyperparameters; shared by copies
   std::optional<Mlp> mean_encoder_;
   std::optional<Mlp> variance_encoder_;
   Index kernel_offset_ = 0, noise_offset_ = 0, mean_encoder_offset_ = 0, variance_encoder_offset_ = 0;

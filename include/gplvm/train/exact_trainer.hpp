@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "gplvm/core/types.hpp"
-#include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
@@ -75,9 +74,12 @@ class ExactGplvmObjective {
 };
 
 struct ExactTrainingOptions {
-  // Initial EQ-ARD kernel and noise (the latents are an argument, e.g. pca_latents).
+  // Initial kernel (a kernel-registry expression and its initial values) and noise (the latents
+  // are an argument, e.g. pca_latents).
+  std::string kernel = "eq_ard";
   double kernel_variance = 1.0;
   double lengthscale = 1.0;  // every latent dimension
+  double kernel_period = 1.0;
   double noise_variance = 0.1;
   // Lower bound on the noise variance (the only bound; latents and kernel are free). The
   // likelihood of a GPLVM grows without limit as s2 -> 0 once the latents can interpolate the
@@ -101,8 +103,8 @@ struct ExactTrainingOptions {
 };
 
 struct ExactTrainingResult {
-  Matrix latents;  // this rank's rows (partition.count(rank) x Q)
-  EqArdKernel kernel = EqArdKernel(1.0, 1.0, 1);
+  Matrix latents;                  // this rank's rows (partition.count(rank) x Q)
+  std::shared_ptr<Kernel> kernel;  // with the trained hyperparameters
   double noise_variance = 0;
   double log_marginal_likelihood = 0;  // at the returned parameters
   std::vector<double> lml_curve;       // LML after each TAO iteration, the initial point first

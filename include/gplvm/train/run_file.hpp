@@ -3,11 +3,11 @@
 // optimiser state and step counter. Written collectively under a temporary name and renamed.
 //
 //   /latent/mean (N x Q, data-row order)   /latent/var (Bayesian)
-//   /params/kernel/variance  /params/kernel/lengthscales  /params/noise_variance
+//   /params/kernel/<name> (as the kernel names them)  /params/noise_variance  /params/shared
 //   /params/encoder/{mean,variance}/layer<l>/{weight,bias}
 //   /train/curve (steps x 4: step, epoch, objective, wall seconds)   /config (resolved TOML text)
 //   /labels (if the data had labels)
-//   attributes on "/": version, ranks, seed, num_data, data_dim, latent_dim, model, latents, steps
+//   attributes on "/": version, ranks, seed, num_data, data_dim, latent_dim, model, kernel, latents, steps
 // Checkpoints add /state/{shared, adam_m_shared, adam_v_shared} (replicated), /state/local,
 // /state/adam_m_local, /state/adam_v_local (global row order), and attributes step, adam_steps,
 // wall_seconds, and the identity attributes checked on resume.
@@ -17,8 +17,8 @@
 #include <variant>
 #include <vector>
 
+#include "gplvm/models/model.hpp"
 #include "gplvm/parallel/communicator.hpp"
-#include "gplvm/models/sas_model.hpp"
 #include "gplvm/train/training_state.hpp"
 
 namespace gplvm {
@@ -45,11 +45,10 @@ struct RunMetadata {
 struct LocalLatents {
   RowMatrix mean, variance;
 };
-LocalLatents encode_local_latents(const SasModel& model, const Vector& params,
-                                  const std::variant<DataRef, DataRefF>& local_rows);
+LocalLatents encode_local_latents(const Model& model, const Vector& params, const LocalRows& local_rows);
 
 struct RunOutput {
-  const SasModel& model;
+  const Model& model;
   const TrainingState& state;
   const LocalLatents& latents;                    // of this rank's rows under state.params
   const std::vector<std::int64_t>* local_labels;  // may be null
@@ -60,7 +59,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
 
 // Reads a checkpoint for this process's rows; throws InputError naming the file and the first
 // identity key (or data statistic) that differs from `expected`.
-TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const SasModel& model,
+TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const Model& model,
                               const RunMetadata& expected);
 
 }  // namespace gplvm

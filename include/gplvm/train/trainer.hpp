@@ -1,20 +1,20 @@
 #pragma once
-// The data-parallel training loop: batches from the schedule, one DistributedSasStep per step,
-// Adam on every rank, the training curve, progress lines from rank 0 and checkpoints.
+// The data-parallel training loop for any Model: batches from the schedule, the model's
+// TrainingStep per batch, sharded Adam on every rank, the training curve, progress lines from
+// rank 0 and checkpoints.
 #include <functional>
+#include <memory>
 #include <string>
-#include <variant>
 
+#include "gplvm/models/model.hpp"
 #include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/models/distributed_sas_step.hpp"
 #include "gplvm/train/training_state.hpp"
 
 namespace gplvm {
 
 struct TrainerOptions {
   std::uint64_t batch_size = 1024;
-  Index active_size = 200;
   std::uint64_t epochs = 1;
   std::uint64_t max_steps = 0;  // 0: run all epochs; else stop after this many steps in total
   AdamOptions adam;
@@ -40,8 +40,8 @@ class Trainer {
   using StopFn = std::function<bool()>;
 
   // local_data: this rank's rows, as float64 or (for fp32 models, half the memory) float32.
-  Trainer(const SasModel& model, const Communicator& comm, const RowPartition& partition,
-          std::variant<DataRef, DataRefF> local_data, TrainerOptions options);
+  Trainer(const Model& model, const Communicator& comm, const RowPartition& partition, LocalRows local_data,
+          TrainerOptions options);
 
   std::uint64_t total_steps() const;
   TrainingState initial_state() const;
@@ -54,9 +54,9 @@ class Trainer {
   void report_progress(const TrainingState& state, double objective, double seconds, std::uint64_t points,
                        bool final_line) const;
 
-  const SasModel& model_;
+  const Model& model_;
   const Communicator& comm_;
-  DistributedSasStep step_;
+  std::unique_ptr<TrainingStep> step_;
   BatchSchedule schedule_;
   TrainerOptions options_;
 };

@@ -1,0 +1,123 @@
+#pragma once
+// The interface every model kind implements (sas, bayesian_sas, exact, sparse_gplvm,
+// bayesian_gplvm, vae, ...): the trainer, checkpoints, the run file, encode, exact and evaluate
+// are written against it, never against one model.
+//
+// A model owns one flat parameter vector (docs/architecture.md, "One flat parameter vector"):
+//   [ shared block: replicated on every rank ]  [ local block: values of this rank's rows ]
+// Inside the shared block, summed_block() is the part whose gradient is a sum over the ranks'
+// rows (encoder or decoder weights): sharded Adam splits it. The rest of the shared block
+// (kernel, noise, inducing inputs, ...) every rank computes identically.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gplvm/core/precision.hpp"
+#include "gplvm/core/types.hpp"
+#include "gplvm/io/result_writer.hpp"
+#include "gplvm/model/kernel.hpp"
+#include "gplvm/optim/float32_shadow.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
+
+namespace gplvm {
+
+enum class LatentKind { amortised, free };
+LatentKind parse_latent_kind(const std::string& name);  // "amortised" | "free"
+std::string to_string(LatentKind kind);
+
+// Which step a batch belongs to: keys the step's random draws (reparameterisation noise).
+struct StepKey {
+  std::uint64_t epoch = 0;
+  std::uint64_t step = 0;
+};
+
+// What one step's objective is made of (all maximised).
+struct BatchTerms {
+  double objective = 0.0;
+  double sas = 0.0;  // the data term (equals objective unless Bayesian)
+  double kl = 0.0;   // unweighted KL over the batch rows (Bayesian)
+};
+
+// This rank's data rows, as float64 or (fp32 models: half the memory) float32.
+using LocalRows = std::variant<DataRef, DataRefF>;
+
+// One training step of a model over this rank's rows: the objective of a batch and its gradient.
+class TrainingStep {
+ public:
+  virtual ~TrainingStep() = default;
+  // Objective of the batch (same on every rank) and its gradient (overwritten): the shared block
+  // identical on every rank, the local block for this rank's rows. With summed_slices (one count
+  // per rank over the model's summed_block(), as ShardedAdam::slice_counts gives them) the summed
+  // block's gradient need only be reduced in this rank's slice. fp32 models may pass an fp32
+  // shadow of the summed block (Model::uses_float32_shadow).
+  virtual BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, StepKey key,
+                              Vector& gradient, const std::vector<int>* summed_slices,
+                              Float32Shadow* shadow) const = 0;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+
+  virtual std::string kind() const = 0;     // the model.kind name
+  virtual LatentKind latents() const = 0;   // amortised (an encoder) or free
+  virtual bool bayesian() const = 0;        // latents are distributions (a variance per value)
+  virtual Index latent_dim() const = 0;     // Q
+  virtual Index data_dim() const = 0;       // D
+  virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
+  virtual std::uint64_t seed() const = 0;
+
+  std::uint64_t num_data() const noexcept { return num_data_; }
+  std::uint64_t local_begin() const noexcept { return local_begin_; }
+  std::uint64_t local_rows() const noexcept { return local_rows_; }
+
+  virtual Index num_parameters() const = 0;
+  virtual Index num_shared_parameters() const = 0;
+  virtual IndexRange summed_block() const = 0;
+  virtual bool uses_float32_shadow() const { return false; }
+  virtual Vector initial_parameters() const = 0;
+
+  // The GP decoder's kernel and noise under some parameters (models without one throw).
+  virtual std::unique_ptr<Kernel> kernel(const Vector& params) const = 0;
+  virtual double noise_variance(const Vector& params) const = 0;
+
+  // The local block as one row per data row (checkpoints store it in global row order, so a run
+  // resumes at any rank count); zero columns when the model has no per-row parameters.
+  virtual Index local_values_per_row() const = 0;
+  virtual RowMatrix local_block_rows(const Vector& values) const = 0;
+  virtual void set_local_block_rows(Vector& values, const RowMatrix& rows) const = 0;
+
+  // Writes the model's parameters under /params in natural units: /params/kernel/<name> as the
+  // kernel names them, /params/noise_variance, and the model's own (encoders, inducing inputs).
+  virtual void write_parameters(Hdf5ResultWriter& out, const Vector& params) const = 0;
+
+  // Latent means (and variances for Bayesian models) of consecutive data rows starting at global
+  // row first_row. Free latents: the rows must be this rank's own (first_row = local_begin()).
+  virtual void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+                      RowMatrix* variance) const = 0;
+  virtual void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
+                      RowMatrix* variance) const = 0;
+
+  // The step over this rank's rows (partition's share); validates them (InputError naming the
+  // global row of a non-finite value, on every rank).
+  virtual std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
+                                                  LocalRows local_rows) const = 0;
+
+ protected:
+  Model(std::uint64_t num_data, std::uint64_t local_begin, std::uint64_t local_rows)
+      : num_data_(num_data), local_begin_(local_begin), local_rows_(local_rows) {}
+  Model(const Model&) = default;
+  Model& operator=(const Model&) = default;
+
+ private:
+  std::uint64_t num_data_, local_begin_, local_rows_;
+};
+
+// /params/kernel/<name> for each of the kernel's named hyperparameters (a scalar when the group
+// has one value) and /params/noise_variance: what every GP model writes.
+void write_gp_parameters(Hdf5ResultWriter& out, const Kernel& kernel, double noise_variance);
+
+}  // namespace gplvm

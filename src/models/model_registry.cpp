@@ -1,0 +1,48 @@
+#include "gplvm/models/model_registry.hpp"
+
+#include <map>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/models/sas_model_config.hpp"
+
+namespace gplvm {
+namespace {
+
+std::unique_ptr<Model> make_sas_model(const Config& config, const ModelRows& rows) {
+  return std::make_unique<SasModel>(sas_model_config(config, rows.data_dim), rows.num_data, rows.local_begin,
+                                    rows.local_rows);
+}
+
+// The built-in kinds, registered here rather than by static initialisers in their own files
+// (a static library drops object files nothing refers to, and their initialisers with them).
+std::map<std::string, ModelFactory>& registry() {
+  static std::map<std::string, ModelFactory> table = {{"sas", make_sas_model},
+                                                      {"bayesian_sas", make_sas_model}};
+  return table;
+}
+
+}  // namespace
+
+void register_model_kind(const std::string& kind, ModelFactory factory) {
+  registry()[kind] = std::move(factory);
+}
+
+std::vector<std::string> registered_model_kinds() {
+  std::vector<std::string> kinds;
+  for (const auto& [kind, factory] : registry()) kinds.push_back(kind);
+  return kinds;
+}
+
+std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
+  const std::string& kind = config.get_string("model.kind");
+  const auto it = registry().find(kind);
+  if (it == registry().end()) {
+    std::string known;
+    for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
+    throw InputError("model kind cannot be trained by steps (trainable kinds: " + known + ")",
+                     {"", "model.kind", kind});
+  }
+  return it->second(config, rows);
+}
+
+}  // namespace gplvm
