@@ -356,7 +356,7 @@ void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scal
 template <typename Scalar>
 void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                    const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
-                   Scalar* d_params) const {
+                   Scalar* d_params, MatrixT<Scalar>* d_input) const {
   using ConstMap = Eigen::Map<const MatrixT<Scalar>>;
   using Map = Eigen::Map<MatrixT<Scalar>>;
   check_backward_shapes<Scalar>(*this, input, ws.outputs, d_out);
@@ -386,9 +386,15 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
                          d_params + bias_offsets_[s] + j0);
     });
     gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::overwrite);
-    if (l == 0) return;
-    Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
     const ConstMap w(params + weight_offsets_[s], fan_in(l), width);
+    if (l == 0) {
+      if (d_input) {
+        d_input->resize(rows, fan_in(l));
+        gemm(view_of(dz), view_of(w).transposed(), mutable_view_of(*d_input), GemmUpdate::overwrite);
+      }
+      return;
+    }
+    Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
     gemm(view_of(dz), view_of(w).transposed(), MutableMatrixView<Scalar>{next, rows, fan_in(l), rows},
          GemmUpdate::overwrite);
     g = g_own = next;
@@ -398,8 +404,8 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
 template void Mlp::forward<double>(const double*, const DataRef&, MlpWorkspace<double>&, Matrix&) const;
 template void Mlp::forward<float>(const float*, const DataRefF&, MlpWorkspace<float>&, MatrixT<float>&) const;
 template void Mlp::backward<double>(const double*, const DataRef&, const MlpWorkspace<double>&, const Matrix&,
-                                    double*) const;
+                                    double*, Matrix*) const;
 template void Mlp::backward<float>(const float*, const DataRefF&, const MlpWorkspace<float>&,
-                                   const MatrixT<float>&, float*) const;
+                                   const MatrixT<float>&, float*, MatrixT<float>*) const;
 
 }  // namespace gplvm

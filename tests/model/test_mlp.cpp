@@ -284,6 +284,34 @@ TEST(Mlp, BackwardWritesEveryParameterWhateverTheBufferHeld) {
   EXPECT_EQ(buffer, g);
 }
 
+// dL/d(input), which a decoder needs for its latent inputs, for one and several layers; asking for
+// it leaves the parameter gradient unchanged, bit for bit.
+TEST(Mlp, InputGradientMatchesFiniteDifferences) {
+  for (const MlpLayout& layout : {MlpLayout{3, {2}, {Activation::identity}},
+                                  MlpLayout{3, {5, 4}, {Activation::tanh, Activation::softplus}}}) {
+    const Mlp mlp(layout);
+    const Vector p = initial_parameters(mlp, 51);
+    const RowMatrix x = random_normal(6, 3, 52);
+    const Matrix c = random_normal(6, mlp.output_dim(), 53);
+    Mlp::Workspace ws;
+    Matrix out, d_input;
+    mlp.forward(p.data(), x, ws, out);
+    Vector grad(mlp.num_parameters());
+    mlp.backward(p.data(), x, ws, c, grad.data(), &d_input);
+    EXPECT_EQ(grad, analytic_gradient(mlp, p, x, c));
+    ASSERT_EQ(d_input.rows(), 6);
+    ASSERT_EQ(d_input.cols(), 3);
+    const Vector x_flat = Eigen::Map<const Vector>(Matrix(x).data(), x.size());
+    const Vector numeric = finite_difference_gradient(
+        [&](const Vector& q) {
+          return weighted_sum_loss(mlp, p, RowMatrix(Eigen::Map<const Matrix>(q.data(), 6, 3)), c);
+        },
+        x_flat);
+    EXPECT_LT(max_relative_error(Eigen::Map<const Vector>(d_input.data(), d_input.size()), numeric), 1e-6)
+        << layout.widths.size() << " layers";
+  }
+}
+
 TEST(Mlp, ReusedWorkspaceGivesTheSameGradientAsAFreshOne) {
   const Mlp mlp({5, {6, 4, 3}, {Activation::tanh, Activation::relu, Activation::identity}});
   const Vector p = initial_parameters(mlp, 41);

@@ -66,12 +66,13 @@ class Mlp {
 
   // Given d_out = dL/d(out), writes dL/d(params) to d_params (every one of the MLP's
   // num_parameters() values, whatever they held: no zeroing pass before, no read of the old
-  // values). Needs the workspace of the forward call on the same input. Does not form
-  // dL/d(input): an encoder never needs it.
+  // values). Needs the workspace of the forward call on the same input. Forms dL/d(input)
+  // (rows x input_dim, overwritten) only when d_input is given: an encoder never needs it, a
+  // decoder (the VAE's, whose input is the latent sample) does.
   template <typename Scalar>
   void backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                 const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
-                Scalar* d_params) const;
+                Scalar* d_params, MatrixT<Scalar>* d_input = nullptr) const;
 
  private:
   Index fan_in(Index layer) const;  // rows of W_layer: input_dim, then the previous width
