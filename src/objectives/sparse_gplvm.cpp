@@ -1,5 +1,6 @@
 #include "gplvm/objectives/sparse_gplvm.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 

@@ -1,5 +1,6 @@
 #include "gplvm/objectives/uncollapsed_bound.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
