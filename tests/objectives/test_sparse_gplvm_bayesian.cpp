@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "gplvm/core/error.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
 #include "gplvm/objectives/sparse_gplvm.hpp"
 #include "support/quadrature_psi_kernel.hpp"
@@ -23,9 +24,19 @@ EqArdKernel base_kernel() {
   return EqArdKernel{1.1, (Vector(2) << 0.9, 1.4).finished()};
 }
 
-TEST(BayesianGplvm, TendsToSparseBoundAsVariancesVanish) {
+// Whether `kernel` has Psi-statistics of its own (the base class throws where it has none).
+bool has_psi_statistics(const Kernel& kernel) {
+  PsiStatistics psi;
+  try {
+    kernel.psi_statistics(Matrix::Zero(1, 2), Matrix::Ones(1, 2), Matrix::Zero(1, 2), psi);
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+void expect_tends_to_sparse_bound(const Kernel& kernel) {
   const testing::GpProblem p = testing::sample_gp_problem(base_kernel(), 0.2, 30, 3, 1);
-  const QuadraturePsiKernel kernel(p.kernel, 6);
   const Matrix Z = random_normal(7, 2, 2);
   const double point = sparse_gplvm_bound(Communicator(), kernel, p.noise, Z, p.X, p.Y).value;
   double previous_gap = INFINITY;
@@ -41,6 +52,15 @@ TEST(BayesianGplvm, TendsToSparseBoundAsVariancesVanish) {
   }
 }
 
+TEST(BayesianGplvm, TendsToSparseBoundAsVariancesVanish) {
+  expect_tends_to_sparse_bound(QuadraturePsiKernel(base_kernel(), 6));
+}
+
+TEST(BayesianGplvm, ClosedFormEqArdTendsToSparseBound) {
+  if (!has_psi_statistics(base_kernel())) GTEST_SKIP() << "eq_ard has no Psi-statistics in this build";
+  expect_tends_to_sparse_bound(base_kernel());
+}
+
 // mu, s, Z, hyperparameters, log noise in one vector.
 struct Layout {
   Index n, m, q, h;
@@ -51,7 +71,9 @@ struct Layout {
         Eigen::Map<const Vector>(Z.data(), m * q), kernel.hyperparameters(), std::log(noise);
     return v;
   }
-  double evaluate(const Vector& v, const RowMatrix& Y, QuadraturePsiKernel kernel) const {
+  double evaluate(const Vector& v, const RowMatrix& Y, const Kernel& base) const {
+    const std::unique_ptr<Kernel> kernel_copy = base.clone();
+    Kernel& kernel = *kernel_copy;
     const Matrix mean = Eigen::Map<const Matrix>(v.data(), n, q);
     const Matrix variance = Eigen::Map<const Matrix>(v.data() + n * q, n, q);
     const Matrix Z = Eigen::Map<const Matrix>(v.data() + 2 * n * q, m, q);
@@ -61,9 +83,8 @@ struct Layout {
   }
 };
 
-TEST(BayesianGplvm, GradientsMatchFiniteDifferences) {
+void expect_gradients_match_finite_differences(const Kernel& kernel) {
   const testing::GpProblem p = testing::sample_gp_problem(base_kernel(), 0.2, 12, 3, 3);
-  const QuadraturePsiKernel kernel(p.kernel, 5);
   const Matrix Z = random_normal(5, 2, 4);
   const Matrix variance = (0.3 * random_normal(12, 2, 5)).array().exp() * 0.2;
   const Layout l{12, 5, 2, kernel.num_hyperparameters()};
@@ -81,6 +102,32 @@ TEST(BayesianGplvm, GradientsMatchFiniteDifferences) {
   for (const auto& b : blocks)
     EXPECT_LT(max_relative_error(analytic.segment(b[0], b[1]), numeric.segment(b[0], b[1])), 1e-6)
         << "block at " << b[0];
+}
+
+TEST(BayesianGplvm, GradientsMatchFiniteDifferences) {
+  expect_gradients_match_finite_differences(QuadraturePsiKernel(base_kernel(), 5));
+}
+
+TEST(BayesianGplvm, ClosedFormEqArdGradientsMatchFiniteDifferences) {
+  if (!has_psi_statistics(base_kernel())) GTEST_SKIP() << "eq_ard has no Psi-statistics in this build";
+  expect_gradients_match_finite_differences(base_kernel());
+}
+
+// The closed form and a fine quadrature give the same bound and gradients.
+TEST(BayesianGplvm, ClosedFormEqArdAgreesWithQuadrature) {
+  if (!has_psi_statistics(base_kernel())) GTEST_SKIP() << "eq_ard has no Psi-statistics in this build";
+  const testing::GpProblem p = testing::sample_gp_problem(base_kernel(), 0.2, 25, 3, 7);
+  const Matrix Z = random_normal(6, 2, 8);
+  const Matrix variance = 0.05 * (0.3 * random_normal(25, 2, 9)).array().exp();
+  const SparseGplvmGradient closed =
+      bayesian_gplvm_bound(Communicator(), base_kernel(), p.noise, Z, p.X, variance, p.Y);
+  const SparseGplvmGradient quadrature = bayesian_gplvm_bound(
+      Communicator(), QuadraturePsiKernel(base_kernel(), 20), p.noise, Z, p.X, variance, p.Y);
+  EXPECT_NEAR(closed.value, quadrature.value, 1e-8 * std::abs(quadrature.value));
+  EXPECT_LT((closed.d_latents - quadrature.d_latents).norm(), 1e-7 * quadrature.d_latents.norm());
+  EXPECT_LT((closed.d_variance - quadrature.d_variance).norm(), 1e-7 * quadrature.d_variance.norm());
+  EXPECT_LT((closed.d_inducing - quadrature.d_inducing).norm(), 1e-7 * quadrature.d_inducing.norm());
+  EXPECT_LT((closed.d_kernel - quadrature.d_kernel).norm(), 1e-7 * quadrature.d_kernel.norm());
 }
 
 }  // namespace
