@@ -58,6 +58,16 @@ class TrainingStep {
                               Float32Shadow* shadow) const = 0;
 };
 
+// The whole-data objective of a model that can be trained full batch (PETSc TAO L-BFGS): every
+// row at once, no sampling. Collective.
+class FullBatchObjective {
+ public:
+  virtual ~FullBatchObjective() = default;
+  // The objective (maximised; the same on every rank) and its gradient (overwritten), laid out as
+  // the model's parameters: the shared block identical on every rank, the local block this rank's.
+  virtual double evaluate(const Vector& params, Vector& gradient) const = 0;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -105,6 +115,12 @@ class Model {
   // global row of a non-finite value, on every rank).
   virtual std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
                                                   LocalRows local_rows) const = 0;
+  // The full-batch objective over this rank's rows, or null if the model is trained by steps only.
+  virtual std::unique_ptr<FullBatchObjective> make_full_batch_objective(const Communicator& comm,
+                                                                        const RowPartition& partition,
+                                                                        LocalRows local_rows) const {
+    return nullptr;
+  }
 
  protected:
   Model(std::uint64_t num_data, std::uint64_t local_begin, std::uint64_t local_rows)
