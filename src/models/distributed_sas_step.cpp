@@ -10,7 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/models/batch_workers.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {

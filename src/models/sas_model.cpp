@@ -11,7 +11,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
@@ -48,6 +48,10 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
     : Model(num_data, local_begin, local_rows), config_(std::move(config)) {
   validate_config(config_, num_data, local_begin, local_rows);
   const Index q = config_.latent_dim;
+  latent_space_ = make_latent_space(config_.latent_space, q);
+  require(latent_space_->ambient_dim() == q && latent_space_->intrinsic_dim() == q,
+          "SAS models need a latent space whose coordinates are its dimensions",
+          {"", "model.latent_space", config_.latent_space});
   kernel_prototype_ =
       make_kernel(config_.kernel, q, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
   kernel_offset_ = 0;
@@ -222,7 +226,7 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
   for (Index i = 0; i < b; ++i)
     for (Index j = 0; j < q; ++j)
       l.eps(i, j) = rng.normal(RngPurpose::reparameterisation, key.epoch, key.step, rows[i] * q + j);
-  l.sample = reparameterise(l.mean, l.variance, l.eps);
+  latent_space_->sample_posterior(l.mean, l.variance, l.eps, l.sample);
   return l;
 }
 
@@ -248,9 +252,16 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
   if (config_.bayesian) {
     d_mean.setZero();
     d_variance = Matrix::Zero(d_sample.rows(), d_sample.cols());
-    reparameterise_backward(d_sample, l.variance, l.eps, d_mean, d_variance);
-    kl = gaussian_kl(l.mean, l.variance);
-    gaussian_kl_backward(l.mean, l.variance, -kl_weight, d_mean, d_variance);
+    Matrix d_kl_samples;
+    kl = latent_space_->kl_to_prior(l.mean, l.variance, l.sample);
+    latent_space_->kl_to_prior_backward(l.mean, l.variance, l.sample, -kl_weight, d_mean, d_variance,
+                                        &d_kl_samples);
+    if (d_kl_samples.size() > 0) {  // a Monte Carlo KL also depends on the sample
+      const Matrix d_total = d_sample + d_kl_samples;
+      latent_space_->sample_posterior_backward(l.mean, l.variance, l.eps, d_total, d_mean, d_variance);
+    } else {
+      latent_space_->sample_posterior_backward(l.mean, l.variance, l.eps, d_sample, d_mean, d_variance);
+    }
   }
   if (mean_encoder_) {
     const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;

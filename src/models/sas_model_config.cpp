@@ -11,6 +11,7 @@ SasModelConfig sas_model_config(const Config& c, Index data_dim) {
   m.bayesian = c.get_string("model.kind") == "bayesian_sas";
   m.latents = parse_latent_kind(c.get_string("model.latents"));
   m.kernel = c.get_string("model.kernel");
+  m.latent_space = c.get_string("model.latent_space");
   m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
                           c.get_int_list("model.encoder_hidden").end());
   m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));

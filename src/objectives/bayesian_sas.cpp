@@ -1,7 +1,7 @@
 #include "gplvm/objectives/bayesian_sas.hpp"
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
@@ -21,16 +21,6 @@ void add_rows(const VariationalRows& rows, const Matrix& d_sample, double kl_sca
 }
 
 }  // namespace
-
-Matrix reparameterise(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& eps) {
-  return mean + (variance.array().sqrt() * eps.array()).matrix();
-}
-
-void reparameterise_backward(const ConstMatrixRef& d_sample, const ConstMatrixRef& variance,
-                             const ConstMatrixRef& eps, MatrixRef d_mean, MatrixRef d_variance) {
-  d_mean += d_sample;
-  d_variance.array() += d_sample.array() * eps.array() / (2.0 * variance.array().sqrt());
-}
 
 double kl_weight(RemainderScaling scaling, Index num_data, Index batch_size) {
   return scaling == RemainderScaling::per_batch

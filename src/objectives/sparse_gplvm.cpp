@@ -6,7 +6,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/objectives/point_psi.hpp"
 
 namespace gplvm {

@@ -5,7 +5,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {

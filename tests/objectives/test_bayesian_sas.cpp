@@ -6,7 +6,7 @@
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/gp_prior_sample.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {

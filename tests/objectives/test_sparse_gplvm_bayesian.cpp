@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/objectives/sparse_gplvm.hpp"
 #include "support/quadrature_psi_kernel.hpp"
 #include "support/test_support.hpp"

@@ -6,7 +6,7 @@
 #include <numbers>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/objectives/gaussian_kl.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/objectives/vae.hpp"
 #include "gplvm/objectives/vae_elbo.hpp"
 #include "support/test_support.hpp"

@@ -15,6 +15,7 @@
 #include "gplvm/core/precision.hpp"
 
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/mlp.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/objectives/sas.hpp"
@@ -31,6 +32,7 @@ struct SasModelConfig {
   Activation encoder_activation = Activation::relu;
   // The covariance function: a kernel-registry expression (gplvm/model/kernel_registry.hpp).
   std::string kernel = "eq_ard";
+  std::string latent_space = "euclidean";  // gplvm/model/latent_space.hpp
   // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
   double kernel_variance = 0.5;
   double lengthscale = 0.1;
@@ -194,6 +196,7 @@ class SasModel final : public Model {
 
   SasModelConfig config_;
   std::shared_ptr<const Kernel> kernel_prototype_;  // initial hyperparameters; shared by copies
+  std::shared_ptr<const LatentSpace> latent_space_;
   std::optional<Mlp> mean_encoder_;
   std::optional<Mlp> variance_encoder_;
   Index kernel_offset_ = 0, noise_offset_ = 0, mean_encoder_offset_ = 0, variance_encoder_offset_ = 0;

@@ -4,15 +4,10 @@
 //   L = SAS(X sampled) - kl_weight * sum_{n in batch} KL[q(x_n) || N(0, I)]
 // kl_weight is N/B for the full-data estimate (default) or 1 for the per-batch objective.
 // Gradients for mu and v go through the sample with eps held fixed, plus the analytic KL.
+#include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/objectives/sas.hpp"
 
 namespace gplvm {
-
-// x = mu + sqrt(v) o eps
-Matrix reparameterise(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& eps);
-// Adds dL/dmu = dL/dx and dL/dv = dL/dx o eps / (2 sqrt(v)).
-void reparameterise_backward(const ConstMatrixRef& d_sample, const ConstMatrixRef& variance,
-                             const ConstMatrixRef& eps, MatrixRef d_mean, MatrixRef d_variance);
 
 double kl_weight(RemainderScaling scaling, Index num_data, Index batch_size);
 

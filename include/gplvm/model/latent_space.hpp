@@ -1,0 +1,67 @@
+#pragma once
+// Where latents live. A model asks its latent space, never assumes R^Q, for everything that
+// depends on the geometry:
+//   - coordinates: a latent is stored as ambient_dim() numbers (R^Q: Q; the hyperboloid of the
+//     Lorentz model: Q + 1), of which intrinsic_dim() = Q are free;
+//   - encoders output tangent vectors at the origin (R^Q), mapped to latents by from_origin_tangent
+//     (the identity in R^Q, the exponential map at the hyperboloid's origin for Lorentz);
+//   - point parameters moved by an optimiser (free latents, inducing inputs) stay on the space
+//     through riemannian_gradient (ambient gradient -> tangent) and retract (x <- R_x(step));
+//   - a variational posterior q(x) is a location (ambient) and diagonal variances in the tangent
+//     space at it: sample_posterior draws a reparameterised sample from standard normal noise, and
+//     kl_to_prior gives KL(q || p) summed over rows, in closed form where one exists or as a
+//     one-sample Monte Carlo estimate at the same samples (the wrapped normal's density).
+// Every map has its adjoint, so objectives and models differentiate through any space. Kernels
+// take ambient coordinates. docs/architecture.md, "Latent spaces", shows how the Lorentz model
+// plugs in.
+#include <memory>
+#include <string>
+
+#include "gplvm/core/types.hpp"
+
+namespace gplvm {
+
+class LatentSpace {
+ public:
+  virtual ~LatentSpace() = default;
+
+  virtual std::string name() const = 0;  // the model.latent_space value
+  virtual Index intrinsic_dim() const = 0;
+  virtual Index ambient_dim() const = 0;
+
+  // X (n x ambient) from tangent vectors V (n x intrinsic) at the origin, and the adjoint:
+  // given dL/dX, ADDS dL/dV.
+  virtual void from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const = 0;
+  virtual void from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
+                                            MatrixRef dV) const = 0;
+
+  // Projects the ambient (Euclidean) gradient G at X onto the Riemannian gradient, in place.
+  virtual void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const = 0;
+  // Moves X along the tangent step (an update from riemannian_gradient), staying on the space.
+  virtual void retract(MatrixRef X, const ConstMatrixRef& step) const = 0;
+
+  // Samples of q(x_n) at locations L (n x ambient) with tangent variances V (n x intrinsic) from
+  // standard normal eps (n x intrinsic), and the adjoint: given dL/dX, ADDS dL/dL and dL/dV.
+  virtual void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                const ConstMatrixRef& eps, Matrix& X) const = 0;
+  virtual void sample_posterior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                         const ConstMatrixRef& eps, const ConstMatrixRef& dX,
+                                         MatrixRef d_location, MatrixRef d_variance) const = 0;
+
+  // KL(q || prior) summed over the rows; `samples` are the rows' samples from sample_posterior
+  // (ignored by a closed form, the Monte Carlo estimate's points otherwise).
+  virtual bool has_closed_form_kl() const = 0;
+  virtual double kl_to_prior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                             const ConstMatrixRef& samples) const = 0;
+  // ADDS scale * dKL/dlocation and scale * dKL/dvariance (and, for Monte Carlo estimates, the
+  // samples' part scale * dKL/dX to *d_samples, to be pushed through sample_posterior_backward).
+  virtual void kl_to_prior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                    const ConstMatrixRef& samples, double scale, MatrixRef d_location,
+                                    MatrixRef d_variance, Matrix* d_samples) const = 0;
+};
+
+// The space of a model.latent_space value ("euclidean") with Q intrinsic dimensions; InputError
+// naming model.latent_space otherwise.
+std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim);
+
+}  // namespace gplvm
