@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-generic demo format clean
+.PHONY: all deps configure build test test-generic test-blas demo format clean
 
 all: build
 
@@ -36,3 +36,12 @@ test-generic: deps
 	cmake -S . -B build-generic -DCMAKE_BUILD_TYPE=Release -DGPLVM_NATIVE=OFF -DGPLVM_BUILD_BENCH=OFF
 	cmake --build build-generic -j $(JOBS) --target test_linalg test_model test_objectives
 	cd build-generic && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(JOBS) -R '^(linalg|model|objectives)\.'
+
+# The same layers once more with every product through OpenBLAS (GPLVM_GEMM=blas), the engine users
+# on CPUs without AVX-512 or with a faster vendor BLAS select, plus the distributed step and
+# training at 1-4 ranks.
+BLAS_TESTS = test_linalg test_model test_objectives test_models test_train test_distributed_sas_terms test_distributed_training
+test-blas: deps
+	cmake -S . -B build-blas -DCMAKE_BUILD_TYPE=Release -DGPLVM_GEMM=blas -DGPLVM_BUILD_BENCH=OFF
+	cmake --build build-blas -j $(JOBS) --target $(BLAS_TESTS)
+	cd build-blas && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(JOBS) -R '^(linalg|model|objectives|models|train)\.|^mpi\.test_distributed_(sas_terms|training)\.np[1-4]$$'

@@ -40,9 +40,10 @@ double EuclideanLatentSpace::kl_to_prior(const ConstMatrixRef& location, const C
   return gaussian_kl(location, variance);
 }
 
-void EuclideanLatentSpace::kl_to_prior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
-                                                const ConstMatrixRef&, double scale, MatrixRef d_location,
-                                                MatrixRef d_variance, Matrix*) const {
+void EuclideanLatentSpace::kl_to_prior_backward(const ConstMatrixRef& location,
+                                                const ConstMatrixRef& variance, const ConstMatrixRef&,
+                                                double scale, MatrixRef d_location, MatrixRef d_variance,
+                                                Matrix*) const {
   gaussian_kl_backward(location, variance, scale, d_location, d_variance);
 }
 

@@ -19,8 +19,8 @@ class EuclideanLatentSpace final : public LatentSpace {
                                     MatrixRef dV) const override;
   void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const override;
   void retract(MatrixRef X, const ConstMatrixRef& step) const override;
-  void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance, const ConstMatrixRef& eps,
-                        Matrix& X) const override;
+  void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                        const ConstMatrixRef& eps, Matrix& X) const override;
   void sample_posterior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                  const ConstMatrixRef& eps, const ConstMatrixRef& dX, MatrixRef d_location,
                                  MatrixRef d_variance) const override;
