@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch baseline of one SAS / Bayesian SAS training step (the same maths as gplvm-hpc).
 
-The correct objective of spec sas.md §1.3/§1.7: active term sum_d log N(Y_A[:, d] | 0, K_AA + s2 I)
+The objective of docs/math/sas.md: active term sum_d log N(Y_A[:, d] | 0, K_AA + s2 I)
 plus (N - A)/(B - A) times the remainder predictive log-likelihoods with D outputs sharing c_n;
 Bayesian: one reparameterised sample and KL x N/B. EQ-ARD kernel, log-parametrised; encoder
 D -> 512 -> 256 -> Q ReLU (PyTorch default init); autograd; torch.optim.Adam. Prints one JSON line

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plot the latents and the training curve of one gplvm run file.
 
-Reads the run file layout of docs (DESIGN.md, "Files and formats"):
+Reads the run file layout (docs/architecture.md, "Files, configuration and the command line"):
   /latent/mean   N x Q latent means, in data-row order (required)
   /latent/var    N x Q latent variances (optional; Bayesian runs)
   /train/curve   M x 4: step, epoch, objective, wall time in seconds (required)

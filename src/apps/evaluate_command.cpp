@@ -1,5 +1,5 @@
 // gplvm evaluate: encode the test data, predict it with the exact GP conditioned on (a subset of)
-// the encoded training data, and report RMSE / MAE / NLPD per entry (spec sas.md §2.2, no abs() on
+// the encoded training data, and report RMSE / MAE / NLPD per entry (docs/math/exact_gplvm.md, no abs() on
 // the NLPD) and the k-NN accuracy of the test latents against the training latents.
 #include <cstdio>
 

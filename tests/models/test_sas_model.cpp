@@ -130,7 +130,7 @@ TEST(SasModel, ParameterLayoutSeparatesSharedAndLocalBlocks) {
   EXPECT_EQ(model.num_shared_parameters(), 1 + 2 + 1);  // kernel (log theta, 2 log l) + log noise
   EXPECT_EQ(model.num_local_parameters(), 2 * 15 * 2);  // mu and log v for 15 local rows
   const Vector p = model.initial_parameters();
-  EXPECT_NEAR(std::exp(p[0]), 0.5, 1e-15);  // spec defaults theta 0.5
+  EXPECT_NEAR(std::exp(p[0]), 0.5, 1e-15);  // the documented default theta 0.5
   EXPECT_NEAR(std::exp(p[1]), 0.1, 1e-15);  // l 0.1
   EXPECT_NEAR(std::exp(p[3]), 0.5, 1e-15);  // noise 0.5
   // Free latents are keyed by global row: a model owning rows 10..24 and one owning 0..49 agree.

@@ -1,5 +1,5 @@
 #pragma once
-// Predictive metrics of spec sas.md §2.2, averaged over all N* x D entries (per pixel):
+// Predictive metrics (docs/math/exact_gplvm.md), averaged over all N* x D entries (per pixel):
 //   RMSE = sqrt(mean (y - mu)^2),  MAE = mean |y - mu|,
 //   NLPD = 1/2 log 2 pi + 1/(2 N* D) sum_{n,d} [log v_n + (y_nd - mu_nd)^2 / v_n]
 // with one predictive variance v_n per test point shared by its D outputs (noise included). No

@@ -1,5 +1,5 @@
 #pragma once
-// One data-parallel SAS / Bayesian SAS step (DESIGN.md, "The distributed SAS step"):
+// One data-parallel SAS / Bayesian SAS step (docs/architecture.md, "Data-parallel training"):
 //   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
 //   - each rank works on a share of the batch rows: amortised models split the active and the
 //     remainder rows evenly (batch_workers), owners sending their surplus rows to ranks short of
@@ -16,9 +16,9 @@
 #include <optional>
 #include <vector>
 
+#include "gplvm/models/sas_model.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
-#include "gplvm/models/sas_model.hpp"
 
 namespace gplvm {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Bayesian SAS (spec sas.md 1.4): with q(x_n) = N(mu_n, diag v_n) and one reparameterised sample
+// Bayesian SAS (docs/math/bayesian_sas.md): with q(x_n) = N(mu_n, diag v_n) and one reparameterised sample
 // x_n = mu_n + sqrt(v_n) o eps_n per step,
 //   L = SAS(X sampled) - kl_weight * sum_{n in batch} KL[q(x_n) || N(0, I)]
 // kl_weight is N/B for the full-data estimate (default) or 1 for the per-batch objective.

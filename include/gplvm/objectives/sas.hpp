@@ -1,5 +1,5 @@
 #pragma once
-// The stochastic-active-set (SAS) objective for one batch (spec sas.md 1.3, 1.7, 1.10):
+// The stochastic-active-set (SAS) objective for one batch (docs/math/sas.md):
 //
 //   L = log p(Y_A | X_A) + w * sum_{n in R} log p(y_n | Y_A, X_A, x_n)
 //   log p(y_n | .) = -D/2 log(2 pi c_n) - ||y_n - m_n||^2 / (2 c_n)
@@ -25,7 +25,7 @@ namespace gplvm {
 
 enum class RemainderScaling {
   full_data,  // w = (N - A)/(B - A): unbiased for the full-data SAS objective (default)
-  per_batch,  // w = 1: the SAS objective of the batch alone (spec 1.7 option 1)
+  per_batch,  // w = 1: the SAS objective of the batch alone (docs/math/sas.md)
 };
 
 RemainderScaling parse_remainder_scaling(const std::string& name);  // "full_data" | "per_batch"

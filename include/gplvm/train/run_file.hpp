@@ -1,6 +1,7 @@
 #pragma once
-// The run file (DESIGN.md "Files and formats") and checkpoints, which are run files plus the
-// optimiser state and step counter. Written collectively under a temporary name and renamed.
+// The run file (docs/architecture.md, "Files, configuration and the command line") and checkpoints, which are
+// run files plus the optimiser state and step counter. Written collectively under a temporary name and
+// renamed.
 //
 //   /latent/mean (N x Q, data-row order)   /latent/var (Bayesian)
 //   /params/kernel/<name> (as the kernel names them)  /params/noise_variance  /params/shared
