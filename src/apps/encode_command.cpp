@@ -45,7 +45,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
 
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/latent/mean", mean, begin, data.rows);
-  if (m.bayesian) out.write_distributed_rows("/latent/var", variance, begin, data.rows);
+  if (model->bayesian()) out.write_distributed_rows("/latent/var", variance, begin, data.rows);
   if (data.labels) out.write_distributed_int64("/labels", *data.labels, begin, data.rows);
   out.write_attribute("/", "run", run_path);
   out.write_attribute("/", "data_file", data.file);

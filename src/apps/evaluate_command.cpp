@@ -84,6 +84,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     return kExitOk;
   }
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
+  run.require_gp_decoder("gplvm evaluate");
   require(run.settings.model.latents == LatentKind::amortised,
           "evaluate encodes test data: the run needs an encoder", {run.path, "model.latents", "free"});
   const Hdf5ResultReader run_file(run.path, comm.raw());

@@ -80,6 +80,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
     std::fprintf(stderr, "# %s\n", blas_kernel_note().c_str());  // LAPACK runs the factorisation
   const auto start = std::chrono::steady_clock::now();
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
+  run.require_gp_decoder("gplvm exact");
   const std::string latents_file = cl.value_or("latents", run.path);
   const Latents latents = read_latents(latents_file, comm);
   const DistributedDataset data = load_distributed_dataset(

@@ -31,15 +31,19 @@ int info_command(const Arguments& args, const Communicator& comm) {
     const std::string model = file.read_attribute_string("/", "model");
     const std::string latents = file.read_attribute_string("/", "latents");
     const double noise = file.read_scalar("/params/noise_variance");
-    const double variance = file.read_scalar("/params/kernel/variance");
+    // Models without a GP decoder (the VAE), or whose kernel has no variance, have no theta.
+    const bool has_variance = file.exists("/params/kernel/variance");
+    const double variance = has_variance ? file.read_scalar("/params/kernel/variance") : 0.0;
     w.key("type").value(file.exists("/state") ? "checkpoint" : "run").key("model").value(model);
     w.key("latents").value(latents).key("num_data").value(n).key("steps").value(steps);
-    w.key("kernel_variance").value(variance).key("noise_variance").value(noise);
+    if (has_variance) w.key("kernel_variance").value(variance);
+    w.key("noise_variance").value(noise);
+    char theta[64] = "";
+    if (has_variance) std::snprintf(theta, sizeof theta, ", theta = %.4g", variance);
     char line[512];
-    std::snprintf(line, sizeof line,
-                  "%s: %s run (%s latents), N = %lld, %lld steps, theta = %.4g, noise = %.4g\n", path.c_str(),
-                  model.c_str(), latents.c_str(), static_cast<long long>(n), static_cast<long long>(steps),
-                  variance, noise);
+    std::snprintf(line, sizeof line, "%s: %s run (%s latents), N = %lld, %lld steps%s, noise = %.4g\n",
+                  path.c_str(), model.c_str(), latents.c_str(), static_cast<long long>(n),
+                  static_cast<long long>(steps), theta, noise);
     text = line;
   } else {
     const std::string dataset = cl.value_or("dataset", "/Y");

@@ -14,8 +14,9 @@ ConfigSchema train_config_schema() {
   s.add_required("data.path", ConfigType::string, "HDF5 file with the N x D data", {R::non_empty()})
       .add_string("data.dataset", "/Y", "dataset inside data.path", {R::non_empty()})
       .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
-      .add_string("model.kind", "sas", "sas, bayesian_sas, or exact (full-batch exact GPLVM with PETSc TAO)",
-                  {R::one_of({"sas", "bayesian_sas", "exact"})})
+      .add_string("model.kind", "sas",
+                  "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), or vae (MLP decoder)",
+                  {R::one_of({"sas", "bayesian_sas", "exact", "vae"})})
       .add_string("model.kernel", "eq_ard",
                   "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
                   "products (*) of them, e.g. \"eq_ard+linear\"",
@@ -47,6 +48,12 @@ ConfigSchema train_config_schema() {
       .add_string("sas.scaling", "full_data",
                   "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
                   {R::one_of({"full_data", "per_batch"})})
+      .add_int_list("vae.decoder_hidden", {},
+                    "vae: decoder hidden widths from the latent side ([]: model.encoder_hidden reversed, "
+                    "[0]: none, an affine decoder)",
+                    {R::at_least(0)})
+      .add_string("vae.decoder_activation", "relu", "vae: decoder hidden activation: relu, tanh or softplus",
+                  {R::one_of({"relu", "tanh", "softplus"})})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})

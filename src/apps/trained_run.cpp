@@ -34,4 +34,10 @@ Vector TrainedRun::parameters(const Model& model) const {
   return p;
 }
 
+void TrainedRun::require_gp_decoder(const std::string& command) const {
+  const std::unique_ptr<Model> m = model(num_data, 0, 0);
+  require(m->has_gp_decoder(), command + " needs a GP decoder (kernel and noise); this run's model has none",
+          {path, "model.kind", m->kind()});
+}
+
 }  // namespace gplvm

@@ -1,7 +1,6 @@
 #include "gplvm/models/distributed_sas_step.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -127,20 +126,7 @@ DistributedSasStep::DistributedSasStep(const SasModel& model, const Communicator
 
 template <typename Scalar>
 void DistributedSasStep::validate_local_data(const DataRefT<Scalar>& local_data) const {
-  require(partition_.num_ranks() == comm_.size(), "row partition was made for a different rank count",
-          {"", "ranks", std::to_string(partition_.num_ranks())});
-  require(static_cast<std::uint64_t>(local_data.rows()) == partition_.count(comm_.rank()),
-          "local data block does not match this rank's rows",
-          {"", "rows", std::to_string(local_data.rows())});
-  require(local_data.cols() == model_.config().data_dim, "local data has the wrong number of columns",
-          {"", "data_dim", std::to_string(local_data.cols())});
-  // Checked once here rather than in every step: the data never change during training.
-  const Index bad = first_non_finite_row<Scalar>(local_data);
-  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
-  const std::int64_t first_bad =
-      comm_.allreduce_min(bad < 0 ? kNone : static_cast<std::int64_t>(partition_.begin(comm_.rank())) + bad);
-  if (first_bad != kNone)
-    throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(first_bad)});
+  check_local_rows<Scalar>(comm_, partition_, local_data, model_.config().data_dim);
 }
 
 DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std::uint64_t>& batch_rows,

@@ -4,6 +4,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/sas_model_config.hpp"
+#include "gplvm/models/vae_model_config.hpp"
 
 namespace gplvm {
 namespace {
@@ -16,8 +17,8 @@ std::unique_ptr<Model> make_sas_model(const Config& config, const ModelRows& row
 // The built-in kinds, registered here rather than by static initialisers in their own files
 // (a static library drops object files nothing refers to, and their initialisers with them).
 std::map<std::string, ModelFactory>& registry() {
-  static std::map<std::string, ModelFactory> table = {{"sas", make_sas_model},
-                                                      {"bayesian_sas", make_sas_model}};
+  static std::map<std::string, ModelFactory> table = {
+      {"sas", make_sas_model}, {"bayesian_sas", make_sas_model}, {"vae", make_vae_model}};
   return table;
 }
 

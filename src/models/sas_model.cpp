@@ -1,5 +1,6 @@
 #include "gplvm/models/sas_model.hpp"
 
+#include "gplvm/model/encoder_layout.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 
 #include <algorithm>
@@ -19,14 +20,8 @@ namespace {
 // Encoder parameters per unit of a thread's share in the fp32 gradient's cast.
 constexpr Index kElementsPerShareUnit = 4096;
 
-MlpLayout encoder_layout(const SasModelConfig& c, Activation output) {
-  MlpLayout layout;
-  layout.input_dim = c.data_dim;
-  layout.widths = c.encoder_hidden;
-  layout.widths.push_back(c.latent_dim);
-  layout.activations.assign(c.encoder_hidden.size(), c.encoder_activation);
-  layout.activations.push_back(output);
-  return layout;
+EncoderShape encoder_shape(const SasModelConfig& c) {
+  return {c.data_dim, c.latent_dim, c.encoder_hidden, c.encoder_activation};
 }
 
 void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
@@ -58,11 +53,11 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
   noise_offset_ = kernel_prototype_->num_hyperparameters();
   Index offset = noise_offset_ + 1;
   if (config_.latents == LatentKind::amortised) {
-    mean_encoder_.emplace(encoder_layout(config_, Activation::identity));
+    mean_encoder_.emplace(mean_encoder_layout(encoder_shape(config_)));
     mean_encoder_offset_ = offset;
     offset += mean_encoder_->num_parameters();
     if (config_.bayesian) {
-      variance_encoder_.emplace(encoder_layout(config_, Activation::softplus));
+      variance_encoder_.emplace(variance_encoder_layout(encoder_shape(config_)));
       variance_encoder_offset_ = offset;
       offset += variance_encoder_->num_parameters();
     }

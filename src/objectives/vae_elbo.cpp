@@ -4,20 +4,16 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/model/encoder_layout.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
 
-MlpLayout encoder_layout(const VaeConfig& c, Activation output) {
-  MlpLayout layout;
-  layout.input_dim = c.data_dim;
-  layout.widths = c.encoder_hidden;
-  layout.widths.push_back(c.latent_dim);
-  layout.activations.assign(c.encoder_hidden.size(), c.encoder_activation);
-  layout.activations.push_back(output);
-  return layout;
+// Bayesian SAS's encoders (model/encoder_layout.hpp).
+EncoderShape encoder_shape(const VaeConfig& c) {
+  return {c.data_dim, c.latent_dim, c.encoder_hidden, c.encoder_activation};
 }
 
 VaeDecoderConfig decoder_config(const VaeConfig& c) {
@@ -52,8 +48,8 @@ Matrix vae_reparameterisation_noise(const CounterRng& rng, std::uint64_t epoch, 
 VaeElbo::VaeElbo(VaeConfig config)
     : config_(validated(config)),
       decoder_(decoder_config(config_)),
-      mean_encoder_(encoder_layout(config_, Activation::identity)),
-      variance_encoder_(encoder_layout(config_, Activation::softplus)) {}
+      mean_encoder_(mean_encoder_layout(encoder_shape(config_))),
+      variance_encoder_(variance_encoder_layout(encoder_shape(config_))) {}
 
 Vector VaeElbo::initial_parameters(std::uint64_t seed) const {
   Vector p(num_parameters());

@@ -154,7 +154,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_attribute("/", "data_dim", static_cast<std::int64_t>(model.data_dim()));
   out.write_attribute("/", "latent_dim", static_cast<std::int64_t>(model.latent_dim()));
   out.write_attribute("/", "model", model.kind());
-  out.write_attribute("/", "kernel", run.model.kernel(run.state.params)->name());
+  if (model.has_gp_decoder()) out.write_attribute("/", "kernel", model.kernel(run.state.params)->name());
   out.write_attribute("/", "latents", to_string(model.latents()));
   out.write_attribute("/", "steps", static_cast<std::int64_t>(run.state.step));
   out.write_attribute("/", "data_file", run.metadata.data_file);

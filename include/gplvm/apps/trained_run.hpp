@@ -23,6 +23,9 @@ struct TrainedRun {
                                std::uint64_t local_rows) const;
   // The model's parameters with the trained replicated block.
   Vector parameters(const Model& model) const;
+  // InputError naming model.kind unless the run's model has a GP decoder (kernel and noise), as
+  // `command` needs: a VAE's decoder is a network.
+  void require_gp_decoder(const std::string& command) const;
 };
 
 TrainedRun load_trained_run(const std::string& path, const Communicator& comm);

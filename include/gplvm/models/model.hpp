@@ -91,6 +91,7 @@ class Model {
   virtual Vector initial_parameters() const = 0;
 
   // The GP decoder's kernel and noise under some parameters (models without one throw).
+  virtual bool has_gp_decoder() const { return true; }  // false: kernel() throws (a VAE)
   virtual std::unique_ptr<Kernel> kernel(const Vector& params) const = 0;
   virtual double noise_variance(const Vector& params) const = 0;
 

@@ -17,6 +17,7 @@
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/mlp.hpp"
+#include "gplvm/models/local_rows_check.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/objectives/sas.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
@@ -53,15 +54,6 @@ struct Batch {
   DataRef data;
   Index num_active;
 };
-
-// Index of the first row of data holding a NaN or Inf, or -1 if every value is finite.
-template <typename Scalar>
-Index first_non_finite_row(const DataRefT<Scalar>& data) {
-  if (data.allFinite()) return -1;
-  for (Index i = 0; i < data.rows(); ++i)
-    if (!data.row(i).allFinite()) return i;
-  return -1;
-}
 
 class SasModel final : public Model {
  public:

@@ -1,0 +1,70 @@
+#pragma once
+// The VAE baseline as a Model (model.kind = "vae"): Bayesian SAS's amortised encoders with an MLP
+// decoder in place of the GP (objectives/vae_elbo.hpp, docs/math/vae.md), trained by the same
+// data-parallel trainer.
+//
+// Flat layout (VaeElbo's): [ decoder weights | log sigma^2 | mean encoder | variance encoder ],
+// all of it shared and all of it summed over ranks: every gradient element is a sum over batch
+// rows, the noise's included, so summed_block() is the whole vector and sharded Adam splits all of
+// it (each rank updates its slice, the slices are allgathered: the noise stays identical on every
+// rank). No per-row parameters: the local block is empty.
+#include <cstdint>
+#include <memory>
+
+#include "gplvm/models/model.hpp"
+#include "gplvm/objectives/vae_elbo.hpp"
+
+namespace gplvm {
+
+class VaeModel final : public Model {
+ public:
+  // Throws InputError on bad dimensions or a local row range outside [0, num_data).
+  VaeModel(VaeConfig config, std::uint64_t seed, std::uint64_t num_data, std::uint64_t local_begin,
+           std::uint64_t local_rows);
+
+  const VaeElbo& elbo() const noexcept { return elbo_; }
+
+  std::string kind() const override { return "vae"; }
+  LatentKind latents() const override { return LatentKind::amortised; }
+  bool bayesian() const override { return true; }
+  Index latent_dim() const override { return elbo_.config().latent_dim; }
+  Index data_dim() const override { return elbo_.config().data_dim; }
+  Precision precision() const override { return Precision::float64; }
+  std::uint64_t seed() const override { return seed_; }
+
+  Index num_parameters() const override { return elbo_.num_parameters(); }
+  Index num_shared_parameters() const override { return elbo_.num_parameters(); }
+  IndexRange summed_block() const override { return {0, elbo_.num_parameters()}; }
+  Vector initial_parameters() const override { return elbo_.initial_parameters(seed_); }
+
+  bool has_gp_decoder() const override { return false; }
+  // Throws InputError naming model.kind: the decoder is a network, not a GP.
+  std::unique_ptr<Kernel> kernel(const Vector& params) const override;
+  double noise_variance(const Vector& params) const override;  // the decoder's sigma^2
+
+  Index local_values_per_row() const override { return 0; }
+  RowMatrix local_block_rows(const Vector& values) const override;
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
+
+  // /params/noise_variance, /params/decoder/layer<l>/{weight,bias} and the encoders under
+  // /params/encoder/{mean,variance} as SasModel writes them.
+  void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
+
+  // q(x | y)'s means and variances, in chunks so memory stays bounded for any number of rows.
+  // Rows of any origin (the encoder reads only the data); fp32 rows are encoded in fp64.
+  void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const override;
+  void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const override;
+
+  // The data-parallel step (vae_training_step.hpp); fp64 rows only.
+  std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
+                                          LocalRows local_rows) const override;
+
+ private:
+  VaeElbo elbo_;
+  std::uint64_t seed_;
+  mutable MlpWorkspace<double> mean_workspace_, variance_workspace_;  // encode's
+};
+
+}  // namespace gplvm
