@@ -5,23 +5,11 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
+#include "kernel_checks.hpp"
 
 namespace gplvm {
-namespace {
-
-// These run on every kernel evaluation of a training step: the messages are built only on failure.
-void require_positive_finite(double v, const char* key) {
-  if (!(std::isfinite(v) && v > 0.0))
-    throw InputError("kernel hyperparameter must be positive and finite", {"", key, std::to_string(v)});
-}
-
-void require_input_dim(const ConstMatrixRef& X, Index q, const char* which) {
-  if (X.cols() != q)
-    throw InputError(std::string("kernel input ") + which + " has the wrong number of latent dimensions",
-                     {"", "latent_dim", std::to_string(X.cols())});
-}
-
-}  // namespace
+using kernel_checks::require_input_dim;
+using kernel_checks::require_positive_finite;
 
 EqArdKernel::EqArdKernel(double variance, const Vector& lengthscales)
     : variance_(variance), lengthscales_(lengthscales) {

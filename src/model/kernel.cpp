@@ -1,18 +1,78 @@
 #include "gplvm/model/kernel.hpp"
 
+#include <cmath>
+
 #include "gplvm/core/error.hpp"
+#include "psi_checks.hpp"
 
 namespace gplvm {
+namespace {
 
-void Kernel::psi_statistics(const ConstMatrixRef&, const ConstMatrixRef&, const ConstMatrixRef&,
-                            PsiStatistics&) const {
-  throw Error("psi-statistics are not implemented for kernel '" + name() + "'");
+// The inputs at node k for every row: x_n = mu_n + sqrt(s_n) o e_k.
+void node_inputs(const ConstMatrixRef& mean, const Matrix& std_dev, const PsiNodes& nodes, Index k,
+                 Matrix& X) {
+  X = mean + std_dev * nodes.epsilon.row(k).asDiagonal();
 }
 
-void Kernel::psi_backward(const ConstMatrixRef&, const ConstMatrixRef&, const ConstMatrixRef&, const PsiStatistics&,
-                          double, const ConstMatrixRef&, const ConstMatrixRef&, Matrix*, Matrix*, Matrix*,
-                          VectorRef) const {
-  throw Error("psi-statistics are not implemented for kernel '" + name() + "'");
+}  // namespace
+
+// psi0 = sum_k w_k sum_n k(x_nk, x_nk),  psi1 = sum_k w_k K(X_k, Z),  psi2 = sum_k w_k K_k^T K_k,
+// with X_k the inputs at node k (docs/math/kernels.md).
+void Kernel::psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance,
+                            const ConstMatrixRef& Z, PsiStatistics& out) const {
+  psi_checks::require_psi_inputs(mean, variance, Z, input_dim());
+  const PsiNodes nodes = psi_nodes(input_dim(), psi_quadrature_);
+  const Matrix std_dev = variance.cwiseSqrt();
+  out.psi0 = 0.0;
+  out.psi1.setZero(mean.rows(), Z.rows());
+  out.psi2.setZero(Z.rows(), Z.rows());
+  Matrix X, K;
+  Vector diag;
+  for (Index k = 0; k < nodes.weights.size(); ++k) {
+    const double w = nodes.weights[k];
+    node_inputs(mean, std_dev, nodes, k, X);
+    cross(X, Z, K);
+    diagonal(X, diag);
+    out.psi0 += w * diag.sum();
+    out.psi1 += w * K;
+    out.psi2.selfadjointView<Eigen::Lower>().rankUpdate(K.transpose(), w);
+  }
+  out.psi2.triangularView<Eigen::StrictlyUpper>() = out.psi2.transpose();
+}
+
+// Through the nodes: dL/dK_k = w_k (d_psi1 + K_k (d_psi2 + d_psi2^T)) and dL/dk_nn = w_k d_psi0 go
+// to cross_backward and diagonal_backward, which give dL/dX_k; then dmu += dX_k and
+// ds += dX_k o e_k / (2 sqrt(s)), since dx/dmu = 1 and dx/ds = e / (2 sqrt(s)).
+void Kernel::psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
+                          const PsiStatistics&, double d_psi0, const ConstMatrixRef& d_psi1,
+                          const ConstMatrixRef& d_psi2, Matrix* d_mean, Matrix* d_variance, Matrix* dZ,
+                          VectorRef d_hyper) const {
+  psi_checks::require_psi_inputs(mean, variance, Z, input_dim());
+  psi_checks::require_psi_adjoints(mean, Z, d_psi1, d_psi2);
+  if (d_variance && !(variance.array() > 0.0).all())
+    throw InputError("the variance adjoint of the numerical psi-statistics needs every variance > 0",
+                     {"", "variance", "0"});
+  const PsiNodes nodes = psi_nodes(input_dim(), psi_quadrature_);
+  const Matrix std_dev = variance.cwiseSqrt();
+  const Matrix d_psi2_sym = d_psi2 + d_psi2.transpose();
+  const bool want_dX = d_mean || d_variance;
+  Matrix X, K, G, dX;
+  const Vector g_diag = Vector::Ones(mean.rows());
+  for (Index k = 0; k < nodes.weights.size(); ++k) {
+    const double w = nodes.weights[k];
+    node_inputs(mean, std_dev, nodes, k, X);
+    cross(X, Z, K);
+    G = d_psi1;
+    G.noalias() += K * d_psi2_sym;
+    G *= w;
+    if (want_dX) dX.setZero(X.rows(), X.cols());
+    cross_backward(X, Z, K, G, want_dX ? &dX : nullptr, dZ, d_hyper);
+    diagonal_backward(X, (w * d_psi0) * g_diag, want_dX ? &dX : nullptr, d_hyper);
+    if (d_mean) *d_mean += dX;
+    if (d_variance)
+      d_variance->array() +=
+          dX.array() * (0.5 * nodes.epsilon.row(k)).replicate(X.rows(), 1).array() / std_dev.array();
+  }
 }
 
 }  // namespace gplvm

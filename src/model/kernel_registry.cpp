@@ -1,42 +1,181 @@
 #include "gplvm/model/kernel_registry.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/model/linear_kernel.hpp"
+#include "gplvm/model/matern_kernel.hpp"
+#include "gplvm/model/periodic_kernel.hpp"
+#include "gplvm/model/product_kernel.hpp"
+#include "gplvm/model/sum_kernel.hpp"
 
 namespace gplvm {
 namespace {
 
-std::map<std::string, KernelFactory>& registry() {
-  static std::map<std::string, KernelFactory> table = {
-      {"eq_ard", [](Index q, const KernelInit& init) -> std::unique_ptr<Kernel> {
-         return std::make_unique<EqArdKernel>(init.variance, init.lengthscale, q);
-       }}};
-  return table;
+constexpr const char* kKey = "model.kernel";
+
+// The built-ins are added where the registry is made, not by static initialisers in the kernels'
+// own files: a static library drops an object file nothing refers to, and its registration with it.
+struct Registry {
+  Registry();
+  std::mutex mutex;
+  std::map<std::string, KernelFactory> factories;
+};
+
+Registry::Registry() {
+  const auto lengthscales = [](Index q, const KernelInit& init) {
+    return Vector::Constant(std::max<Index>(q, 0), init.lengthscale);
+  };
+  factories["eq_ard"] = [](Index q, const KernelInit& init) {
+    return std::make_unique<EqArdKernel>(init.variance, init.lengthscale, q);
+  };
+  factories["matern32"] = [=](Index q, const KernelInit& init) {
+    return std::make_unique<MaternArdKernel>(MaternSmoothness::three_halves, init.variance,
+                                             lengthscales(q, init));
+  };
+  factories["matern52"] = [=](Index q, const KernelInit& init) {
+    return std::make_unique<MaternArdKernel>(MaternSmoothness::five_halves, init.variance,
+                                             lengthscales(q, init));
+  };
+  factories["linear"] = [](Index q, const KernelInit& init) {
+    return std::make_unique<LinearArdKernel>(Vector::Constant(std::max<Index>(q, 0), init.variance));
+  };
+  factories["periodic"] = [=](Index q, const KernelInit& init) {
+    return std::make_unique<PeriodicKernel>(init.variance, lengthscales(q, init), init.period);
+  };
 }
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string joined_names() {
+  std::string out;
+  for (const auto& name : registered_kernels()) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// Recursive descent over
+//   sum     := product ('+' product)*
+//   product := factor ('*' factor)*
+//   factor  := name | '(' sum ')'
+// with whitespace between tokens; + and * are left-associative.
+class Parser {
+ public:
+  Parser(const std::string& expression, Index input_dim, const KernelInit& init)
+      : text_(expression), input_dim_(input_dim), init_(init) {}
+
+  std::unique_ptr<Kernel> parse() {
+    auto kernel = sum();
+    skip_space();
+    if (pos_ != text_.size()) fail(std::string("unexpected '") + text_[pos_] + "'");
+    return kernel;
+  }
+
+ private:
+  std::unique_ptr<Kernel> sum() {
+    auto left = product();
+    while (accept('+')) left = std::make_unique<SumKernel>(std::move(left), product());
+    return left;
+  }
+
+  std::unique_ptr<Kernel> product() {
+    auto left = factor();
+    while (accept('*')) left = std::make_unique<ProductKernel>(std::move(left), factor());
+    return left;
+  }
+
+  std::unique_ptr<Kernel> factor() {
+    if (accept('(')) {
+      auto inner = sum();
+      if (!accept(')')) fail("missing ')'");
+      return inner;
+    }
+    skip_space();
+    const std::size_t begin = pos_;
+    while (pos_ < text_.size() && is_name_character(text_[pos_])) ++pos_;
+    if (pos_ == begin)
+      fail(pos_ == text_.size() ? "a kernel name is missing at the end"
+                                : std::string("a kernel name is expected before '") + text_[pos_] + "'");
+    return build(text_.substr(begin, pos_ - begin));
+  }
+
+  std::unique_ptr<Kernel> build(const std::string& name) {
+    KernelFactory factory;
+    {
+      Registry& r = registry();
+      const std::lock_guard lock(r.mutex);
+      const auto it = r.factories.find(name);
+      if (it != r.factories.end()) factory = it->second;
+    }
+    if (!factory) fail("unknown kernel '" + name + "'");
+    auto kernel = factory(input_dim_, init_);
+    if (!kernel) fail("the factory of kernel '" + name + "' made no kernel");
+    return kernel;
+  }
+
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+
+  bool accept(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError("kernel expression '" + text_ + "': " + what + " (registered kernels: " +
+                         joined_names() + "; combine them with + and *, and parentheses)",
+                     {"", kKey, text_});
+  }
+
+  const std::string& text_;
+  Index input_dim_;
+  const KernelInit& init_;
+  std::size_t pos_ = 0;
+};
 
 }  // namespace
 
 void register_kernel(const std::string& name, KernelFactory factory) {
-  registry()[name] = std::move(factory);
+  const bool valid_name = !name.empty() && std::all_of(name.begin(), name.end(), is_name_character);
+  require(valid_name, "a kernel name must be lower-case letters, digits and '_'", {"", kKey, name});
+  require(static_cast<bool>(factory), "a registered kernel needs a factory", {"", kKey, name});
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  r.factories[name] = std::move(factory);
 }
 
 bool is_registered_kernel(const std::string& name) {
-  return registry().count(name) > 0;
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  return r.factories.count(name) > 0;
 }
 
 std::vector<std::string> registered_kernels() {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
   std::vector<std::string> names;
-  for (const auto& [name, factory] : registry()) names.push_back(name);
-  return names;
+  for (const auto& [name, factory] : r.factories) names.push_back(name);
+  return names;  // a std::map keeps them sorted
 }
 
 std::unique_ptr<Kernel> make_kernel(const std::string& expression, Index input_dim, const KernelInit& init) {
-  const auto it = registry().find(expression);
-  require(it != registry().end(), "unknown kernel", {"", "model.kernel", expression});
-  return it->second(input_dim, init);
+  return Parser(expression, input_dim, init).parse();
 }
 
 }  // namespace gplvm

@@ -17,6 +17,7 @@ enum class RngPurpose : std::uint8_t {
   latent_init = 3,         // free latents
   reparameterisation = 4,  // Bayesian SAS epsilon
   generator = 5,           // synthetic data sets
+  psi_nodes = 6,           // fixed Monte Carlo nodes of the numerical Psi-statistics
   test = 200,              // reserved for tests
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // Exponentiated quadratic kernel with automatic relevance determination:
 //   k(x, x') = theta * exp(-1/2 sum_q (x_q - x'_q)^2 / l_q^2)
-// parametrised by log theta and log l_q (q = 1..Q), in that order.
+// parametrised by log theta and log l_q (q = 1..Q), in that order. Stationary.
 #include "gplvm/model/kernel.hpp"
 
 namespace gplvm {
@@ -30,6 +30,15 @@ class EqArdKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+
+  // The closed-form Psi-statistics of Titsias & Lawrence (2010) (docs/math/kernels.md), evaluated
+  // in log space; they override the numerical default. Source: src/model/eq_ard_psi.cpp.
+  void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
+                      PsiStatistics& out) const override;
+  void psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
+                    const PsiStatistics& value, double d_psi0, const ConstMatrixRef& d_psi1,
+                    const ConstMatrixRef& d_psi2, Matrix* d_mean, Matrix* d_variance, Matrix* dZ,
+                    VectorRef d_hyper) const override;
 
  private:
   double variance_;

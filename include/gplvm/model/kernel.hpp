@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gplvm/core/types.hpp"
+#include "gplvm/model/psi_quadrature.hpp"
 
 namespace gplvm {
 
@@ -69,19 +70,28 @@ class Kernel {
   virtual void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                                  VectorRef d_hyper) const = 0;
 
-  // Psi-statistics of inputs with means `mean` and diagonal variances `variance` (both N x Q)
-  // against inducing inputs Z (M x Q). Kernels with closed forms override these; the default
-  // integrates numerically (Gauss-Hermite for small Q, fixed-node Monte Carlo above), through
-  // cross() and cross_backward(), so every kernel has them.
-  virtual void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
-                              PsiStatistics& out) const;
+  // Psi-statistics of inputs with means `mean` and diagonal variances `variance` (both N x Q,
+  // variances >= 0) against inducing inputs Z (M x Q). Kernels with closed forms override these;
+  // the default integrates numerically with the nodes of psi_quadrature() (psi_quadrature.hpp:
+  // Gauss-Hermite for small Q, fixed-node Monte Carlo above), through cross(), diagonal() and
+  // their adjoints, so every kernel has them.
+  virtual void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance,
+                              const ConstMatrixRef& Z, PsiStatistics& out) const;
   // Adjoint of psi_statistics(): given dL/dpsi0, dL/dpsi1 (N x M) and dL/dpsi2 (M x M, symmetric),
   // ADDS dL/dmean and dL/dvariance (N x Q) to *d_mean / *d_variance, dL/dZ to *dZ (each may be
-  // null) and dL/dhyperparameters to d_hyper. `value` is what psi_statistics() returned.
-  virtual void psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
-                            const PsiStatistics& value, double d_psi0, const ConstMatrixRef& d_psi1,
-                            const ConstMatrixRef& d_psi2, Matrix* d_mean, Matrix* d_variance, Matrix* dZ,
-                            VectorRef d_hyper) const;
+  // null) and dL/dhyperparameters to d_hyper. `value` is what psi_statistics() returned. The
+  // default needs every variance > 0 when d_variance is asked for (its estimator divides by sqrt(s)).
+  virtual void psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef& variance,
+                            const ConstMatrixRef& Z, const PsiStatistics& value, double d_psi0,
+                            const ConstMatrixRef& d_psi1, const ConstMatrixRef& d_psi2, Matrix* d_mean,
+                            Matrix* d_variance, Matrix* dZ, VectorRef d_hyper) const;
+
+  // The nodes of the default Psi-statistics (kernels with closed forms ignore them).
+  const PsiQuadrature& psi_quadrature() const noexcept { return psi_quadrature_; }
+  void set_psi_quadrature(const PsiQuadrature& settings) { psi_quadrature_ = settings; }
+
+ private:
+  PsiQuadrature psi_quadrature_;
 };
 
 }  // namespace gplvm

@@ -28,6 +28,7 @@ std::vector<std::string> registered_kernels();  // sorted
 
 // Builds the kernel of an expression; InputError naming the expression (key model.kernel) for an
 // unknown name or a malformed expression.
-std::unique_ptr<Kernel> make_kernel(const std::string& expression, Index input_dim, const KernelInit& init = {});
+std::unique_ptr<Kernel> make_kernel(const std::string& expression, Index input_dim,
+                                    const KernelInit& init = {});
 
 }  // namespace gplvm

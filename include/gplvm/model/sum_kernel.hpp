@@ -1,0 +1,23 @@
+#pragma once
+// Sum of two kernels: k(x, x') = k_0(x, x') + k_1(x, x'). Hyperparameters and names as for every
+// composite (composite_kernel.hpp). Its Psi-statistics use the numerical default.
+#include "gplvm/model/composite_kernel.hpp"
+
+namespace gplvm {
+
+class SumKernel final : public CompositeKernel {
+ public:
+  using CompositeKernel::CompositeKernel;
+
+  std::unique_ptr<Kernel> clone() const override;
+  std::string name() const override;  // "<left>+<right>", parenthesised so that it parses back
+
+  void cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matrix& K) const override;
+  void diagonal(const ConstMatrixRef& X, Vector& k) const override;
+  void cross_backward(const ConstMatrixRef& X1, const ConstMatrixRef& X2, const ConstMatrixRef& K,
+                      const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
+  void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
+                         VectorRef d_hyper) const override;
+};
+
+}  // namespace gplvm
