@@ -14,8 +14,10 @@ ConfigSchema train_config_schema() {
   s.add_required("data.path", ConfigType::string, "HDF5 file with the N x D data", {R::non_empty()})
       .add_string("data.dataset", "/Y", "dataset inside data.path", {R::non_empty()})
       .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
-      .add_string("model.kind", "sas", "sas, bayesian_sas, or exact (full-batch exact GPLVM with PETSc TAO)",
-                  {R::one_of({"sas", "bayesian_sas", "exact"})})
+      .add_string("model.kind", "sas",
+                  "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), sparse_gplvm or "
+                  "bayesian_gplvm (inducing points: sparse.*)",
+                  {R::one_of({"sas", "bayesian_sas", "exact", "sparse_gplvm", "bayesian_gplvm"})})
       .add_string("model.kernel", "eq_ard",
                   "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
                   "products (*) of them, e.g. \"eq_ard+linear\"",
@@ -47,6 +49,20 @@ ConfigSchema train_config_schema() {
       .add_string("sas.scaling", "full_data",
                   "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
                   {R::one_of({"full_data", "per_batch"})})
+      .add_int("sparse.inducing", 100, "sparse/bayesian_gplvm: number of inducing inputs M (<= N)",
+               {R::at_least(1)})
+      .add_string("sparse.inducing_init", "kmeans",
+                  "sparse/bayesian_gplvm: initial inducing inputs, kmeans of the initial latents or a random "
+                  "subset of them",
+                  {R::one_of({"kmeans", "random"})})
+      .add_string("sparse.training", "minibatch",
+                  "sparse/bayesian_gplvm: minibatch (Adam on the uncollapsed bound with q(u), batches of "
+                  "sas.batch_size rows) or full_batch (L-BFGS on the collapsed bound, full_batch.*)",
+                  {R::one_of({"minibatch", "full_batch"})})
+      .add_double("full_batch.gatol", 1e-5, "full_batch: stop when ||grad bound|| <= gatol", {R::at_least(0)})
+      .add_double("full_batch.grtol", 1e-8, "full_batch: stop when ||grad bound|| / |bound| <= grtol",
+                  {R::at_least(0)})
+      .add_int("full_batch.max_iterations", 1000, "full_batch: L-BFGS iteration limit", {R::at_least(1)})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
@@ -100,6 +116,10 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.checkpoint_dir = c.get_string("output.checkpoint_dir");
   if (t.checkpoint_dir.empty()) t.checkpoint_dir = t.output_path + ".checkpoints";
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
+  t.full_batch = c.get_string("sparse.training") == "full_batch";
+  t.full_batch_options.gatol = c.get_double("full_batch.gatol");
+  t.full_batch_options.grtol = c.get_double("full_batch.grtol");
+  t.full_batch_options.max_iterations = static_cast<int>(c.get_int("full_batch.max_iterations"));
   ExactTrainingOptions& e = t.exact_options;
   e.kernel = m.kernel;
   e.kernel_period = m.kernel_period;

@@ -10,6 +10,7 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 #include "gplvm/objectives/gaussian_kl.hpp"
 
@@ -20,13 +21,7 @@ namespace {
 constexpr Index kElementsPerShareUnit = 4096;
 
 MlpLayout encoder_layout(const SasModelConfig& c, Activation output) {
-  MlpLayout layout;
-  layout.input_dim = c.data_dim;
-  layout.widths = c.encoder_hidden;
-  layout.widths.push_back(c.latent_dim);
-  layout.activations.assign(c.encoder_hidden.size(), c.encoder_activation);
-  layout.activations.push_back(output);
-  return layout;
+  return gplvm::encoder_layout({c.data_dim, c.latent_dim, c.encoder_hidden, c.encoder_activation}, output);
 }
 
 void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
