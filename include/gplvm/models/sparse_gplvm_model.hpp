@@ -79,6 +79,7 @@ class SparseGplvmModel final : public Model {
   Index kernel_offset() const noexcept { return kernel_offset_; }
   Index noise_offset() const noexcept { return noise_offset_; }
   Index posterior_offset() const noexcept { return posterior_offset_; }  // size 0 when full batch
+  Index encoder_offset() const noexcept { return encoder_offset_; }      // the summed block's start
 
   Index local_values_per_row() const override;
   RowMatrix local_block_rows(const Vector& values) const override;
