@@ -8,8 +8,12 @@
 #include "kernel_checks.hpp"
 
 namespace gplvm {
+namespace {
+
 using kernel_checks::require_input_dim;
 using kernel_checks::require_positive_finite;
+
+}  // namespace
 
 EqArdKernel::EqArdKernel(double variance, const Vector& lengthscales)
     : variance_(variance), lengthscales_(lengthscales) {

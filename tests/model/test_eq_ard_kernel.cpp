@@ -35,10 +35,10 @@ TEST(EqArdKernel, CrossMatchesTheDefinition) {
     }
   Matrix S;
   k.cross(X1, X1, S);
-  // Symmetric to rounding: with FMA contraction (AVX2 builds) k(x, x') and k(x', x) may round
-  // differently in the last bit; the factorisations read one triangle only.
-  EXPECT_LE((S - S.transpose()).cwiseAbs().maxCoeff(),
-            4 * std::numeric_limits<double>::epsilon() * S.maxCoeff());
+  // Symmetric to rounding, not bitwise: K(i, j) and K(j, i) may fall in the SIMD body of one column
+  // and the scalar head or tail of another, which can round differently (e.g. under FMA contraction
+  // with -march=native).
+  EXPECT_LE((S - S.transpose()).norm(), 1e-15 * S.norm());
   Vector diag;
   k.diagonal(X1, diag);
   EXPECT_LT((diag - S.diagonal()).norm(), 1e-15);
