@@ -1,4 +1,5 @@
-// gplvm train: distributed SAS / Bayesian SAS training from a TOML config.
+// gplvm train: distributed training of any model kind from a TOML config (steps with Adam, or
+// full batch with L-BFGS).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/exact_training_run.hpp"
+#include "gplvm/apps/full_batch_training_run.hpp"
 #include "gplvm/apps/train_config.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
@@ -164,12 +166,22 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const Model& model = *model_ptr;
   const std::variant<DataRef, DataRefF> rows =
       float32_rows ? std::variant<DataRef, DataRefF>(DataRefF(data.local_f32)) : DataRef(data.local);
+  model_ptr->initialise_from_data(comm, data.partition, rows);
+  const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
+  const auto metadata = [&] {
+    return RunMetadata{
+        config.to_toml(), resume_identity(config),
+        std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
+        s.data_file};
+  };
+  if (s.full_batch) {
+    prepare_outputs(s, comm);
+    const RunMetadata meta = metadata();
+    return run_full_batch_training(s, {model, rows, data.partition, labels, meta}, comm, cl.has("json"));
+  }
   const Trainer trainer(model, comm, data.partition, rows, s.trainer);  // validates B, A and the rows
   prepare_outputs(s, comm);
-  const RunMetadata meta{
-      config.to_toml(), resume_identity(config),
-      std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
-      s.data_file};
+  const RunMetadata meta = metadata();
   std::string resume = cl.value_or("resume", "");
   if (resume == "auto") resume = newest_valid_checkpoint(s.checkpoint_dir, comm);
   TrainingState state = resume.empty() ? trainer.initial_state() : read_checkpoint(resume, comm, model, meta);
@@ -177,7 +189,6 @@ int train_command(const Arguments& args, const Communicator& comm) {
     std::fprintf(stderr, "resuming from %s at step %llu\n", resume.c_str(),
                  static_cast<unsigned long long>(state.step));
 
-  const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
   // Each write encodes the latents of all local rows (a full encoder pass): the final checkpoint
   // and the run file share one encoding, and a step already checkpointed is not written again.
   std::uint64_t checkpointed_step = ~std::uint64_t{0};  // none yet

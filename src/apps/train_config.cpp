@@ -15,8 +15,9 @@ ConfigSchema train_config_schema() {
       .add_string("data.dataset", "/Y", "dataset inside data.path", {R::non_empty()})
       .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
       .add_string("model.kind", "sas",
-                  "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), or vae (MLP decoder)",
-                  {R::one_of({"sas", "bayesian_sas", "exact", "vae"})})
+                  "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), sparse_gplvm or "
+                  "bayesian_gplvm (inducing points: sparse.*), or vae (MLP decoder: vae.*)",
+                  {R::one_of({"sas", "bayesian_sas", "exact", "sparse_gplvm", "bayesian_gplvm", "vae"})})
       .add_string("model.kernel", "eq_ard",
                   "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
                   "products (*) of them, e.g. \"eq_ard+linear\"",
@@ -48,12 +49,9 @@ ConfigSchema train_config_schema() {
       .add_string("sas.scaling", "full_data",
                   "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
                   {R::one_of({"full_data", "per_batch"})})
-      .add_int_list("vae.decoder_hidden", {},
-                    "vae: decoder hidden widths from the latent side ([]: model.encoder_hidden reversed, "
-                    "[0]: none, an affine decoder)",
-                    {R::at_least(0)})
-      .add_string("vae.decoder_activation", "relu", "vae: decoder hidden activation: relu, tanh or softplus",
-                  {R::one_of({"relu", "tanh", "softplus"})})
+                  "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), sparse_gplvm or "
+                  "bayesian_gplvm (inducing points: sparse.*), or vae (MLP decoder: vae.*)",
+                  {R::one_of({"sas", "bayesian_sas", "exact", "sparse_gplvm", "bayesian_gplvm", "vae"})})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
@@ -107,6 +105,10 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.checkpoint_dir = c.get_string("output.checkpoint_dir");
   if (t.checkpoint_dir.empty()) t.checkpoint_dir = t.output_path + ".checkpoints";
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
+  t.full_batch = c.get_string("sparse.training") == "full_batch";
+  t.full_batch_options.gatol = c.get_double("full_batch.gatol");
+  t.full_batch_options.grtol = c.get_double("full_batch.grtol");
+  t.full_batch_options.max_iterations = static_cast<int>(c.get_int("full_batch.max_iterations"));
   ExactTrainingOptions& e = t.exact_options;
   e.kernel = m.kernel;
   e.kernel_period = m.kernel_period;

@@ -5,6 +5,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/models/vae_model_config.hpp"
+#include "gplvm/models/sparse_gplvm_config.hpp"
 
 namespace gplvm {
 namespace {
@@ -14,11 +15,19 @@ std::unique_ptr<Model> make_sas_model(const Config& config, const ModelRows& row
                                     rows.local_rows);
 }
 
+std::unique_ptr<Model> make_sparse_gplvm_model(const Config& config, const ModelRows& rows) {
+  return std::make_unique<SparseGplvmModel>(sparse_gplvm_config(config, rows.data_dim), rows.num_data,
+                                            rows.local_begin, rows.local_rows);
+}
+
 // The built-in kinds, registered here rather than by static initialisers in their own files
 // (a static library drops object files nothing refers to, and their initialisers with them).
 std::map<std::string, ModelFactory>& registry() {
-  static std::map<std::string, ModelFactory> table = {
-      {"sas", make_sas_model}, {"bayesian_sas", make_sas_model}, {"vae", make_vae_model}};
+  static std::map<std::string, ModelFactory> table = {{"sas", make_sas_model},
+                                                      {"bayesian_sas", make_sas_model},
+                                                      {"sparse_gplvm", make_sparse_gplvm_model},
+                                                      {"bayesian_gplvm", make_sparse_gplvm_model},
+                                                      {"vae", make_vae_model}};
   return table;
 }
 

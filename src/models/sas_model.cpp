@@ -11,6 +11,7 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
 

@@ -2,6 +2,8 @@
 #include "gplvm/models/mlp_parameters.hpp"
 #include "gplvm/models/sas_model.hpp"
 
+#include "gplvm/models/latent_encoders.hpp"
+
 namespace gplvm {
 
 void SasModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {

@@ -4,8 +4,9 @@
 #include <string>
 
 #include "gplvm/core/config.hpp"
-#include "gplvm/train/exact_trainer.hpp"
 #include "gplvm/models/sas_model.hpp"
+#include "gplvm/train/exact_trainer.hpp"
+#include "gplvm/train/full_batch_trainer.hpp"
 #include "gplvm/train/trainer.hpp"
 
 namespace gplvm {
@@ -20,6 +21,9 @@ struct TrainSettings {
   std::int64_t keep_checkpoints = 2;
   bool exact = false;                  // model.kind = "exact"
   ExactTrainingOptions exact_options;  // used when exact
+  // sparse.training = "full_batch": L-BFGS on the model's full-batch objective, not Adam steps.
+  bool full_batch = false;
+  FullBatchOptions full_batch_options;
 };
 
 // data_dim comes from the data file, not the config.

@@ -112,6 +112,12 @@ class Model {
   virtual void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
                       RowMatrix* variance) const = 0;
 
+  // Initial values that depend on the data (PCA latents, inducing inputs by k-means), computed
+  // once before initial_parameters() by whoever trains the model. Collective. Models whose start
+  // needs no data keep this no-op.
+  virtual void initialise_from_data(const Communicator& comm, const RowPartition& partition,
+                                    LocalRows local_rows) {}
+
   // The step over this rank's rows (partition's share); validates them (InputError naming the
   // global row of a non-finite value, on every rank).
   virtual std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,

@@ -16,23 +16,13 @@
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {
-
-// PCA initial latents for this rank's rows (count x Q): the centred data projected onto the top Q
-// principal directions, each column scaled to unit variance (Z^T Z / N = I over all rows).
-// Two allreduces: the column sums (D), then the centred scatter matrix Y_c^T Y_c (D x D; the
-// N x N Gram matrix Y Y^T is never formed). The eigendecomposition is computed on every rank but
-// rank 0's directions are broadcast, so every rank projects onto bit-identical directions. Signs
-// are fixed (the largest-magnitude entry of each direction is positive), so the result does not
-// depend on the rank count beyond rounding. InputError on every rank if Q is not in [1, D], N < 2,
-// the data hold NaN/Inf, or fewer than Q directions carry variance (ratio to the top <= 1e-12).
-Matrix pca_latents(const DataRef& Y_local, const RowPartition& partition, const Communicator& comm,
-                   Index latent_dim);
 
 // The negated exact log marginal likelihood as a DistributedObjective of flat parameters.
 //

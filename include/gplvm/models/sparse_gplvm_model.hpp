@@ -1,0 +1,140 @@
+#pragma once
+// The sparse GPLVM (point latents; model.kind = "sparse_gplvm") and the Bayesian GPLVM (Gaussian
+// q(x_n) = N(mu_n, diag s_n) under a N(0, I) prior; "bayesian_gplvm") as Models, with M learned
+// inducing inputs Z (objectives/sparse_gplvm.hpp, docs/math/sparse_gplvm.md).
+//
+// Flat layout (the objectives header's suggestion):
+//   shared, replicated:  [ Z (M x Q, column-major) | kernel hyperparameters (H) | log s2 |
+//                          q(u) (minibatch training only: InducingPosterior::pack) |
+//                          encoders (amortised latents: the summed block) ]
+//   local, per row:      free latents: X rows, or mu rows then log s rows (N_loc x Q each)
+//
+// Training: minibatch steps maximise the uncollapsed bound with explicit q(u), each rank forming
+// the statistics of the batch rows it owns, scaled by N/B (unbiased); full batch maximises the
+// collapsed bound over every row (make_full_batch_objective, for L-BFGS). Either way one
+// evaluation is one allreduce of the statistics and one of the shared gradient (Z, kernel,
+// encoder weights): nothing else crosses ranks.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gplvm/model/kernel.hpp"
+#include "gplvm/models/inducing_init.hpp"
+#include "gplvm/models/latent_encoders.hpp"
+#include "gplvm/models/model.hpp"
+#include "gplvm/objectives/uncollapsed_bound.hpp"
+
+namespace gplvm {
+
+enum class SparseTraining { minibatch, full_batch };
+SparseTraining parse_sparse_training(const std::string& name);  // "minibatch" | "full_batch"
+
+struct SparseGplvmConfig {
+  Index data_dim = 0;
+  Index latent_dim = 2;
+  bool bayesian = false;
+  LatentKind latents = LatentKind::free;
+  std::vector<Index> encoder_hidden{512, 256};
+  Activation encoder_activation = Activation::relu;
+  std::string kernel = "eq_ard";  // a kernel-registry expression
+  double kernel_variance = 1.0;
+  double lengthscale = 1.0;
+  double kernel_period = 1.0;
+  double noise_variance = 0.1;
+  double free_latent_variance = 0.05;  // free Gaussian latents start with this variance
+  Index num_inducing = 100;            // M
+  InducingInit inducing_init = InducingInit::kmeans;
+  SparseTraining training = SparseTraining::minibatch;
+  std::uint64_t seed = 0;
+};
+
+class SparseGplvmModel final : public Model {
+ public:
+  SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_data, std::uint64_t local_begin,
+                   std::uint64_t local_rows);
+
+  const SparseGplvmConfig& config() const noexcept { return config_; }
+  std::string kind() const override { return config_.bayesian ? "bayesian_gplvm" : "sparse_gplvm"; }
+  LatentKind latents() const override { return config_.latents; }
+  bool bayesian() const override { return config_.bayesian; }
+  Index latent_dim() const override { return config_.latent_dim; }
+  Index data_dim() const override { return config_.data_dim; }
+  Precision precision() const override { return Precision::float64; }
+  std::uint64_t seed() const override { return config_.seed; }
+
+  Index num_parameters() const override { return num_shared_ + num_local_; }
+  Index num_shared_parameters() const override { return num_shared_; }
+  IndexRange summed_block() const override { return {encoder_offset_, num_shared_}; }
+  Vector initial_parameters() const override;
+
+  std::unique_ptr<Kernel> kernel(const Vector& params) const override;
+  double noise_variance(const Vector& params) const override;
+  Matrix inducing_inputs(const Vector& params) const;  // M x Q
+  // q(u) of minibatch training (InputError for a full-batch model, which has none).
+  InducingPosterior inducing_posterior(const Vector& params) const;
+  Index num_inducing() const noexcept { return config_.num_inducing; }
+  Index inducing_offset() const noexcept { return 0; }
+  Index kernel_offset() const noexcept { return kernel_offset_; }
+  Index noise_offset() const noexcept { return noise_offset_; }
+  Index posterior_offset() const noexcept { return posterior_offset_; }  // size 0 when full batch
+  Index encoder_offset() const noexcept { return encoder_offset_; }      // the summed block's start
+
+  Index local_values_per_row() const override;
+  RowMatrix local_block_rows(const Vector& values) const override;
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
+
+  void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
+  void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const override;
+  void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const override;
+
+  // PCA latents (free) or the initial encoders' (amortised), inducing inputs chosen from them,
+  // and (minibatch) q(u) at its optimum for those: collective over every rank's rows.
+  void initialise_from_data(const Communicator& comm, const RowPartition& partition,
+                            LocalRows local_rows) override;
+
+  std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
+                                          LocalRows local_rows) const override;
+  std::unique_ptr<FullBatchObjective> make_full_batch_objective(const Communicator& comm,
+                                                                const RowPartition& partition,
+                                                                LocalRows local_rows) const override;
+
+  // One evaluation over some of this rank's rows (local positions `rows`, data `data` in the
+  // same order), collective: the uncollapsed bound with the statistics scaled by `scale` (a batch:
+  // N/B), or the collapsed bound (scale 1, every row). gradient is overwritten in the full
+  // layout: shared block reduced and identical on every rank, local block for this rank's rows.
+  enum class Bound { collapsed, uncollapsed };
+  BatchTerms evaluate_rows(const Communicator& comm, const Vector& params, const std::vector<Index>& rows,
+                           const DataRef& data, double scale, Bound bound, Vector& gradient) const;
+
+ private:
+  struct Latents {
+    Matrix mean, variance;  // variance for Bayesian models only
+  };
+  Latents latents_forward(const Vector& params, const std::vector<Index>& rows, const DataRef& data) const;
+  // Free latents: adds to the local block. Amortised: writes this rank's encoder gradient.
+  void latents_backward(const Vector& params, const std::vector<Index>& rows, const DataRef& data,
+                        const Latents& latents, const Matrix& d_mean, const Matrix& d_variance,
+                        Vector& gradient) const;
+  // Sums over the ranks, in one allreduce, the shared gradient's parts that are sums over rows:
+  // Z and the kernel (before K_ZZ's share is added) and the encoders.
+  void sum_row_shares(const Communicator& comm, Vector& gradient) const;
+  void encode_rows(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+                   RowMatrix* variance) const;
+  // q(u) at its optimum for the statistics of every row under params (collective).
+  Vector optimal_posterior(const Communicator& comm, const Vector& params, const DataRef& local) const;
+
+  SparseGplvmConfig config_;
+  std::shared_ptr<const Kernel> kernel_prototype_;
+  std::optional<LatentEncoders> encoders_;
+  Index kernel_offset_ = 0, noise_offset_ = 0, posterior_offset_ = 0, encoder_offset_ = 0;
+  Index num_shared_ = 0, num_local_ = 0;
+  // Set by initialise_from_data (otherwise keyed random draws stand in).
+  std::optional<Matrix> initial_latents_, initial_inducing_;
+  std::optional<Vector> initial_posterior_;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,46 @@
+#pragma once
+// Full-batch training of any Model with a FullBatchObjective (Model::make_full_batch_objective):
+// maximise it over every parameter with PETSc TAO's L-BFGS (TAOBLMVM, unbounded).
+//
+// Distribution, as the exact trainer's: TAO's vector is the model's shared block on rank 0
+// followed by every rank's own local block (rank r's slice: its local block, preceded on rank 0
+// by the shared block). Each evaluation broadcasts the shared block from rank 0, evaluates the
+// objective collectively, and hands TAO rank 0's copy of the (replicated) shared gradient and
+// each rank's own local gradient. Collective; needs a live PetscSession.
+#include <functional>
+#include <vector>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/models/model.hpp"
+#include "gplvm/optim/tao_minimizer.hpp"
+#include "gplvm/parallel/communicator.hpp"
+
+namespace gplvm {
+
+struct FullBatchOptions {
+  // TAO's gradient tolerances on the objective's gradient (0 switches one off).
+  double gatol = 1e-5;
+  double grtol = 1e-8;
+  int max_iterations = 2000;
+  // Called on every rank after each iteration (0 = initial point) with the objective (maximised).
+  std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;
+  // Polled after each iteration; must answer the same on every rank.
+  std::function<bool()> should_stop;
+};
+
+struct FullBatchResult {
+  Vector params;              // the model's parameters at the end (this rank's layout)
+  double objective = 0;       // at params
+  std::vector<double> curve;  // objective after each iteration, the initial point first
+  TaoStopReason reason = TaoStopReason::still_iterating;
+  bool converged = false;
+  int iterations = 0;
+  std::int64_t evaluations = 0;
+  double gradient_norm = 0;
+};
+
+FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& objective,
+                                 const Communicator& comm, const Vector& initial_params,
+                                 const FullBatchOptions& options = {});
+
+}  // namespace gplvm

@@ -1,0 +1,359 @@
+#include "gplvm/models/sparse_gplvm_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "gplvm/core/counter_rng.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/models/pca_latents.hpp"
+#include "gplvm/objectives/collapsed_bound.hpp"
+#include "gplvm/objectives/sparse_gplvm.hpp"
+
+namespace gplvm {
+namespace {
+
+// Stream of RngPurpose::latent_init for the stand-in inducing inputs of an uninitialised model.
+constexpr std::uint64_t kStandInInducingStream = 4;
+
+void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
+                     std::uint64_t local_rows) {
+  require(c.latent_dim >= 1, "latent dimension must be at least 1",
+          {"", "model.latent_dim", std::to_string(c.latent_dim)});
+  require(c.data_dim >= 1, "data dimension must be at least 1", {"", "data_dim", std::to_string(c.data_dim)});
+  require(num_data >= 1, "the data set is empty", {"", "N", "0"});
+  require(local_begin + local_rows <= num_data, "local row range exceeds the data set",
+          {"", "rows", std::to_string(local_begin) + "+" + std::to_string(local_rows)});
+  require(c.num_inducing >= 1 && static_cast<std::uint64_t>(c.num_inducing) <= num_data,
+          "the number of inducing inputs must be between 1 and the number of data rows (" +
+              std::to_string(num_data) + ")",
+          {"", "sparse.inducing", std::to_string(c.num_inducing)});
+  require(c.free_latent_variance > 0, "initial latent variance must be positive",
+          {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
+}
+
+std::vector<Index> all_rows(Index count) {
+  std::vector<Index> rows(count);
+  std::iota(rows.begin(), rows.end(), Index{0});
+  return rows;
+}
+
+const DataRef& float64_rows(const LocalRows& local_rows) {
+  require(std::holds_alternative<DataRef>(local_rows), "sparse GPLVMs hold their data rows in float64",
+          {"", "model.precision", "float32"});
+  return std::get<DataRef>(local_rows);
+}
+
+}  // namespace
+
+SparseTraining parse_sparse_training(const std::string& name) {
+  if (name == "minibatch") return SparseTraining::minibatch;
+  if (name == "full_batch") return SparseTraining::full_batch;
+  throw InputError("unknown training mode (minibatch or full_batch)", {"", "sparse.training", name});
+}
+
+SparseGplvmModel::SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_data,
+                                   std::uint64_t local_begin, std::uint64_t local_rows)
+    : Model(num_data, local_begin, local_rows), config_(std::move(config)) {
+  validate_config(config_, num_data, local_begin, local_rows);
+  const Index m = config_.num_inducing, q = config_.latent_dim, d = config_.data_dim;
+  kernel_prototype_ =
+      make_kernel(config_.kernel, q, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
+  kernel_offset_ = m * q;
+  noise_offset_ = kernel_offset_ + kernel_prototype_->num_hyperparameters();
+  posterior_offset_ = noise_offset_ + 1;
+  encoder_offset_ =
+      posterior_offset_ +
+      (config_.training == SparseTraining::minibatch ? InducingPosterior::packed_size(m, d) : 0);
+  num_shared_ = encoder_offset_;
+  if (config_.latents == LatentKind::amortised) {
+    encoders_.emplace(EncoderShape{d, q, config_.encoder_hidden, config_.encoder_activation},
+                      config_.bayesian);
+    num_shared_ += encoders_->num_parameters();
+  }
+  num_local_ = config_.latents == LatentKind::free
+                   ? static_cast<Index>(this->local_rows()) * local_values_per_row()
+                   : 0;
+}
+
+Vector SparseGplvmModel::initial_parameters() const {
+  Vector p = Vector::Zero(num_parameters());
+  const Index m = config_.num_inducing, q = config_.latent_dim, d = config_.data_dim;
+  const CounterRng rng(config_.seed);
+  if (initial_inducing_) {
+    Eigen::Map<Matrix>(p.data(), m, q) = *initial_inducing_;
+  } else {
+    for (Index i = 0; i < m * q; ++i)
+      p[i] = rng.normal(RngPurpose::latent_init, kStandInInducingStream, 0, i);
+  }
+  p.segment(kernel_offset_, noise_offset_ - kernel_offset_) = kernel_prototype_->hyperparameters();
+  p[noise_offset_] = std::log(config_.noise_variance);
+  if (config_.training == SparseTraining::minibatch) {
+    if (initial_posterior_) {
+      p.segment(posterior_offset_, initial_posterior_->size()) = *initial_posterior_;
+    } else {  // q(u) = p(u)-shaped stand-in: zero means, unit scale
+      InducingPosterior{Matrix::Zero(m, d), Matrix::Identity(m, m)}.pack(p.data() + posterior_offset_);
+    }
+  }
+  if (encoders_) encoders_->initialize(p.data() + encoder_offset_, rng);
+  if (config_.latents == LatentKind::free) {
+    const Index n = static_cast<Index>(local_rows());
+    Eigen::Map<RowMatrix> mean(p.data() + num_shared_, n, q);
+    if (initial_latents_) {
+      mean = *initial_latents_;
+    } else {  // keyed by global row, as SasModel's free latents
+      for (Index r = 0; r < n; ++r)
+        for (Index j = 0; j < q; ++j)
+          mean(r, j) = rng.normal(RngPurpose::latent_init, 0, 0, (local_begin() + r) * q + j);
+    }
+    if (config_.bayesian) p.tail(n * q).setConstant(std::log(config_.free_latent_variance));
+  }
+  return p;
+}
+
+std::unique_ptr<Kernel> SparseGplvmModel::kernel(const Vector& params) const {
+  std::unique_ptr<Kernel> k = kernel_prototype_->clone();
+  k->set_hyperparameters(params.segment(kernel_offset_, noise_offset_ - kernel_offset_));
+  return k;
+}
+
+double SparseGplvmModel::noise_variance(const Vector& params) const {
+  return std::exp(params[noise_offset_]);
+}
+
+Matrix SparseGplvmModel::inducing_inputs(const Vector& params) const {
+  return Eigen::Map<const Matrix>(params.data(), config_.num_inducing, config_.latent_dim);
+}
+
+InducingPosterior SparseGplvmModel::inducing_posterior(const Vector& params) const {
+  require(config_.training == SparseTraining::minibatch, "full-batch sparse GPLVMs have no explicit q(u)",
+          {"", "sparse.training", "full_batch"});
+  return InducingPosterior::unpack(params.data() + posterior_offset_, config_.num_inducing, config_.data_dim);
+}
+
+Index SparseGplvmModel::local_values_per_row() const {
+  if (config_.latents != LatentKind::free) return 0;
+  return config_.latent_dim * (config_.bayesian ? 2 : 1);
+}
+
+RowMatrix SparseGplvmModel::local_block_rows(const Vector& values) const {
+  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
+  RowMatrix rows(n, local_values_per_row());
+  if (rows.cols() == 0) return rows;
+  rows.leftCols(q) = Eigen::Map<const RowMatrix>(values.data() + num_shared_, n, q);
+  if (config_.bayesian)
+    rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + num_shared_ + n * q, n, q);
+  return rows;
+}
+
+void SparseGplvmModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
+  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
+  require(rows.rows() == n && rows.cols() == local_values_per_row(),
+          "local parameter block has the wrong shape",
+          {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
+  if (rows.cols() == 0) return;
+  Eigen::Map<RowMatrix>(values.data() + num_shared_, n, q) = rows.leftCols(q);
+  if (config_.bayesian) Eigen::Map<RowMatrix>(values.data() + num_shared_ + n * q, n, q) = rows.rightCols(q);
+}
+
+void SparseGplvmModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
+  write_gp_parameters(out, *kernel(params), noise_variance(params));
+  out.write_matrix("/params/inducing", inducing_inputs(params));
+  if (encoders_) encoders_->write(out, params.data() + encoder_offset_);
+}
+
+SparseGplvmModel::Latents SparseGplvmModel::latents_forward(const Vector& params,
+                                                            const std::vector<Index>& rows,
+                                                            const DataRef& data) const {
+  const Index q = config_.latent_dim, b = static_cast<Index>(rows.size());
+  Latents l;
+  if (encoders_ && b > 0) {
+    encoders_->forward(params.data() + encoder_offset_, data, l.mean,
+                       config_.bayesian ? &l.variance : nullptr);
+    return l;
+  }
+  l.mean.resize(b, q);
+  if (config_.bayesian) l.variance.resize(b, q);
+  if (encoders_) return l;  // no rows
+  const Index n = static_cast<Index>(local_rows());
+  const Eigen::Map<const RowMatrix> mean(params.data() + num_shared_, n, q);
+  for (Index i = 0; i < b; ++i) l.mean.row(i) = mean.row(rows[i]);
+  if (config_.bayesian) {
+    const Eigen::Map<const RowMatrix> log_variance(params.data() + num_shared_ + n * q, n, q);
+    for (Index i = 0; i < b; ++i) l.variance.row(i) = log_variance.row(rows[i]).array().exp();
+  }
+  return l;
+}
+
+void SparseGplvmModel::latents_backward(const Vector& params, const std::vector<Index>& rows,
+                                        const DataRef& data, const Latents& l, const Matrix& d_mean,
+                                        const Matrix& d_variance, Vector& gradient) const {
+  const Index q = config_.latent_dim, b = static_cast<Index>(rows.size());
+  if (encoders_) {
+    double* d_weights = gradient.data() + encoder_offset_;
+    if (b == 0)
+      std::fill_n(d_weights, encoders_->num_parameters(), 0.0);
+    else
+      encoders_->backward(params.data() + encoder_offset_, data, d_mean,
+                          config_.bayesian ? &d_variance : nullptr, d_weights);
+    return;
+  }
+  const Index n = static_cast<Index>(local_rows());
+  Eigen::Map<RowMatrix> g_mean(gradient.data() + num_shared_, n, q);
+  for (Index i = 0; i < b; ++i) g_mean.row(rows[i]) += d_mean.row(i);
+  if (!config_.bayesian) return;
+  // s = exp(log s): dF/dlog s = s dF/ds.
+  Eigen::Map<RowMatrix> g_log_variance(gradient.data() + num_shared_ + n * q, n, q);
+  for (Index i = 0; i < b; ++i)
+    g_log_variance.row(rows[i]) += (d_variance.row(i).array() * l.variance.row(i).array()).matrix();
+}
+
+BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vector& params,
+                                           const std::vector<Index>& rows, const DataRef& data, double scale,
+                                           Bound bound, Vector& gradient) const {
+  require(bound == Bound::uncollapsed || scale == 1.0, "the collapsed bound is evaluated over every row",
+          {"", "scale", std::to_string(scale)});
+  const std::unique_ptr<Kernel> k = kernel(params);
+  const double noise = noise_variance(params);
+  const Matrix Z = inducing_inputs(params);
+  const Index m = Z.rows(), q = Z.cols(), h = k->num_hyperparameters();
+  const Latents l = latents_forward(params, rows, data);
+
+  // Steps 1-2: the rows' statistics, one allreduce.
+  PsiStatistics psi;
+  SparseStatistics statistics = config_.bayesian
+                                    ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, data, psi)
+                                    : point_rows_statistics(*k, Z, l.mean, data, psi);
+  statistics.allreduce(comm);
+  const double rows_kl = statistics.kl;
+  if (scale != 1.0) statistics.scale(scale);
+
+  // Step 3: the bound, redundantly on every rank.
+  Matrix K;
+  k->cross(Z, Z, K);
+  gradient.setZero(num_parameters());
+  StatisticsAdjoint adjoint;
+  Matrix d_inducing_kernel;
+  double value = 0.0;
+  if (bound == Bound::collapsed) {
+    CollapsedBound c = collapsed_bound(statistics, K, noise);
+    value = c.value;
+    adjoint = std::move(c.adjoint);
+    d_inducing_kernel = std::move(c.d_inducing_kernel);
+    gradient[noise_offset_] = c.d_log_noise;
+  } else {
+    UncollapsedBound u = uncollapsed_bound(statistics, K, noise, inducing_posterior(params));
+    value = u.value;
+    u.pack_posterior_gradient(gradient.data() + posterior_offset_);
+    adjoint = u.adjoint.scaled(scale);
+    d_inducing_kernel = std::move(u.d_inducing_kernel);
+    gradient[noise_offset_] = u.d_log_noise;
+  }
+
+  // Step 4: the rows' latent gradients (local) and their share of dZ, dhyper, the encoders'.
+  SharedGradient shared = SharedGradient::zero(m, q, h);
+  Matrix d_mean = Matrix::Zero(l.mean.rows(), q), d_variance;
+  if (config_.bayesian) {
+    d_variance = Matrix::Zero(l.mean.rows(), q);
+    gaussian_rows_backward(*k, Z, l.mean, l.variance, data, psi, adjoint, d_mean, d_variance, shared);
+  } else {
+    point_rows_backward(*k, Z, l.mean, data, psi, adjoint, d_mean, shared);
+  }
+  latents_backward(params, rows, data, l, d_mean, d_variance, gradient);
+
+  // Step 5: one allreduce of everything the ranks' rows add to the shared block.
+  Eigen::Map<Matrix>(gradient.data(), m, q) = shared.d_inducing;
+  gradient.segment(kernel_offset_, h) = shared.d_kernel;
+  if (comm.size() > 1) sum_row_shares(comm, gradient);
+  // Step 6: K_ZZ's share, identical on every rank, after the sum.
+  SharedGradient inducing = SharedGradient::zero(m, q, h);
+  inducing_kernel_backward(*k, Z, K, d_inducing_kernel, inducing);
+  Eigen::Map<Matrix>(gradient.data(), m, q) += inducing.d_inducing;
+  gradient.segment(kernel_offset_, h) += inducing.d_kernel;
+  return {value, value + scale * rows_kl, rows_kl};
+}
+
+void SparseGplvmModel::sum_row_shares(const Communicator& comm, Vector& gradient) const {
+  if (!encoders_) {  // Z and the kernel lead the layout: already one contiguous block
+    comm.allreduce_sum(gradient.data(), noise_offset_);
+    return;
+  }
+  const Index encoder_size = num_shared_ - encoder_offset_;
+  Vector buffer(noise_offset_ + encoder_size);
+  buffer << gradient.head(noise_offset_), gradient.segment(encoder_offset_, encoder_size);
+  comm.allreduce_sum(buffer.data(), buffer.size());
+  gradient.head(noise_offset_) = buffer.head(noise_offset_);
+  gradient.segment(encoder_offset_, encoder_size) = buffer.tail(encoder_size);
+}
+
+void SparseGplvmModel::encode(const Vector& params, const DataRef& data, std::uint64_t first_row,
+                              RowMatrix& mean, RowMatrix* variance) const {
+  encode_rows(params, data, first_row, mean, variance);
+}
+
+void SparseGplvmModel::encode(const Vector& params, const DataRefF& data, std::uint64_t first_row,
+                              RowMatrix& mean, RowMatrix* variance) const {
+  const RowMatrix rows = data.cast<double>();
+  encode_rows(params, rows, first_row, mean, variance);
+}
+
+void SparseGplvmModel::encode_rows(const Vector& params, const DataRef& data, std::uint64_t first_row,
+                                   RowMatrix& mean, RowMatrix* variance) const {
+  constexpr Index kChunk = 4096;
+  const Index n = data.rows();
+  if (!encoders_)
+    require(first_row >= local_begin() && first_row + n <= local_begin() + local_rows(),
+            "free latents exist only for this process's own rows", {"", "row", std::to_string(first_row)});
+  mean.resize(n, config_.latent_dim);
+  if (variance && config_.bayesian) variance->resize(n, config_.latent_dim);
+  for (Index begin = 0; begin < n; begin += kChunk) {
+    const Index count = std::min(kChunk, n - begin);
+    std::vector<Index> rows(count);
+    std::iota(rows.begin(), rows.end(), static_cast<Index>(first_row - local_begin()) + begin);
+    const Latents l = latents_forward(params, rows, data.middleRows(begin, count));
+    mean.middleRows(begin, count) = l.mean;
+    if (variance && config_.bayesian) variance->middleRows(begin, count) = l.variance;
+  }
+}
+
+Vector SparseGplvmModel::optimal_posterior(const Communicator& comm, const Vector& params,
+                                           const DataRef& local) const {
+  const std::unique_ptr<Kernel> k = kernel(params);
+  const Matrix Z = inducing_inputs(params);
+  const Latents l = latents_forward(params, all_rows(local.rows()), local);
+  PsiStatistics psi;
+  SparseStatistics statistics = config_.bayesian
+                                    ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, local, psi)
+                                    : point_rows_statistics(*k, Z, l.mean, local, psi);
+  statistics.allreduce(comm);
+  Matrix K;
+  k->cross(Z, Z, K);
+  const InducingPosterior q = optimal_inducing_posterior(statistics, K, noise_variance(params));
+  Vector packed(InducingPosterior::packed_size(Z.rows(), config_.data_dim));
+  q.pack(packed.data());
+  return packed;
+}
+
+void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowPartition& partition,
+                                            LocalRows local_rows) {
+  const DataRef& local = float64_rows(local_rows);
+  initial_latents_.reset();
+  initial_inducing_.reset();
+  initial_posterior_.reset();
+  Matrix latents;
+  if (config_.latents == LatentKind::free) {
+    latents = pca_latents(local, partition, comm, config_.latent_dim);
+    initial_latents_ = latents;
+  } else {
+    const Vector p = initial_parameters();
+    latents = latents_forward(p, all_rows(local.rows()), local).mean;
+  }
+  initial_inducing_ = initial_inducing_inputs(comm, partition, latents, config_.num_inducing,
+                                              config_.inducing_init, config_.seed);
+  if (config_.training == SparseTraining::minibatch)
+    initial_posterior_ = optimal_posterior(comm, initial_parameters(), local);
+}
+
+}  // namespace gplvm
