@@ -49,9 +49,26 @@ ConfigSchema train_config_schema() {
       .add_string("sas.scaling", "full_data",
                   "full_data: (N-A)/(B-A) remainder and N/B KL weights; per_batch: 1",
                   {R::one_of({"full_data", "per_batch"})})
-                  "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), sparse_gplvm or "
-                  "bayesian_gplvm (inducing points: sparse.*), or vae (MLP decoder: vae.*)",
-                  {R::one_of({"sas", "bayesian_sas", "exact", "sparse_gplvm", "bayesian_gplvm", "vae"})})
+      .add_int_list("vae.decoder_hidden", {},
+                    "vae: decoder hidden widths from the latent side ([]: model.encoder_hidden reversed, "
+                    "[0]: none, an affine decoder)",
+                    {R::at_least(0)})
+      .add_string("vae.decoder_activation", "relu", "vae: decoder hidden activation: relu, tanh or softplus",
+                  {R::one_of({"relu", "tanh", "softplus"})})
+      .add_int("sparse.inducing", 100, "sparse/bayesian_gplvm: number of inducing inputs M (<= N)",
+               {R::at_least(1)})
+      .add_string("sparse.inducing_init", "kmeans",
+                  "sparse/bayesian_gplvm: initial inducing inputs, kmeans of the initial latents or a random "
+                  "subset of them",
+                  {R::one_of({"kmeans", "random"})})
+      .add_string("sparse.training", "minibatch",
+                  "sparse/bayesian_gplvm: minibatch (Adam on the uncollapsed bound with q(u), batches of "
+                  "sas.batch_size rows) or full_batch (L-BFGS on the collapsed bound, full_batch.*)",
+                  {R::one_of({"minibatch", "full_batch"})})
+      .add_double("full_batch.gatol", 1e-5, "full_batch: stop when ||grad bound|| <= gatol", {R::at_least(0)})
+      .add_double("full_batch.grtol", 1e-8, "full_batch: stop when ||grad bound|| / |bound| <= grtol",
+                  {R::at_least(0)})
+      .add_int("full_batch.max_iterations", 1000, "full_batch: L-BFGS iteration limit", {R::at_least(1)})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
