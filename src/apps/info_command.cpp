@@ -31,19 +31,36 @@ int info_command(const Arguments& args, const Communicator& comm) {
     const std::string model = file.read_attribute_string("/", "model");
     const std::string latents = file.read_attribute_string("/", "latents");
     const double noise = file.read_scalar("/params/noise_variance");
-    // Models without a GP decoder (the VAE), or whose kernel has no variance, have no theta.
-    const bool has_variance = file.exists("/params/kernel/variance");
-    const double variance = has_variance ? file.read_scalar("/params/kernel/variance") : 0.0;
     w.key("type").value(file.exists("/state") ? "checkpoint" : "run").key("model").value(model);
     w.key("latents").value(latents).key("num_data").value(n).key("steps").value(steps);
-    if (has_variance) w.key("kernel_variance").value(variance);
     w.key("noise_variance").value(noise);
-    char theta[64] = "";
-    if (has_variance) std::snprintf(theta, sizeof theta, ", theta = %.4g", variance);
-    char line[512];
+    // The kernel's hyperparameters under the names it gives them (none for models without a GP
+    // decoder, such as the VAE).
+    std::string kernel_text;
+    if (file.has_attribute("/", "kernel")) {
+      w.key("kernel").value(file.read_attribute_string("/", "kernel"));
+      w.key("kernel_hyperparameters").begin_object();
+      for (const std::string& name : file.group_members("/params/kernel")) {
+        const Vector values = file.read_values("/params/kernel/" + name);
+        if (values.size() == 1) {
+          w.key(name).value(values[0]);
+        } else {
+          w.key(name).begin_array();
+          for (Index i = 0; i < values.size(); ++i) w.value(values[i]);
+          w.end_array();
+        }
+        char entry[96];
+        std::snprintf(entry, sizeof entry, "%s %s = %.4g%s", kernel_text.empty() ? "" : ",", name.c_str(),
+                      values[0], values.size() > 1 ? "..." : "");
+        kernel_text += entry;
+      }
+      w.end_object();
+      kernel_text = ", kernel " + file.read_attribute_string("/", "kernel") + " (" + kernel_text + ")";
+    }
+    char line[768];
     std::snprintf(line, sizeof line, "%s: %s run (%s latents), N = %lld, %lld steps%s, noise = %.4g\n",
                   path.c_str(), model.c_str(), latents.c_str(), static_cast<long long>(n),
-                  static_cast<long long>(steps), theta, noise);
+                  static_cast<long long>(steps), kernel_text.c_str(), noise);
     text = line;
   } else {
     const std::string dataset = cl.value_or("dataset", "/Y");

@@ -64,6 +64,11 @@ Vector Hdf5ResultReader::read_vector(const std::string& dataset_path) const {
   return values;
 }
 
+Vector Hdf5ResultReader::read_values(const std::string& dataset_path) const {
+  if (file_.open_dataset(dataset_path).dims().empty()) return Vector::Constant(1, read_scalar(dataset_path));
+  return read_vector(dataset_path);
+}
+
 double Hdf5ResultReader::read_scalar(const std::string& dataset_path) const {
   const Hdf5Dataset dataset = file_.open_dataset(dataset_path);
   dataset.element_type();
@@ -169,6 +174,18 @@ std::vector<std::int64_t> Hdf5ResultReader::read_distributed_int64(const std::st
 RowMatrix Hdf5ResultReader::read_distributed_rows(const std::string& dataset_path, std::uint64_t row_begin,
                                                   std::uint64_t count) const {
   return read_rows(file_, dataset_path, row_begin, count);
+}
+
+std::vector<std::string> Hdf5ResultReader::group_members(const std::string& group_path) const {
+  std::vector<std::string> names;
+  if (!exists(group_path)) return names;
+  const auto collect = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+  };
+  H5Literate_by_name(file_.id(), group_path.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &names,
+                      H5P_DEFAULT);
+  return names;
 }
 
 }  // namespace gplvm

@@ -101,6 +101,9 @@ TEST_P(SparseTrainCli, TrainsWritesRunFileAndImproves) {
   ASSERT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("\"model\":\"" + c.kind + "\""), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("\"latents\":\"" + c.latents + "\""), std::string::npos) << info.out;
+  // The kernel and its hyperparameters under the kernel's own names, as the run file holds them.
+  EXPECT_NE(info.out.find("\"kernel\":\"eq_ard\""), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("\"lengthscales\":["), std::string::npos) << info.out;
 }
 
 std::vector<Case> all_cases() {

@@ -109,11 +109,14 @@ class Hdf5ResultReader {
   const std::string& path() const noexcept { return file_.path(); }
   bool exists(const std::string& object_path) const { return file_.exists(object_path); }
   bool has_attribute(const std::string& object_path, const std::string& name) const;
+  // The names of a group's members in name order (empty when the group does not exist).
+  std::vector<std::string> group_members(const std::string& group_path) const;
 
   // Each InputError names the file and the path when the object is missing or has another shape.
   Matrix read_matrix(const std::string& path) const;  // 2-D
   Vector read_vector(const std::string& path) const;  // 1-D
   double read_scalar(const std::string& path) const;  // scalar or one element
+  Vector read_values(const std::string& path) const;  // scalar (one value) or 1-D
   std::vector<std::int64_t> read_int64_vector(const std::string& path) const;
   std::string read_string(const std::string& path) const;  // fixed or variable length
 
