@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -50,6 +51,18 @@ bool is_list(ConfigType t) {
 ConfigType element_type(ConfigType list) {
   if (list == ConfigType::int_list) return ConfigType::int64;
   return list == ConfigType::double_list ? ConfigType::float64 : ConfigType::string;
+}
+
+// TOML float: the shortest decimal that reads back to the identical value (std::to_chars), ".0"
+// added to integral values so they stay floats; non-finite values in TOML's spelling.
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::array<char, 32> buf;  // the shortest form of a double needs at most 24 characters
+  const auto result = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  std::string text(buf.data(), result.ptr);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
 }
 
 // TOML basic string: escapes quote, backslash and every control character (DEL included: TOML forbids it

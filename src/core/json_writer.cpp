@@ -1,173 +1,142 @@
 #include "gplvm/core/json_writer.hpp"
 
-#include <array>
-#include <charconv>
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "gplvm/core/error.hpp"
 
 namespace gplvm {
 namespace {
 
-const char* short_escape(char c) {
-  switch (c) {
-    case '"':
-      return "\\\"";
-    case '\\':
-      return "\\\\";
-    case '\b':
-      return "\\b";
-    case '\f':
-      return "\\f";
-    case '\n':
-      return "\\n";
-    case '\r':
-      return "\\r";
-    case '\t':
-      return "\\t";
-    default:
-      return nullptr;
-  }
+using Json = nlohmann::ordered_json;
+
+// Names and values come from files and command lines: a stray invalid byte must not turn a
+// summary into an exception, so it is replaced (U+FFFD) instead of rejected.
+std::string dump(const Json& j, int indent) {
+  return j.dump(indent > 0 ? indent : -1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace
 
 std::string json_quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  for (const char c : s) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (const char* esc = short_escape(c)) {
-      out += esc;
-    } else if (byte < 0x20) {
-      out += "\\u00";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-  return out;
-}
-
-std::string format_double(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::array<char, 32> buf;  // shortest form of a double needs at most 24 characters
-  const auto result = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  std::string text(buf.data(), result.ptr);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
+  return dump(Json(s), 0);
 }
 
 std::string json_number(double v) {
-  return std::isfinite(v) ? format_double(v) : "null";
+  return std::isfinite(v) ? dump(Json(v), 0) : "null";
 }
 
-JsonWriter::JsonWriter(int indent) : indent_(indent < 0 ? 0 : indent) {}
+struct JsonWriter::Document {
+  Json root;
+  bool has_root = false;
+  // The containers still open, outermost first. Pointers stay valid: only the innermost one grows.
+  std::vector<Json*> open;
+  std::optional<std::string> pending_key;  // key() given, its value due (innermost object)
 
-void JsonWriter::newline(std::size_t depth) {
-  if (indent_ == 0) return;
-  out_ += '\n';
-  out_.append(depth * static_cast<std::size_t>(indent_), ' ');
-}
+  Json& insert(Json v);
+  void begin(Json container) { open.push_back(&insert(std::move(container))); }
+  void end(bool is_object);
+  void set_key(std::string_view name);
+};
 
-void JsonWriter::before_value(bool is_container) {
-  if (stack_.empty()) {
-    if (done_) throw Error("JSON writer: the document already has its top-level value");
-    done_ = true;
-    return;
+Json& JsonWriter::Document::insert(Json v) {
+  if (open.empty()) {
+    if (has_root) throw Error("JSON writer: the document already has its top-level value");
+    has_root = true;
+    root = std::move(v);
+    return root;
   }
-  Frame& top = stack_.back();
-  if (top.is_object) {
-    if (!top.key_pending) throw Error("JSON writer: an object member needs key() before its value");
-    top.key_pending = false;
-    return;
+  Json& top = *open.back();
+  if (top.is_array()) {
+    top.push_back(std::move(v));
+    return top.back();
   }
-  if (!top.empty) out_ += ',';
-  top.has_container = top.has_container || is_container;
-  // Scalars in an array stay on one line; containers (and everything after one) get their own line.
-  if (top.has_container)
-    newline(stack_.size());
-  else if (!top.empty && indent_ > 0)
-    out_ += ' ';
-  top.empty = false;
+  if (!pending_key) throw Error("JSON writer: an object member needs key() before its value");
+  Json& member = top[*pending_key];
+  pending_key.reset();
+  member = std::move(v);
+  return member;
 }
 
-JsonWriter& JsonWriter::begin_object() {
-  before_value(true);
-  out_ += '{';
-  stack_.push_back({true});
-  return *this;
-}
-
-JsonWriter& JsonWriter::begin_array() {
-  before_value(true);
-  out_ += '[';
-  stack_.push_back({false});
-  return *this;
-}
-
-JsonWriter& JsonWriter::close(bool is_object) {
-  if (stack_.empty() || stack_.back().is_object != is_object)
+void JsonWriter::Document::end(bool is_object) {
+  if (open.empty() || open.back()->is_object() != is_object)
     throw Error(is_object ? "JSON writer: end_object() without a matching begin_object()"
                           : "JSON writer: end_array() without a matching begin_array()");
-  const Frame top = stack_.back();
-  if (top.key_pending) throw Error("JSON writer: object closed after key() without a value");
-  stack_.pop_back();
-  if (is_object ? !top.empty : top.has_container) newline(stack_.size());
-  out_ += is_object ? '}' : ']';
-  return *this;
+  if (pending_key) throw Error("JSON writer: object closed after key() without a value");
+  open.pop_back();
 }
 
+void JsonWriter::Document::set_key(std::string_view name) {
+  if (open.empty() || !open.back()->is_object()) throw Error("JSON writer: key() outside an object");
+  if (pending_key) throw Error("JSON writer: two keys in a row", ErrorContext("", std::string(name)));
+  // ordered_json would silently replace the first value: a caller writing a key twice has a bug.
+  if (open.back()->contains(name))
+    throw Error("JSON writer: a key given twice in one object", ErrorContext("", std::string(name)));
+  pending_key = std::string(name);
+}
+
+JsonWriter::JsonWriter(int indent) : indent_(indent < 0 ? 0 : indent), doc_(std::make_unique<Document>()) {}
+JsonWriter::~JsonWriter() = default;
+JsonWriter::JsonWriter(JsonWriter&&) noexcept = default;
+JsonWriter& JsonWriter::operator=(JsonWriter&&) noexcept = default;
+
+JsonWriter& JsonWriter::begin_object() {
+  doc_->begin(Json::object());
+  return *this;
+}
+JsonWriter& JsonWriter::begin_array() {
+  doc_->begin(Json::array());
+  return *this;
+}
 JsonWriter& JsonWriter::end_object() {
-  return close(true);
+  doc_->end(true);
+  return *this;
 }
 JsonWriter& JsonWriter::end_array() {
-  return close(false);
+  doc_->end(false);
+  return *this;
 }
-
 JsonWriter& JsonWriter::key(std::string_view name) {
-  if (stack_.empty() || !stack_.back().is_object) throw Error("JSON writer: key() outside an object");
-  Frame& top = stack_.back();
-  if (top.key_pending) throw Error("JSON writer: two keys in a row", ErrorContext("", std::string(name)));
-  if (!top.empty) out_ += ',';
-  newline(stack_.size());
-  out_ += json_quote(name);
-  out_ += indent_ > 0 ? ": " : ":";
-  top.empty = false;
-  top.key_pending = true;
+  doc_->set_key(name);
   return *this;
 }
 
-JsonWriter& JsonWriter::write_scalar(std::string_view text) {
-  before_value(false);
-  out_ += text;
-  return *this;
-}
-
-JsonWriter& JsonWriter::write_integer(const std::string& digits) {
-  return write_scalar(digits);
-}
 JsonWriter& JsonWriter::value(bool v) {
-  return write_scalar(v ? "true" : "false");
+  doc_->insert(v);
+  return *this;
 }
 JsonWriter& JsonWriter::value(double v) {
-  return write_scalar(json_number(v));
+  doc_->insert(std::isfinite(v) ? Json(v) : Json(nullptr));
+  return *this;
 }
 JsonWriter& JsonWriter::value(std::string_view v) {
-  return write_scalar(json_quote(v));
+  doc_->insert(Json(v));
+  return *this;
+}
+JsonWriter& JsonWriter::write_signed(std::int64_t v) {
+  doc_->insert(v);
+  return *this;
+}
+JsonWriter& JsonWriter::write_unsigned(std::uint64_t v) {
+  doc_->insert(v);
+  return *this;
 }
 JsonWriter& JsonWriter::null() {
-  return write_scalar("null");
+  doc_->insert(nullptr);
+  return *this;
+}
+
+bool JsonWriter::complete() const {
+  return doc_->has_root && doc_->open.empty();
 }
 
 const std::string& JsonWriter::str() const {
   if (!complete()) throw Error("JSON writer: str() called on an unfinished document");
-  return out_;
+  text_ = dump(doc_->root, indent_);
+  return text_;
 }
 
 }  // namespace gplvm

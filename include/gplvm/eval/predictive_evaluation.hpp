@@ -1,0 +1,53 @@
+#pragma once
+// Predictive evaluation of a trained amortised model (docs/math/exact_gplvm.md): encode the test
+// data, predict it with the exact GP conditioned on (a subset of) the encoded training data, and
+// score it with RMSE / MAE / NLPD per entry (gplvm/eval/metrics.hpp) and the k-NN accuracy of the
+// test latents against the training latents. Collective: every rank gets the same metrics and
+// its own test rows' latents and predictions.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/eval/metrics.hpp"
+#include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/models/model.hpp"
+#include "gplvm/objectives/exact_distributed.hpp"
+#include "gplvm/parallel/communicator.hpp"
+
+namespace gplvm {
+
+struct PredictiveEvaluationOptions {
+  std::uint64_t conditioning_size = 10000;  // training rows conditioned on; 0 (or >= N): all
+  std::uint64_t seed = 0;                   // chooses the conditioning rows (conditioning_set.hpp)
+  int knn_k = 1;                            // neighbours for the k-NN accuracy
+  int block_size = ExactDistributedOptions{}.block_size;  // ScaLAPACK block size
+};
+
+// The training side: rows distributed as loaded, latents (and labels, when there are any)
+// replicated on every rank.
+struct EvaluationTrainingSet {
+  const DistributedDataset& data;
+  const Matrix& latents;                              // N x Q latent means
+  const std::vector<std::int64_t>* labels = nullptr;  // N; null: no k-NN accuracy
+};
+
+struct PredictiveEvaluation {
+  PredictiveMetrics metrics;
+  std::optional<double> knn_accuracy;  // when the training set and the test data have labels
+  std::uint64_t conditioning_points = 0;
+  // This rank's test rows (test.partition's share), in order.
+  RowMatrix test_latents;      // encoded latent means
+  RowMatrix predictive_mean;   // rows x D
+  Vector predictive_variance;  // one per row, noise included (shared by the D outputs)
+};
+
+// `model` is the trained model over the test rows (num_data = test.rows, this rank's rows
+// starting at test.partition.begin(rank)) with an encoder and a GP decoder; `params` its
+// parameters.
+PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& params,
+                                         const EvaluationTrainingSet& train, const DistributedDataset& test,
+                                         const PredictiveEvaluationOptions& options,
+                                         const Communicator& comm);
+
+}  // namespace gplvm
