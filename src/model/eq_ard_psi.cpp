@@ -8,6 +8,7 @@
 // Each entry is formed as one exponent (log prefactor minus the quadratic terms) and
 // exponentiated once: the product of Q small factors would underflow term by term before the
 // entry does, and log1p keeps the prefactor exact for s << l^2.
+#include <algorithm>
 #include <cmath>
 
 #include "gplvm/model/eq_ard_kernel.hpp"
@@ -45,13 +46,43 @@ Psi2Geometry psi2_geometry(const ConstMatrixRef& Z, const Eigen::ArrayXd& inv_l2
   return g;
 }
 
-// The per-row term of psi2 (M x M) for row n.
-void psi2_term(const Psi2Geometry& g, const ConstMatrixRef& mean, const Eigen::ArrayXd& inv_c2,
-               double log_prefactor, Index n, Eigen::ArrayXXd& term) {
-  term = g.spread + log_prefactor;
-  for (Index q = 0; q < mean.cols(); ++q) term -= inv_c2[q] * (mean(n, q) - g.midpoints[q]).square();
-  term = term.exp();
+// Psi2's entries are symmetric in (m, m'), so only the lower triangle m >= m' is formed. For each
+// entry the batch rows run as one vector, a chunk of rows at a time so that the per-row arrays
+// (means, 1/c2, log prefactors, the adjoint's accumulators) stay in L1 while every entry of the
+// triangle passes over them: one fused pass per entry and chunk, no M x M temporaries per row.
+constexpr Index kPsi2RowChunk = 256;
+
+// 1 / (l_q^2 + 2 s_nq), N x Q.
+Eigen::ArrayXXd psi2_inverse_widths(const ConstMatrixRef& variance, const Eigen::ArrayXd& l2) {
+  Eigen::ArrayXXd out(variance.rows(), variance.cols());
+  for (Index q = 0; q < variance.cols(); ++q) out.col(q) = (l2[q] + 2.0 * variance.col(q).array()).inverse();
+  return out;
 }
+
+// One chunk of rows [first, first + len) for the entry (m, m'): diff_q = mu_nq - zbar_q and the
+// exponent log prefactor_n - sum_q (z_mq - z_m'q)^2 / (4 l_q^2) - sum_q diff_q^2 / c2_nq.
+struct Psi2Chunk {
+  Eigen::ArrayXd exponent;
+  Eigen::ArrayXXd diff;  // len x Q
+  explicit Psi2Chunk(Index q_dim) : exponent(kPsi2RowChunk), diff(kPsi2RowChunk, q_dim) {}
+
+  void form(const ConstMatrixRef& mean, const Eigen::ArrayXXd& inv_c2, const Eigen::ArrayXd& log_pre2,
+            const ConstMatrixRef& Z, const Eigen::ArrayXd& inv_l2, Index first, Index len, Index m, Index mp) {
+    double spread = 0.0;
+    for (Index q = 0; q < Z.cols(); ++q) {
+      const double dz = Z(m, q) - Z(mp, q);
+      spread -= 0.25 * inv_l2[q] * dz * dz;
+    }
+    auto e = exponent.head(len);
+    e = log_pre2.segment(first, len) + spread;
+    for (Index q = 0; q < Z.cols(); ++q) {
+      const double zbar = 0.5 * (Z(m, q) + Z(mp, q));
+      auto d = diff.col(q).head(len);
+      d = mean.col(q).segment(first, len).array() - zbar;
+      e -= inv_c2.col(q).segment(first, len) * d.square();
+    }
+  }
+};
 
 }  // namespace
 
@@ -70,15 +101,20 @@ void EqArdKernel::psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRe
   }
   out.psi1 = e1.exp().matrix();
 
-  const Psi2Geometry g = psi2_geometry(Z, inv_l2);
+  const Index m_dim = Z.rows();
   const Eigen::ArrayXd log_pre2 = log_prefactors(variance, inv_l2, 2.0 * log_theta, 2.0);
-  Eigen::ArrayXXd sum = Eigen::ArrayXXd::Zero(Z.rows(), Z.rows()), term;
-  for (Index n = 0; n < n_rows; ++n) {
-    const Eigen::ArrayXd inv_c2 = (l2 + 2.0 * variance.row(n).transpose().array()).inverse();
-    psi2_term(g, mean, inv_c2, log_pre2[n], n, term);
-    sum += term;
+  const Eigen::ArrayXXd inv_c2 = psi2_inverse_widths(variance, l2);
+  out.psi2 = Matrix::Zero(m_dim, m_dim);
+  Psi2Chunk chunk(q_dim);
+  for (Index first = 0; first < n_rows; first += kPsi2RowChunk) {
+    const Index len = std::min(kPsi2RowChunk, n_rows - first);
+    for (Index mp = 0; mp < m_dim; ++mp)
+      for (Index m = mp; m < m_dim; ++m) {
+        chunk.form(mean, inv_c2, log_pre2, Z, inv_l2, first, len, m, mp);
+        out.psi2(m, mp) += chunk.exponent.head(len).exp().sum();
+      }
   }
-  out.psi2 = sum.matrix();
+  out.psi2.triangularView<Eigen::StrictlyUpper>() = out.psi2.transpose();
 }
 
 void EqArdKernel::psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef& variance,
@@ -119,23 +155,42 @@ void EqArdKernel::psi_backward(const ConstMatrixRef& mean, const ConstMatrixRef&
   const Matrix D2 = 0.5 * (d_psi2 + d_psi2.transpose());
   const Psi2Geometry g = psi2_geometry(Z, inv_l2);
   const Eigen::ArrayXd log_pre2 = log_prefactors(variance, inv_l2, 2.0 * std::log(variance_), 2.0);
-  Eigen::ArrayXXd P_sum = Eigen::ArrayXXd::Zero(m_dim, m_dim), P, E, PE;
-  Matrix pe_rows = Matrix::Zero(m_dim, q_dim);  // sum_n sum_m' P E, per m and q
-  for (Index n = 0; n < n_rows; ++n) {
-    const Eigen::ArrayXd inv_c2 = (l2 + 2.0 * variance.row(n).transpose().array()).inverse();
-    psi2_term(g, mean, inv_c2, log_pre2[n], n, P);
-    P *= D2.array();
-    P_sum += P;
-    const double p_total = P.sum();
-    for (Index q = 0; q < q_dim; ++q) {
-      E = inv_c2[q] * (mean(n, q) - g.midpoints[q]);
-      PE = P * E;
-      const double pe2 = (PE * E).sum();
-      if (d_mean) (*d_mean)(n, q) -= 2.0 * PE.sum();
-      if (d_variance) (*d_variance)(n, q) += 2.0 * pe2 - inv_c2[q] * p_total;
-      d_hyper[1 + q] += 2.0 * variance(n, q) * inv_c2[q] * p_total + 2.0 * l2[q] * pe2;
-      if (dZ) pe_rows.col(q) += PE.rowwise().sum().matrix();
-    }
+  const Eigen::ArrayXXd inv_c2 = psi2_inverse_widths(variance, l2);
+  // Per row, summed over every (m, m') (the strict lower triangle twice, the diagonal once):
+  // p_total = sum P, pe = sum P E_q, pe2 = sum P E_q^2.
+  Eigen::ArrayXd p_total = Eigen::ArrayXd::Zero(n_rows);
+  Eigen::ArrayXXd pe = Eigen::ArrayXXd::Zero(n_rows, q_dim), pe2 = Eigen::ArrayXXd::Zero(n_rows, q_dim);
+  Eigen::ArrayXXd P_sum = Eigen::ArrayXXd::Zero(m_dim, m_dim);  // lower triangle, mirrored below
+  Matrix pe_rows = Matrix::Zero(m_dim, q_dim);                  // sum_n sum_m' P E, per m and q
+  Psi2Chunk chunk(q_dim);
+  Eigen::ArrayXd P(kPsi2RowChunk), PE(kPsi2RowChunk);
+  for (Index first = 0; first < n_rows; first += kPsi2RowChunk) {
+    const Index len = std::min(kPsi2RowChunk, n_rows - first);
+    auto p = P.head(len), pe_n = PE.head(len);
+    for (Index mp = 0; mp < m_dim; ++mp)
+      for (Index m = mp; m < m_dim; ++m) {
+        const double weight = m == mp ? 1.0 : 2.0;
+        chunk.form(mean, inv_c2, log_pre2, Z, inv_l2, first, len, m, mp);
+        p = D2(m, mp) * chunk.exponent.head(len).exp();
+        P_sum(m, mp) += p.sum();
+        p_total.segment(first, len) += weight * p;
+        for (Index q = 0; q < q_dim; ++q) {
+          const auto E = inv_c2.col(q).segment(first, len) * chunk.diff.col(q).head(len);
+          pe_n = p * E;
+          pe.col(q).segment(first, len) += weight * pe_n;
+          pe2.col(q).segment(first, len) += weight * pe_n * E;
+          const double row_share = pe_n.sum();
+          pe_rows(m, q) += row_share;
+          if (m != mp) pe_rows(mp, q) += row_share;
+        }
+      }
+  }
+  P_sum.matrix().triangularView<Eigen::StrictlyUpper>() = P_sum.matrix().transpose();
+  for (Index q = 0; q < q_dim; ++q) {
+    const Eigen::ArrayXd s = variance.col(q).array(), ic = inv_c2.col(q);
+    if (d_mean) d_mean->col(q).array() -= 2.0 * pe.col(q);
+    if (d_variance) d_variance->col(q).array() += 2.0 * pe2.col(q) - ic * p_total;
+    d_hyper[1 + q] += (2.0 * s * ic * p_total + 2.0 * l2[q] * pe2.col(q)).sum();
   }
   d_hyper[0] += 2.0 * P_sum.sum();
   const Eigen::ArrayXd p_sum_rows = P_sum.rowwise().sum();
