@@ -17,13 +17,22 @@ std::string shape(Index rows, Index cols) {
 
 // Calls f with an Eigen Map of the view: column-major or row-major with an outer stride when one
 // stride is 1 (Eigen's GEMM reads those in place), a fully strided map otherwise.
+// The stride between the columns of a column-major view (rows of a row-major one), as BLAS needs
+// it: a single column (row) has no next one, and its stride may be anything, but BLAS
+// (EIGEN_USE_BLAS) rejects a leading dimension below the column's length (DGEMV "parameter 6").
+Index leading_dimension(Index stride, Index length, Index count) {
+  return count == 1 ? std::max<Index>({stride, length, 1}) : stride;
+}
+
 template <typename Scalar, typename F>
 void with_eigen_map(const ConstMatrixView<Scalar>& v, F&& f) {
   using OuterMap = Eigen::OuterStride<>;
   if (v.row_stride == 1) {
-    f(Eigen::Map<const MatrixT<Scalar>, 0, OuterMap>(v.data, v.rows, v.cols, OuterMap(v.col_stride)));
+    f(Eigen::Map<const MatrixT<Scalar>, 0, OuterMap>(
+        v.data, v.rows, v.cols, OuterMap(leading_dimension(v.col_stride, v.rows, v.cols))));
   } else if (v.col_stride == 1) {
-    f(Eigen::Map<const RowMatrixT<Scalar>, 0, OuterMap>(v.data, v.rows, v.cols, OuterMap(v.row_stride)));
+    f(Eigen::Map<const RowMatrixT<Scalar>, 0, OuterMap>(
+        v.data, v.rows, v.cols, OuterMap(leading_dimension(v.row_stride, v.cols, v.rows))));
   } else {
     using Strided = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
     f(Eigen::Map<const MatrixT<Scalar>, 0, Strided>(v.data, v.rows, v.cols,
@@ -35,8 +44,8 @@ void with_eigen_map(const ConstMatrixView<Scalar>& v, F&& f) {
 template <typename Scalar>
 void eigen_gemm(const ConstMatrixView<Scalar>& a, const ConstMatrixView<Scalar>& b,
                 const MutableMatrixView<Scalar>& c, GemmUpdate update) {
-  Eigen::Map<MatrixT<Scalar>, 0, Eigen::OuterStride<>> out(c.data, c.rows, c.cols,
-                                                           Eigen::OuterStride<>(c.col_stride));
+  Eigen::Map<MatrixT<Scalar>, 0, Eigen::OuterStride<>> out(
+      c.data, c.rows, c.cols, Eigen::OuterStride<>(leading_dimension(c.col_stride, c.rows, c.cols)));
   with_eigen_map(a, [&](const auto& a_map) {
     with_eigen_map(b, [&](const auto& b_map) {
       if (update == GemmUpdate::overwrite)
