@@ -20,7 +20,8 @@ using Command = int (*)(const Arguments&, const Communicator&);
 
 const std::map<std::string, std::pair<Command, const char*>>& commands() {
   static const std::map<std::string, std::pair<Command, const char*>> table = {
-      {"train", {train_command, "train a SAS or Bayesian SAS GPLVM (distributed over MPI ranks)"}},
+      {"train",
+       {train_command, "train a GPLVM, sparse or Bayesian GPLVM, or VAE (distributed over MPI ranks)"}},
       {"encode", {encode_command, "map data through a trained encoder to latents (distributed)"}},
       {"import", {import_command, "convert IDX (.gz), NPY or CSV data to HDF5"}},
       {"generate", {generate_command, "write a synthetic data set with its true latents"}},

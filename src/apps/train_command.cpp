@@ -134,9 +134,12 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const ConfigSchema schema = train_config_schema();
   if (cl.has("help")) {
     if (comm.is_root())
-      std::printf("%s\nconfiguration keys:\n%s",
-                  cl.help("Train a GPLVM decoder with stochastic active sets.").c_str(),
-                  schema.help_text().c_str());
+      std::printf(
+          "%s\nconfiguration keys:\n%s",
+          cl.help(
+                "Train a model of model.kind: sas, bayesian_sas, exact, sparse_gplvm, bayesian_gplvm or vae.")
+              .c_str(),
+          schema.help_text().c_str());
     return kExitOk;
   }
   const Config config = resolve_config(schema, cl.value_or("config", ""), cl.overrides());
