@@ -34,12 +34,6 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
 }
 
-std::vector<Index> all_rows(Index count) {
-  std::vector<Index> rows(count);
-  std::iota(rows.begin(), rows.end(), Index{0});
-  return rows;
-}
-
 const DataRef& float64_rows(const LocalRows& local_rows) {
   require(std::holds_alternative<DataRef>(local_rows), "sparse GPLVMs hold their data rows in float64",
           {"", "model.precision", "float32"});
@@ -322,11 +316,20 @@ Vector SparseGplvmModel::optimal_posterior(const Communicator& comm, const Vecto
                                            const DataRef& local) const {
   const std::unique_ptr<Kernel> k = kernel(params);
   const Matrix Z = inducing_inputs(params);
-  const Latents l = latents_forward(params, all_rows(local.rows()), local);
-  PsiStatistics psi;
-  SparseStatistics statistics = config_.bayesian
-                                    ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, local, psi)
-                                    : point_rows_statistics(*k, Z, l.mean, local, psi);
+  // In chunks of rows, so that memory stays bounded for any number of local rows (the encoders'
+  // activations of a whole rank's rows would be gigabytes at N = 10^6).
+  constexpr Index kChunk = 4096;
+  SparseStatistics statistics = SparseStatistics::zero(Z.rows(), config_.data_dim);
+  for (Index begin = 0; begin < local.rows(); begin += kChunk) {
+    const Index count = std::min(kChunk, local.rows() - begin);
+    std::vector<Index> rows(count);
+    std::iota(rows.begin(), rows.end(), begin);
+    const DataRef chunk = local.middleRows(begin, count);
+    const Latents l = latents_forward(params, rows, chunk);
+    PsiStatistics psi;
+    statistics += config_.bayesian ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, chunk, psi)
+                                   : point_rows_statistics(*k, Z, l.mean, chunk, psi);
+  }
   statistics.allreduce(comm);
   Matrix K;
   k->cross(Z, Z, K);
@@ -347,8 +350,9 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
     latents = pca_latents(local, partition, comm, config_.latent_dim);
     initial_latents_ = latents;
   } else {
-    const Vector p = initial_parameters();
-    latents = latents_forward(p, all_rows(local.rows()), local).mean;
+    RowMatrix mean;
+    encode_rows(initial_parameters(), local, local_begin(), mean, nullptr);  // in bounded chunks
+    latents = mean;
   }
   initial_inducing_ = initial_inducing_inputs(comm, partition, latents, config_.num_inducing,
                                               config_.inducing_init, config_.seed);
