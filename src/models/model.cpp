@@ -14,6 +14,13 @@ std::string to_string(LatentKind kind) {
   return kind == LatentKind::amortised ? "amortised" : "free";
 }
 
+std::unique_ptr<Kernel> kernel_with_hyperparameters(const Kernel& prototype, const Vector& params,
+                                                    Index offset) {
+  std::unique_ptr<Kernel> k = prototype.clone();
+  k->set_hyperparameters(params.segment(offset, prototype.num_hyperparameters()));
+  return k;
+}
+
 void write_gp_parameters(Hdf5ResultWriter& out, const Kernel& kernel, double noise_variance) {
   for (const NamedHyperparameter& h : kernel.named_hyperparameters()) {
     const std::string path = "/params/kernel/" + h.name;

@@ -11,9 +11,9 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
-#include "gplvm/model/gaussian_kl.hpp"
 
 namespace gplvm {
 namespace {
@@ -98,9 +98,7 @@ Vector SasModel::initial_parameters() const {
 }
 
 std::unique_ptr<Kernel> SasModel::kernel(const Vector& params) const {
-  std::unique_ptr<Kernel> k = kernel_prototype_->clone();
-  k->set_hyperparameters(params.segment(kernel_offset_, noise_offset_ - kernel_offset_));
-  return k;
+  return kernel_with_hyperparameters(*kernel_prototype_, params, kernel_offset_);
 }
 
 double SasModel::noise_variance(const Vector& params) const {

@@ -108,9 +108,7 @@ Vector SparseGplvmModel::initial_parameters() const {
 }
 
 std::unique_ptr<Kernel> SparseGplvmModel::kernel(const Vector& params) const {
-  std::unique_ptr<Kernel> k = kernel_prototype_->clone();
-  k->set_hyperparameters(params.segment(kernel_offset_, noise_offset_ - kernel_offset_));
-  return k;
+  return kernel_with_hyperparameters(*kernel_prototype_, params, kernel_offset_);
 }
 
 double SparseGplvmModel::noise_variance(const Vector& params) const {

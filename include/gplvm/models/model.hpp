@@ -139,6 +139,11 @@ class Model {
   std::uint64_t num_data_, local_begin_, local_rows_;
 };
 
+// A copy of `prototype` with the hyperparameters params[offset, offset + H): how every GP model
+// with a flat parameter vector builds its kernel.
+std::unique_ptr<Kernel> kernel_with_hyperparameters(const Kernel& prototype, const Vector& params,
+                                                    Index offset);
+
 // /params/kernel/<name> for each of the kernel's named hyperparameters (a scalar when the group
 // has one value) and /params/noise_variance: what every GP model writes.
 void write_gp_parameters(Hdf5ResultWriter& out, const Kernel& kernel, double noise_variance);
