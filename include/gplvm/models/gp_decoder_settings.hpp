@@ -1,0 +1,28 @@
+#pragma once
+// The configuration keys every GP-decoder model kind reads alike (model.*, train.seed): one reader,
+// so SAS and the sparse GPLVMs cannot drift apart in what a key means. Settings is any settings
+// struct with these members (SasModelConfig, SparseGplvmConfig); each kind reads its own keys after.
+#include "gplvm/core/config.hpp"
+#include "gplvm/model/mlp.hpp"
+#include "gplvm/models/model.hpp"
+
+namespace gplvm {
+
+template <typename Settings>
+void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
+  m.data_dim = data_dim;
+  m.latent_dim = c.get_int("model.latent_dim");
+  m.latents = parse_latent_kind(c.get_string("model.latents"));
+  m.kernel = c.get_string("model.kernel");
+  m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
+                          c.get_int_list("model.encoder_hidden").end());
+  m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
+  m.kernel_variance = c.get_double("model.kernel_variance");
+  m.lengthscale = c.get_double("model.lengthscale");
+  m.kernel_period = c.get_double("model.kernel_period");
+  m.noise_variance = c.get_double("model.noise_variance");
+  m.free_latent_variance = c.get_double("model.free_latent_variance");
+  m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
+}
+
+}  // namespace gplvm
