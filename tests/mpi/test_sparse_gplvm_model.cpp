@@ -105,9 +105,10 @@ struct Pair {
     const Index local = distributed.num_parameters() - shared;
     // This rank's rows against the serial gradient's scale over all rows.
     const Index serial_local = serial.num_parameters() - shared;
-    if (local > 0)
+    if (local > 0) {
       EXPECT_LE((distributed_gradient.tail(local) - expected.tail(local)).norm(),
                 kTolerance * serial_gradient.tail(serial_local).norm());
+    }
   }
 };
 
@@ -120,10 +121,11 @@ TEST_P(DistributedSparseModel, StartMatchesSerial) {
   // order): equal to rounding, with every assignment the same.
   EXPECT_LT(relative(a.head(p.serial.num_shared_parameters()), b.head(p.serial.num_shared_parameters())),
             1e-8);
-  if (GetParam().latents == LatentKind::free)
+  if (GetParam().latents == LatentKind::free) {
     EXPECT_LT(relative(a.tail(a.size() - p.serial.num_shared_parameters()),
                        b.tail(b.size() - p.serial.num_shared_parameters())),
               1e-8);
+  }
 }
 
 TEST_P(DistributedSparseModel, MinibatchStepMatchesSerial) {
