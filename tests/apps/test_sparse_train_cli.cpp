@@ -86,8 +86,9 @@ TEST_P(SparseTrainCli, TrainsWritesRunFileAndImproves) {
     EXPECT_EQ(variance.rows(), kRows);
     EXPECT_GT(variance.minCoeff(), 0.0);
   }
-  if (c.latents == "amortised")
+  if (c.latents == "amortised") {
     EXPECT_GT(read_fixture_matrix(run, "/params/encoder/mean/layer0/weight").size(), 0);
+  }
   // The bound improves: minibatch objectives are noisy, so compare the means of the first and
   // last fifths of the curve; full batch (L-BFGS, monotone) its first and last points.
   const RowMatrix curve = read_fixture_matrix(run, "/train/curve");
@@ -95,7 +96,9 @@ TEST_P(SparseTrainCli, TrainsWritesRunFileAndImproves) {
   const Index fifth = curve.rows() / 5;
   const double first = curve.col(2).head(fifth).mean(), last = curve.col(2).tail(fifth).mean();
   EXPECT_GT(last, first) << "objective " << first << " -> " << last;
-  if (c.training == "full_batch") EXPECT_GT(curve(curve.rows() - 1, 2), curve(0, 2));
+  if (c.training == "full_batch") {
+    EXPECT_GT(curve(curve.rows() - 1, 2), curve(0, 2));
+  }
 
   const CliResult info = run_gplvm("info out/run.h5 --json", 0, r.dir);
   ASSERT_EQ(info.exit_code, 0) << info.err;

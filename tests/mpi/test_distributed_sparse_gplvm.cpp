@@ -70,9 +70,10 @@ void expect_same(const SparseGplvmGradient& distributed, const SparseGplvmGradie
   // Local rows against the same rows of the serial gradient, on that gradient's scale.
   EXPECT_LE((distributed.d_latents - serial.d_latents.middleRows(rows.begin, rows.count)).norm(),
             kTolerance * serial.d_latents.norm());
-  if (serial.d_variance.size() > 0)
+  if (serial.d_variance.size() > 0) {
     EXPECT_LE((distributed.d_variance - serial.d_variance.middleRows(rows.begin, rows.count)).norm(),
               kTolerance * serial.d_variance.norm());
+  }
 }
 
 TEST(DistributedSparseGplvm, PointLatentsMatchSerial) {
