@@ -14,11 +14,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void print_summary(bool json, const std::string& path, const Model& model, const FullBatchResult& r,
-                   double seconds) {
+                   const std::string& value_name, double seconds) {
   if (!json) {
-    std::printf("wrote %s: %s, %d L-BFGS iterations, final objective %.10g, stopped: %s, %.1f s\n",
-                path.c_str(), model.kind().c_str(), r.iterations, r.objective, to_string(r.reason).c_str(),
-                seconds);
+    std::printf("wrote %s: %s, %d L-BFGS iterations, final %s %.10g, stopped: %s, %.1f s\n", path.c_str(),
+                model.kind().c_str(), r.iterations, value_name.c_str(), r.objective,
+                to_string(r.reason).c_str(), seconds);
     return;
   }
   JsonWriter w(0);
@@ -30,6 +30,7 @@ void print_summary(bool json, const std::string& path, const Model& model, const
       .key("evaluations")
       .value(r.evaluations);
   w.key("final_objective").value(r.objective).key("stop_reason").value(to_string(r.reason));
+  if (value_name != "objective") w.key(value_name).value(r.objective);
   w.key("converged").value(r.converged).key("gradient_norm").value(r.gradient_norm);
   w.key("wall_seconds").value(seconds);
   w.end_object();
@@ -53,8 +54,8 @@ int run_full_batch_training(const TrainSettings& s, const FullBatchRun& run, con
     state.curve.push_back({static_cast<std::uint64_t>(iteration), 0, value, t});
     if (comm.is_root() &&
         std::chrono::duration<double>(Clock::now() - last_report).count() >= s.trainer.progress_seconds) {
-      std::fprintf(stderr, "iteration %d objective %.10g |grad| %.3g elapsed %.0fs\n", iteration, value,
-                   gradient_norm, t);
+      std::fprintf(stderr, "iteration %d %s %.10g |grad| %.3g elapsed %.0fs\n", iteration,
+                   objective->value_name().c_str(), value, gradient_norm, t);
       last_report = Clock::now();
     }
   };
@@ -67,7 +68,8 @@ int run_full_batch_training(const TrainSettings& s, const FullBatchRun& run, con
   state.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
   write_run_file(s.output_path, comm, {run.model, state, latents, run.labels, run.metadata}, false);
-  if (comm.is_root()) print_summary(json, s.output_path, run.model, r, state.wall_seconds);
+  if (comm.is_root())
+    print_summary(json, s.output_path, run.model, r, objective->value_name(), state.wall_seconds);
   return r.reason == TaoStopReason::stop_requested ? kExitStopped : kExitOk;
 }
 

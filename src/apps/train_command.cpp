@@ -8,7 +8,6 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
-#include "gplvm/apps/exact_training_run.hpp"
 #include "gplvm/apps/full_batch_training_run.hpp"
 #include "gplvm/apps/train_config.hpp"
 #include "gplvm/core/error.hpp"
@@ -148,17 +147,12 @@ int train_command(const Arguments& args, const Communicator& comm) {
                  comm.size(), thread_note().c_str(), config.to_toml().c_str());
 
   // fp32 models hold their rows as float32: half the memory (the exact model is fp64 only, which
-  // train_settings enforces below).
-  const bool float32_rows = parse_precision(config.get_string("model.precision")) == Precision::float32 &&
-                            config.get_string("model.kind") != "exact";
+  // its settings enforce).
+  const bool float32_rows = parse_precision(config.get_string("model.precision")) == Precision::float32;
   const DistributedDataset data = load_distributed_dataset(
       config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),
       comm, float32_rows ? Precision::float32 : Precision::float64);
   const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
-  if (s.exact) {
-    prepare_outputs(s, comm);
-    return run_exact_training(s, config, data, comm, cl.has("json"));
-  }
   // SAS steps call OpenBLAS only for the A x A Cholesky; the rank's own threads run the rest. An
   // OpenBLAS pool (OPENBLAS_NUM_THREADS > 1) would spin between its calls on the cores those
   // threads need (seen in perf as sched_yield taking a tenth of a 2-thread step), so it gets one.
@@ -177,7 +171,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
         std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
         s.data_file};
   };
-  if (s.full_batch) {
+  if (s.full_batch || model.trained_full_batch_only()) {
     prepare_outputs(s, comm);
     const RunMetadata meta = metadata();
     return run_full_batch_training(s, {model, rows, data.partition, labels, meta}, comm, cl.has("json"));

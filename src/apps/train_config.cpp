@@ -5,6 +5,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/models/sas_model_config.hpp"
+#include "gplvm/objectives/exact_distributed.hpp"
 
 namespace gplvm {
 
@@ -100,15 +101,9 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.data_file = c.get_string("data.path");
   t.data_path = c.get_string("data.dataset");
   t.labels_path = c.get_string("data.labels");
-  // The exact model has free latents (PCA-initialised) and no encoder, whatever model.latents says.
-  t.exact = c.get_string("model.kind") == "exact";
   t.model = sas_model_config(c, data_dim);
-  SasModelConfig& m = t.model;
-  if (t.exact) m.latents = LatentKind::free;
+  const SasModelConfig& m = t.model;
   make_kernel(m.kernel, m.latent_dim);  // an unknown or malformed model.kernel fails here, named
-  require(!(t.exact && m.precision == Precision::float32),
-          "model.kind = \"exact\" runs in float64 only (its Cholesky of the N x N kernel needs it)",
-          {"", "model.precision", "float32"});
   TrainerOptions& o = t.trainer;
   o.batch_size = static_cast<std::uint64_t>(c.get_int("sas.batch_size"));
   o.epochs = static_cast<std::uint64_t>(c.get_int("train.epochs"));
@@ -123,22 +118,12 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   if (t.checkpoint_dir.empty()) t.checkpoint_dir = t.output_path + ".checkpoints";
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
   t.full_batch = c.get_string("sparse.training") == "full_batch";
-  t.full_batch_options.gatol = c.get_double("full_batch.gatol");
-  t.full_batch_options.grtol = c.get_double("full_batch.grtol");
-  t.full_batch_options.max_iterations = static_cast<int>(c.get_int("full_batch.max_iterations"));
-  ExactTrainingOptions& e = t.exact_options;
-  e.kernel = m.kernel;
-  e.kernel_period = m.kernel_period;
-  e.kernel_variance = m.kernel_variance;
-  e.lengthscale = m.lengthscale;
-  e.noise_variance = m.noise_variance;
-  e.gatol = c.get_double("exact.gatol");
-  e.grtol = c.get_double("exact.grtol");
-  e.max_iterations = static_cast<int>(c.get_int("exact.max_iterations"));
-  e.min_noise_variance = c.get_double("exact.min_noise_variance");
-  e.gp.block_size = static_cast<int>(c.get_int("exact.block_size"));
-  e.gp.grid_rows = static_cast<int>(c.get_int("exact.grid_rows"));
-  e.gp.grid_cols = static_cast<int>(c.get_int("exact.grid_cols"));
+  // The exact model's L-BFGS has its own tolerances (exact.*); its other exact.* keys are the
+  // model's (models/exact_gplvm_model.hpp).
+  const std::string section = c.get_string("model.kind") == "exact" ? "exact." : "full_batch.";
+  t.full_batch_options.gatol = c.get_double(section + "gatol");
+  t.full_batch_options.grtol = c.get_double(section + "grtol");
+  t.full_batch_options.max_iterations = static_cast<int>(c.get_int(section + "max_iterations"));
   return t;
 }
 

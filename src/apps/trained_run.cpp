@@ -20,8 +20,6 @@ TrainedRun load_trained_run(const std::string& path, const Communicator& comm) {
 
 std::unique_ptr<Model> TrainedRun::model(std::uint64_t num_rows, std::uint64_t local_begin,
                                          std::uint64_t local_rows) const {
-  // An exact run stores the GP decoder with free latents in the SAS layout ([kernel, noise]).
-  if (settings.exact) return std::make_unique<SasModel>(settings.model, num_rows, local_begin, local_rows);
   return make_model(config, {settings.model.data_dim, num_rows, local_begin, local_rows});
 }
 

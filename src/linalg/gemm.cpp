@@ -141,8 +141,13 @@ void gemm(ConstMatrixView<Scalar> a, ConstMatrixView<Scalar> b, MutableMatrixVie
 std::string gemm_engine_name() {
   if (packed_gemm_compiled()) return "packed AVX-512";
   const std::string built = GPLVM_GEMM_ENGINE;
-  if (built == "native") return "eigen (the packed engine needs AVX-512 at compile time)";
-  return built == "blas" ? "blas (OpenBLAS through Eigen)" : "eigen";
+#ifdef EIGEN_USE_BLAS
+  if (built == "native")
+    return "blas (OpenBLAS through Eigen; the packed engine needs AVX-512 at compile time)";
+  return "blas (OpenBLAS through Eigen)";
+#else
+  return "eigen";
+#endif
 }
 
 template void gemm<float>(ConstMatrixView<float>, ConstMatrixView<float>, MutableMatrixView<float>,

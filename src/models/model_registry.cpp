@@ -3,6 +3,7 @@
 #include <map>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/models/exact_gplvm_model.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/models/vae_model_config.hpp"
 #include "gplvm/models/sparse_gplvm_config.hpp"
@@ -15,6 +16,11 @@ std::unique_ptr<Model> make_sas_model(const Config& config, const ModelRows& row
                                     rows.local_rows);
 }
 
+std::unique_ptr<Model> make_exact_gplvm_model(const Config& config, const ModelRows& rows) {
+  return std::make_unique<ExactGplvmModel>(exact_gplvm_config(config, rows.data_dim), rows.num_data,
+                                           rows.local_begin, rows.local_rows);
+}
+
 std::unique_ptr<Model> make_sparse_gplvm_model(const Config& config, const ModelRows& rows) {
   return std::make_unique<SparseGplvmModel>(sparse_gplvm_config(config, rows.data_dim), rows.num_data,
                                             rows.local_begin, rows.local_rows);
@@ -25,6 +31,7 @@ std::unique_ptr<Model> make_sparse_gplvm_model(const Config& config, const Model
 std::map<std::string, ModelFactory>& registry() {
   static std::map<std::string, ModelFactory> table = {{"sas", make_sas_model},
                                                       {"bayesian_sas", make_sas_model},
+                                                      {"exact", make_exact_gplvm_model},
                                                       {"sparse_gplvm", make_sparse_gplvm_model},
                                                       {"bayesian_gplvm", make_sparse_gplvm_model},
                                                       {"vae", make_vae_model}};
@@ -49,7 +56,7 @@ std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
   if (it == registry().end()) {
     std::string known;
     for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
-    throw InputError("model kind cannot be trained by steps (trainable kinds: " + known + ")",
+    throw InputError("unknown model kind (known kinds: " + known + ")",
                      {"", "model.kind", kind});
   }
   return it->second(config, rows);

@@ -1,5 +1,6 @@
 #include "gplvm/train/full_batch_trainer.hpp"
 
+#include <limits>
 #include <string>
 
 #include "gplvm/core/error.hpp"
@@ -41,7 +42,7 @@ TaoOptions tao_options(const FullBatchOptions& o) {
   TaoOptions tao;
   tao.gatol = o.gatol;
   tao.grtol = o.grtol;
-  tao.gttol = 0;
+  tao.gttol = o.gttol;
   tao.max_iterations = o.max_iterations;
   tao.should_stop = o.should_stop;
   if (o.on_iteration)
@@ -60,6 +61,15 @@ FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& o
           {"", "parameters", std::to_string(initial_params.size())});
   const FullBatchLayout layout(model, comm);
   TaoMinimizer minimizer(comm, layout.slice_size(), tao_options(options));
+  // The shared block is rank 0's part of TAO's vector, so its bounds are set there.
+  const auto bounds = objective.shared_lower_bounds();
+  if (!bounds.empty()) {
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    Vector lower = Vector::Constant(layout.slice_size(), -infinity);
+    if (comm.is_root())
+      for (const auto& [index, bound] : bounds) lower[index] = bound;
+    minimizer.set_bounds(lower, Vector::Constant(layout.slice_size(), infinity));
+  }
   Vector params, gradient;
   std::int64_t evaluations = 0;
   // TAO minimises: everything is negated.

@@ -5,7 +5,6 @@
 
 #include "gplvm/core/config.hpp"
 #include "gplvm/models/sas_model.hpp"
-#include "gplvm/train/exact_trainer.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
 #include "gplvm/train/trainer.hpp"
 
@@ -19,11 +18,10 @@ struct TrainSettings {
   TrainerOptions trainer;
   std::string output_path, checkpoint_dir;
   std::int64_t keep_checkpoints = 2;
-  bool exact = false;                  // model.kind = "exact"
-  ExactTrainingOptions exact_options;  // used when exact
-  // sparse.training = "full_batch": L-BFGS on the model's full-batch objective, not Adam steps.
+  // sparse.training = "full_batch": L-BFGS on the model's full-batch objective, not Adam steps
+  // (models trained only full batch, such as exact, use it whatever this says).
   bool full_batch = false;
-  FullBatchOptions full_batch_options;
+  FullBatchOptions full_batch_options;  // full_batch.* (exact.* for model.kind = "exact")
 };
 
 // data_dim comes from the data file, not the config.

@@ -7,7 +7,8 @@
 // packing, a 2-vector x 12 register-blocked AVX-512 microkernel) reaches 195-220 and 92-105 on
 // the same shapes (docs/benchmarks.md). It is compiled when the build targets AVX-512
 // (GPLVM_GEMM=native, the default, with -march=native on such a CPU); otherwise every call goes to
-// Eigen's product (itself OpenBLAS with GPLVM_GEMM=blas). gemm_engine_name() says which.
+// Eigen's product, which is OpenBLAS with GPLVM_GEMM=blas and with a native build for a CPU without
+// AVX-512. gemm_engine_name() says which.
 //
 // Operands are strided views, so transposes and row-major data cost nothing at the call site: the
 // packing reads any strides. The result is column-major with a leading dimension.

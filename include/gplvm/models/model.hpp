@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -66,6 +67,11 @@ class FullBatchObjective {
   // The objective (maximised; the same on every rank) and its gradient (overwritten), laid out as
   // the model's parameters: the shared block identical on every rank, the local block this rank's.
   virtual double evaluate(const Vector& params, Vector& gradient) const = 0;
+  // Lower bounds on shared parameters, as (index in the shared block, bound); the rest are free.
+  virtual std::vector<std::pair<Index, double>> shared_lower_bounds() const { return {}; }
+  // What the value is, for summaries and the run file ("log_marginal_likelihood" for the exact
+  // model; a bound otherwise).
+  virtual std::string value_name() const { return "objective"; }
 };
 
 class Model {
@@ -122,6 +128,8 @@ class Model {
   // global row of a non-finite value, on every rank).
   virtual std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
                                                   LocalRows local_rows) const = 0;
+  // True for models trained only full batch (no minibatch step): `train` uses L-BFGS for them.
+  virtual bool trained_full_batch_only() const { return false; }
   // The full-batch objective over this rank's rows, or null if the model is trained by steps only.
   virtual std::unique_ptr<FullBatchObjective> make_full_batch_objective(const Communicator& comm,
                                                                         const RowPartition& partition,

@@ -21,6 +21,7 @@ struct FullBatchOptions {
   // TAO's gradient tolerances on the objective's gradient (0 switches one off).
   double gatol = 1e-5;
   double grtol = 1e-8;
+  double gttol = 0;  // ||g|| / ||g_0||
   int max_iterations = 2000;
   // Called on every rank after each iteration (0 = initial point) with the objective (maximised).
   std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;

@@ -1,0 +1,86 @@
+#pragma once
+// The exact GPLVM (model.kind = "exact") as a Model: the GP decoder of SAS with free point latents,
+// PCA-initialised, trained full batch on the exact log marginal likelihood (the ScaLAPACK engine,
+// exact_gplvm_objective.hpp) by L-BFGS. It has no minibatch step.
+//
+// Flat layout, SasModel's with free latents: [ kernel log-hyperparameters | log noise variance ]
+// shared, [ X rows of this rank (N_loc x Q) ] local. The noise variance is bounded below by
+// min_noise_variance (FullBatchObjective::shared_lower_bounds).
+#include <optional>
+
+#include "gplvm/core/config.hpp"
+#include "gplvm/models/model.hpp"
+#include "gplvm/models/sas_model.hpp"
+#include "gplvm/objectives/exact_distributed.hpp"
+
+namespace gplvm {
+
+struct ExactGplvmConfig {
+  SasModelConfig decoder;  // latents free, float64
+  // The likelihood grows without limit as s2 -> 0 once the latents interpolate the data, and
+  // K + s2 I turns numerically singular there: the floor keeps its condition number <= ~N theta / s2.
+  double min_noise_variance = 1e-6;
+  ExactDistributedOptions gp;  // block size, grid, jitter (with_gradient is always on)
+};
+
+// model.*, exact.* from the resolved configuration; InputError naming the key for float32 or an
+// initial noise variance below the floor.
+ExactGplvmConfig exact_gplvm_config(const Config& config, Index data_dim);
+
+class ExactGplvmModel final : public Model {
+ public:
+  ExactGplvmModel(ExactGplvmConfig config, std::uint64_t num_data, std::uint64_t local_begin,
+                  std::uint64_t local_rows);
+
+  std::string kind() const override { return "exact"; }
+  LatentKind latents() const override { return LatentKind::free; }
+  bool bayesian() const override { return false; }
+  Index latent_dim() const override { return decoder_.latent_dim(); }
+  Index data_dim() const override { return decoder_.data_dim(); }
+  Precision precision() const override { return Precision::float64; }
+  std::uint64_t seed() const override { return decoder_.seed(); }
+  Index num_parameters() const override { return decoder_.num_parameters(); }
+  Index num_shared_parameters() const override { return decoder_.num_shared_parameters(); }
+  IndexRange summed_block() const override { return decoder_.summed_block(); }
+  // PCA latents after initialise_from_data, else SasModel's random start.
+  Vector initial_parameters() const override;
+
+  std::unique_ptr<Kernel> kernel(const Vector& params) const override { return decoder_.kernel(params); }
+  double noise_variance(const Vector& params) const override { return decoder_.noise_variance(params); }
+  Index local_values_per_row() const override { return decoder_.local_values_per_row(); }
+  RowMatrix local_block_rows(const Vector& values) const override {
+    return decoder_.local_block_rows(values);
+  }
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override {
+    decoder_.set_local_block_rows(values, rows);
+  }
+  void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override {
+    decoder_.write_parameters(out, params);
+  }
+  void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const override {
+    decoder_.encode(params, data, first_row, mean, variance);
+  }
+  void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
+              RowMatrix* variance) const override {
+    decoder_.encode(params, data, first_row, mean, variance);
+  }
+
+  void initialise_from_data(const Communicator& comm, const RowPartition& partition,
+                            LocalRows local_rows) override;
+  bool trained_full_batch_only() const override { return true; }
+  // InputError: the exact model has no minibatch step.
+  std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
+                                          LocalRows local_rows) const override;
+  // Runs the memory check of ExactDistributedGp once (collective), then returns the objective.
+  std::unique_ptr<FullBatchObjective> make_full_batch_objective(const Communicator& comm,
+                                                                const RowPartition& partition,
+                                                                LocalRows local_rows) const override;
+
+ private:
+  ExactGplvmConfig config_;
+  SasModel decoder_;
+  std::optional<Matrix> initial_latents_;  // this rank's PCA latents
+};
+
+}  // namespace gplvm
