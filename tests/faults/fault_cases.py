@@ -124,6 +124,8 @@ CONFIG = [
          files={"bad.toml": '[data]\npath = "{fx}/data.h5"\n[train]\nlearning_rate = -0.1\n'}),
     Case("config", "active_size >= batch_size", f"{TRAIN} --sas.batch_size=16 --sas.active_size=16", BAD_INPUT,
          ["sas.active_size", "'16 with B = 16'"]),
+    Case("config", "exact.block_size beyond an int", f"{TRAIN} --model.kind=exact --exact.block_size=99999999999",
+         BAD_INPUT, ["exact.block_size", "99999999999"]),
     Case("config", "unknown model.kind", f"{TRAIN} --model.kind=gplvm3", BAD_INPUT, ["model.kind", "gplvm3"]),
     Case("config", "missing data.path", "train --config bad.toml", BAD_INPUT, ["data.path"],
          files={"bad.toml": "[train]\nepochs = 1\n"}),
