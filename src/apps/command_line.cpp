@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/parse_number.hpp"
 
 namespace gplvm {
 
@@ -67,6 +68,23 @@ std::string CommandLine::required(const std::string& name) const {
   const auto v = value(name);
   require(v.has_value(), "gplvm " + command_ + " needs --" + name, {"", "--" + name, ""});
   return *v;
+}
+
+std::int64_t CommandLine::integer_or(const std::string& name, std::int64_t fallback, std::int64_t min,
+                                     std::int64_t max) const {
+  const auto v = value(name);
+  return v ? parse_integer(*v, {"", "--" + name}, min, max) : fallback;
+}
+
+std::uint64_t CommandLine::unsigned_or(const std::string& name, std::uint64_t fallback, std::uint64_t min,
+                                       std::uint64_t max) const {
+  const auto v = value(name);
+  return v ? parse_unsigned(*v, {"", "--" + name}, min, max) : fallback;
+}
+
+double CommandLine::real_or(const std::string& name, double fallback, double min, double max) const {
+  const auto v = value(name);
+  return v ? parse_real(*v, {"", "--" + name}, min, max) : fallback;
 }
 
 std::string CommandLine::help(const std::string& summary) const {

@@ -2,6 +2,7 @@
 // (gplvm/eval/predictive_evaluation.hpp: RMSE / MAE / NLPD per entry of the exact GP predictive,
 // docs/math/exact_gplvm.md, and the k-NN accuracy of the encoded test data).
 #include <cstdio>
+#include <limits>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
@@ -16,10 +17,11 @@ namespace {
 
 PredictiveEvaluationOptions evaluation_options(const CommandLine& cl) {
   PredictiveEvaluationOptions o;
-  o.conditioning_size = std::stoull(cl.value_or("condition", "10000"));
-  o.seed = std::stoull(cl.value_or("seed", "0"));
-  o.knn_k = std::stoi(cl.value_or("k", "1"));
-  o.block_size = std::stoi(cl.value_or("block", std::to_string(ExactDistributedOptions{}.block_size)));
+  constexpr std::int64_t max_int = std::numeric_limits<int>::max();
+  o.conditioning_size = cl.unsigned_or("condition", o.conditioning_size);
+  o.seed = cl.unsigned_or("seed", o.seed);
+  o.knn_k = static_cast<int>(cl.integer_or("k", o.knn_k, 1, max_int));
+  o.block_size = static_cast<int>(cl.integer_or("block", o.block_size, 1, max_int));
   return o;
 }
 
@@ -81,6 +83,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Predictive metrics and k-NN accuracy of a trained run.").c_str());
     return kExitOk;
   }
+  const PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   run.require_gp_decoder("gplvm evaluate");
   require(run.settings.model.latents == LatentKind::amortised,
@@ -97,7 +100,6 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
           "run latents and training data differ in N",
           {run.path, "/latent/mean", std::to_string(train_latents.rows())});
 
-  const PredictiveEvaluationOptions options = evaluation_options(cl);
   std::optional<std::vector<std::int64_t>> train_labels;
   if (run_file.exists("/labels") && test.labels.has_value())
     train_labels = run_file.read_int64_vector("/labels");

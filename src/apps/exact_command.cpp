@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
@@ -11,6 +12,7 @@
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/parse_number.hpp"
 #include "gplvm/core/resource_usage.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
@@ -19,17 +21,19 @@
 namespace gplvm {
 namespace {
 
+constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+
+// "ROWSxCOLS": two positive integers and nothing else ("1x2junk" and "2x" are errors).
 void parse_grid(const std::string& text, ExactDistributedOptions& options) {
   const auto x = text.find('x');
-  try {
-    require(x != std::string::npos, "", {});
-    options.grid_rows = std::stoi(text.substr(0, x));
-    options.grid_cols = std::stoi(text.substr(x + 1));
-  } catch (const std::exception&) {
-    throw InputError("grid must be ROWSxCOLS, e.g. 2x4", {"", "--grid", text});
-  }
-  require(options.grid_rows >= 1 && options.grid_cols >= 1, "grid dimensions must be positive",
-          {"", "--grid", text});
+  const auto rows = read_unsigned(std::string_view(text).substr(0, x));
+  const auto cols =
+      x == std::string::npos ? std::nullopt : read_unsigned(std::string_view(text).substr(x + 1));
+  require(rows && cols, "grid must be ROWSxCOLS, e.g. 2x4", {"", "--grid", text});
+  require(*rows >= 1 && *cols >= 1 && *rows <= kMaxInt && *cols <= kMaxInt,
+          "grid dimensions must be positive integers", {"", "--grid", text});
+  options.grid_rows = static_cast<int>(*rows);
+  options.grid_cols = static_cast<int>(*cols);
 }
 
 struct Latents {
@@ -76,6 +80,13 @@ int exact_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Exact GPLVM log marginal likelihood of a trained run.").c_str());
     return kExitOk;
   }
+  // Options first: a malformed number fails before any file is read.
+  ExactDistributedOptions options;
+  options.with_gradient = false;
+  options.block_size = static_cast<int>(cl.integer_or("block", options.block_size, 1, kMaxInt));
+  if (cl.value("grid")) parse_grid(*cl.value("grid"), options);
+  const int samples = static_cast<int>(cl.integer_or("samples", 0, 0, kMaxInt));
+  const std::uint64_t seed = cl.unsigned_or("seed", 0);
   if (comm.is_root())
     std::fprintf(stderr, "# %s\n", blas_kernel_note().c_str());  // LAPACK runs the factorisation
   const auto start = std::chrono::steady_clock::now();
@@ -88,10 +99,6 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
           {latents_file, "/latent/mean",
            std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});
-  ExactDistributedOptions options;
-  options.with_gradient = false;
-  options.block_size = std::stoi(cl.value_or("block", std::to_string(ExactDistributedOptions{}.block_size)));
-  if (cl.value("grid")) parse_grid(*cl.value("grid"), options);
   const std::unique_ptr<Model> model = run.model(data.rows, 0, 0);
   const Vector params = run.parameters(*model);
   const std::unique_ptr<Kernel> kernel_ptr = model->kernel(params);
@@ -100,12 +107,11 @@ int exact_command(const Arguments& args, const Communicator& comm) {
 
   const ExactDistributedGp gp(kernel, noise, latents.mean, data.local, data.partition, comm, options);
   const double lml = gp.log_marginal_likelihood();
-  const int samples = std::stoi(cl.value_or("samples", "0"));
   require(samples == 0 || latents.variance.size() > 0, "--samples needs a Bayesian run (latent variances)",
           {latents_file, "/latent/var", "absent"});
   double mc_mean = 0, mc_sq = 0;
   for (int s = 0; s < samples; ++s) {
-    const Matrix x = sample_latents(latents, std::stoull(cl.value_or("seed", "0")), s);
+    const Matrix x = sample_latents(latents, seed, static_cast<std::uint64_t>(s));
     const double v = ExactDistributedGp(kernel, noise, x, data.local, data.partition, comm, options)
                          .log_marginal_likelihood();
     mc_mean += v / samples;

@@ -1,49 +1,33 @@
 // gplvm generate: synthetic data sets with their true latents (/Y, /latent_true, /labels).
 // gp_rff is generated in row blocks on every rank (any N); the others on rank 0.
 #include <cstdio>
+#include <limits>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/result_writer.hpp"
-#include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 
 namespace gplvm {
 namespace {
 
-std::int64_t parse_int(const CommandLine& cl, const std::string& name, std::int64_t fallback) {
-  const auto v = cl.value(name);
-  if (!v) return fallback;
-  try {
-    size_t used = 0;
-    const long long x = std::stoll(*v, &used);
-    if (used == v->size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw InputError("expected an integer", {"", "--" + name, *v});
-}
-
-double parse_double(const CommandLine& cl, const std::string& name, double fallback) {
-  const auto v = cl.value(name);
-  if (!v) return fallback;
-  try {
-    size_t used = 0;
-    const double x = std::stod(*v, &used);
-    if (used == v->size()) return x;
-  } catch (const std::exception&) {
-  }
-  throw InputError("expected a number", {"", "--" + name, *v});
-}
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // rows or columns: far beyond any disk
+constexpr double kMaxReal = std::numeric_limits<double>::max();
 
 // This rank's rows of the requested generator: [begin, begin + rows of the result).
 SyntheticData generate_local(const CommandLine& cl, const std::string& kind, const Communicator& comm,
                              std::uint64_t& begin, std::uint64_t& total) {
-  const std::int64_t n = parse_int(cl, "n", 1000), d = parse_int(cl, "d", 50), q = parse_int(cl, "q", 2);
-  const auto seed = static_cast<std::uint64_t>(parse_int(cl, "seed", 0));
-  const double noise = parse_double(cl, "noise", kind == "gp" || kind == "gp_rff" ? 0.01 : 0.05);
-  const double lengthscale = parse_double(cl, "lengthscale", 1.0);
+  const std::int64_t n = cl.integer_or("n", 1000, 1, kMaxCount), d = cl.integer_or("d", 50, 1, kMaxCount),
+                     q = cl.integer_or("q", 2, 1, kMaxCount);
+  const std::uint64_t seed = cl.unsigned_or("seed", 0);
+  const double noise = cl.real_or("noise", kind == "gp" || kind == "gp_rff" ? 0.01 : 0.05, 0, kMaxReal);
+  const double lengthscale = cl.real_or("lengthscale", 1.0, 0, kMaxReal);
+  if (lengthscale == 0) throw InputError("lengthscale must be positive", {"", "--lengthscale", "0"});
+  const std::int64_t depth = cl.integer_or("depth", 4, 1, 20),
+                     per_leaf = cl.integer_or("per-leaf", 50, 1, kMaxCount);
   require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree",
           "unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
   if (kind == "gp_rff") {
@@ -53,9 +37,8 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
     total = static_cast<std::uint64_t>(n);
     return generator.generate_rows(static_cast<Index>(begin), static_cast<Index>(part.count(comm.rank())));
   }
-  total = kind == "tree"
-              ? static_cast<std::uint64_t>((1ll << parse_int(cl, "depth", 4)) * parse_int(cl, "per-leaf", 50))
-              : static_cast<std::uint64_t>(n);
+  total = kind == "tree" ? static_cast<std::uint64_t>((std::int64_t{1} << depth) * per_leaf)
+                         : static_cast<std::uint64_t>(n);
   begin = comm.is_root() ? 0 : total;
   if (!comm.is_root()) {  // the exact generators are serial: rank 0 writes every row
     SyntheticData none;
@@ -66,7 +49,7 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
   if (kind == "gp") return gp_samples(n, d, q, seed, 1.0, lengthscale, noise);
   if (kind == "swiss_roll") return swiss_roll(n, d, seed, noise);
   if (kind == "cycle") return rotating_pattern_cycle(n, d, seed, noise);
-  return binary_tree(parse_int(cl, "depth", 4), parse_int(cl, "per-leaf", 50), d, seed, noise);
+  return binary_tree(depth, per_leaf, d, seed, noise);
 }
 
 }  // namespace

@@ -6,20 +6,18 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/importers.hpp"
 
 namespace gplvm {
 namespace {
 
-// "1/255" or "0.00392": the scale applied to every value.
+// "1/255" or "0.00392": the scale applied to every value; finite and non-zero, so no value turns
+// into an infinity, a NaN or a constant.
 double parse_scale(const std::string& text) {
-  const auto slash = text.find('/');
-  try {
-    if (slash == std::string::npos) return std::stod(text);
-    return std::stod(text.substr(0, slash)) / std::stod(text.substr(slash + 1));
-  } catch (const std::exception&) {
-    throw InputError("expected a number or a fraction such as 1/255", {"", "--scale", text});
-  }
+  const double scale = parse_fraction(text, {"", "--scale"});
+  require(scale != 0, "scale must be non-zero", {"", "--scale", text});
+  return scale;
 }
 
 CsvHeader parse_header(const std::string& text) {

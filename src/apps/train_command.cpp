@@ -75,19 +75,23 @@ std::string newest_valid_checkpoint(const std::string& dir, const Communicator& 
 }
 
 // Creates the output and checkpoint directories (rank 0) and proves both writable before any
-// work, so that a bad path fails in seconds rather than after hours of training.
-void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
+// work, so that a bad path fails in seconds rather than after hours of training. The output path is
+// checked before the checkpoint directory is made, so an output that cannot be written leaves none.
+void create_directory(const fs::path& dir, const TrainSettings& s, const Communicator& comm) {
   std::string failure;
-  if (comm.is_root()) {
-    for (const fs::path& dir : {fs::path(s.output_path).parent_path(), fs::path(s.checkpoint_dir)}) {
-      std::error_code ec;
-      if (!dir.empty()) fs::create_directories(dir, ec);
-      if (ec) failure = "cannot create directory '" + dir.string() + "': " + ec.message();
-    }
+  if (comm.is_root() && !dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) failure = "cannot create directory '" + dir.string() + "': " + ec.message();
   }
   failure = comm.broadcast(failure);
   require(failure.empty(), failure, {s.output_path, "output.path", ""});
+}
+
+void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
+  create_directory(fs::path(s.output_path).parent_path(), s, comm);
   Hdf5ResultWriter::check_writable(s.output_path);
+  create_directory(fs::path(s.checkpoint_dir), s, comm);
   Hdf5ResultWriter::check_writable(checkpoint_name(s.checkpoint_dir, 0));
 }
 
@@ -177,11 +181,11 @@ int train_command(const Arguments& args, const Communicator& comm) {
     return run_full_batch_training(s, {model, rows, data.partition, labels, meta}, comm, cl.has("json"));
   }
   const Trainer trainer(model, comm, data.partition, rows, s.trainer);  // validates B, A and the rows
-  prepare_outputs(s, comm);
   const RunMetadata meta = metadata();
   std::string resume = cl.value_or("resume", "");
   if (resume == "auto") resume = newest_valid_checkpoint(s.checkpoint_dir, comm);
   TrainingState state = resume.empty() ? trainer.initial_state() : read_checkpoint(resume, comm, model, meta);
+  prepare_outputs(s, comm);  // after the checkpoint is read: a bad one leaves no directories behind
   if (comm.is_root() && !resume.empty())
     std::fprintf(stderr, "resuming from %s at step %llu\n", resume.c_str(),
                  static_cast<unsigned long long>(state.step));

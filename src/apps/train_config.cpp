@@ -1,6 +1,7 @@
 #include "gplvm/apps/train_config.hpp"
 
 #include <filesystem>
+#include <limits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/kernel_registry.hpp"
@@ -8,6 +9,12 @@
 #include "gplvm/objectives/exact_distributed.hpp"
 
 namespace gplvm {
+namespace {
+
+// Keys held in an int (iteration limits, ScaLAPACK block and grid) are range-checked to fit one.
+constexpr double kMaxInt = std::numeric_limits<int>::max();
+
+}  // namespace
 
 ConfigSchema train_config_schema() {
   using R = ConfigRule;
@@ -69,7 +76,8 @@ ConfigSchema train_config_schema() {
       .add_double("full_batch.gatol", 1e-5, "full_batch: stop when ||grad bound|| <= gatol", {R::at_least(0)})
       .add_double("full_batch.grtol", 1e-8, "full_batch: stop when ||grad bound|| / |bound| <= grtol",
                   {R::at_least(0)})
-      .add_int("full_batch.max_iterations", 1000, "full_batch: L-BFGS iteration limit", {R::at_least(1)})
+      .add_int("full_batch.max_iterations", 1000, "full_batch: L-BFGS iteration limit",
+               {R::range(1, kMaxInt)})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
@@ -83,14 +91,15 @@ ConfigSchema train_config_schema() {
       .add_double("train.progress_seconds", 5.0, "seconds between progress lines", {R::greater_than(0)})
       .add_double("exact.gatol", 1e-5, "exact: stop when ||grad LML|| <= gatol", {R::at_least(0)})
       .add_double("exact.grtol", 1e-8, "exact: stop when ||grad LML|| / |LML| <= grtol", {R::at_least(0)})
-      .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::at_least(1)})
+      .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::range(1, kMaxInt)})
       .add_double("exact.min_noise_variance", 1e-6, "exact: lower bound on the noise variance",
                   {R::greater_than(0)})
       .add_int("exact.block_size", ExactDistributedOptions{}.block_size, "exact: ScaLAPACK block size",
-               {R::at_least(1)})
+               {R::range(1, kMaxInt)})
       .add_int("exact.grid_rows", 0, "exact: process grid rows (0: the default grid, 1 x P below 64 ranks)",
-               {R::at_least(0)})
-      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: the default grid)", {R::at_least(0)})
+               {R::range(0, kMaxInt)})
+      .add_int("exact.grid_cols", 0, "exact: process grid columns (0: the default grid)",
+               {R::range(0, kMaxInt)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
       .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
   return s;

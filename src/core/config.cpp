@@ -12,6 +12,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/parse_number.hpp"
 
 namespace gplvm {
 namespace {
@@ -428,17 +429,9 @@ std::string ConfigSchema::help_text() const {
 
 namespace {
 
-constexpr double kTwoTo63 = 9223372036854775808.0;
-
-// Doubles stand in for ints only when they are exact integers ("steps = 1e5").
-std::optional<std::int64_t> integral(double v) {
-  if (!std::isfinite(v) || v != std::trunc(v) || v < -kTwoTo63 || v >= kTwoTo63) return std::nullopt;
-  return static_cast<std::int64_t>(v);
-}
-
 std::optional<std::int64_t> node_int(const toml::node& n) {
   if (const auto* i = n.as_integer()) return i->get();
-  if (const auto* d = n.as_floating_point()) return integral(d->get());
+  if (const auto* d = n.as_floating_point()) return exact_integer(d->get());
   return std::nullopt;
 }
 
@@ -528,23 +521,13 @@ std::string_view node_kind(const toml::node& n) {
 
 // ---------------------------------------------------------------- command-line values
 
+// The strict number readers (core/parse_number.hpp); blanks around an override's value are allowed.
 std::optional<double> parse_double(std::string_view s) {
-  s = trim(s);
-  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);  // from_chars rejects '+'
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
+  return read_real(trim(s));
 }
 
 std::optional<std::int64_t> parse_int(std::string_view s) {
-  s = trim(s);
-  if (s.size() > 1 && s[0] == '+' && s[1] != '-') s.remove_prefix(1);
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (!s.empty() && ec == std::errc() && end == s.data() + s.size()) return v;
-  const auto d = parse_double(s);  // "1e5" and "100.0" are integers too
-  return d ? integral(*d) : std::nullopt;
+  return read_integer(trim(s));
 }
 
 std::optional<bool> parse_bool(std::string_view s) {

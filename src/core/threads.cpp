@@ -10,6 +10,7 @@
 
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/parse_number.hpp"
 
 namespace gplvm {
 
@@ -35,14 +36,13 @@ int threads_from_environment() {
     // OMP_NUM_THREADS may list counts per nesting level ("4,2"); the first is this process's.
     const std::string value(text);
     const std::string first = value.substr(0, value.find(','));
-    std::size_t used = 0;
-    try {
-      n = std::stoi(first, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != first.size())
+    const auto parsed = read_unsigned(first);
+    if (!parsed || *parsed == 0)
       throw InputError("OMP_NUM_THREADS is not a positive integer", {"", "OMP_NUM_THREADS", value});
+    if (*parsed > static_cast<std::uint64_t>(kMaxThreads))
+      throw InputError("threads per rank must be between 1 and " + std::to_string(kMaxThreads),
+                       {"", "OMP_NUM_THREADS", value});
+    n = static_cast<int>(*parsed);
     set_threads_per_rank(n, "OMP_NUM_THREADS");
     return n;
   }

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/importers.hpp"
 
 namespace gplvm {
@@ -172,11 +173,12 @@ std::vector<std::uint64_t> parse_shape(const std::string& header, const std::str
     const std::size_t first = item.find_first_not_of(" \tL");
     if (first != std::string::npos) {
       const std::string digits = item.substr(first, item.find_last_not_of(" \tL") - first + 1);
-      if (digits.find_first_not_of("0123456789") != std::string::npos) {
+      const auto extent = read_unsigned(digits);
+      if (!extent || digits.find_first_not_of("0123456789") != std::string::npos) {
         throw InputError("malformed NPY header: bad shape entry '" + digits + "'",
                          ErrorContext(path, "header", header));
       }
-      shape.push_back(std::stoull(digits));
+      shape.push_back(*extent);
     }
     p = comma + 1;
   }

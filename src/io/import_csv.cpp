@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/importers.hpp"
 
 namespace gplvm {
@@ -40,13 +41,7 @@ std::vector<std::string> split_cells(std::string_view line, char delimiter) {
 }
 
 std::optional<double> parse_number(const std::string& cell) {
-  const char* begin = cell.data();
-  const char* end = begin + cell.size();
-  if (begin != end && *begin == '+') ++begin;  // from_chars rejects an explicit plus sign
-  double value = 0;
-  const auto [stop, error] = std::from_chars(begin, end, value);
-  if (begin == end || error != std::errc() || stop != end) return std::nullopt;
-  return value;
+  return read_real(cell);
 }
 
 bool all_digits(const std::string& s) {
@@ -96,8 +91,8 @@ class CsvParser {
     const std::string& wanted = options_.label_column;
     if (wanted.empty()) return std::nullopt;
     if (all_digits(wanted)) {
-      const std::size_t index = std::stoull(wanted);
-      if (index >= width_) {
+      const auto index = read_unsigned(wanted);  // nullopt: too large for any CSV
+      if (!index || *index >= width_) {
         throw InputError("label column index " + wanted + " is out of range: the CSV has " +
                              std::to_string(width_) + " columns (indices are 0-based)",
                          ErrorContext(path_, "label column", wanted));
@@ -129,10 +124,9 @@ class CsvParser {
         values_.push_back(*value);
         continue;
       }
-      if (std::trunc(*value) != *value || std::abs(*value) > 9.0e18) {
-        throw cell_error(cells[j], number, j, "is not an integer label");
-      }
-      table_.labels.push_back(static_cast<std::int64_t>(*value));
+      const std::optional<std::int64_t> label = exact_integer(*value);
+      if (!label) throw cell_error(cells[j], number, j, "is not an integer label");
+      table_.labels.push_back(*label);
     }
     ++rows_;
   }

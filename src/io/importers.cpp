@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/dataset_reader.hpp"
@@ -151,6 +152,17 @@ void write_dataset_file(const std::string& out_path, const RowMatrix& Y,
   out.commit();
 }
 
+// The commands that read data reject NaN and Inf, so an import writes none: a "nan" cell, or a scale
+// that overflows a value, in float64 or in the float32 it is stored as, fails here, naming the row.
+void require_finite_import(const RowMatrix& Y, const std::string& input_path, const ImportOptions& options) {
+  require_finite_rows(Y, 0, input_path, options.dataset_path);
+  if (!options.as_float32 || Y.size() == 0) return;
+  const double largest = Y.cwiseAbs().maxCoeff();
+  require(largest <= std::numeric_limits<float>::max(),
+          "a value exceeds the float32 range (+-3.4e38): store float64 or scale the data down",
+          {input_path, "float32", std::to_string(largest)});
+}
+
 ImportSummary import_to_hdf5(const std::string& input_path, const std::string& labels_path,
                              const std::string& output_path, const ImportOptions& options) {
   Hdf5ResultWriter::check_writable(output_path);  // before minutes of reading and converting
@@ -171,6 +183,7 @@ ImportSummary import_to_hdf5(const std::string& input_path, const std::string& l
   } else {
     Y = to_data_matrix(read_array(input_path, summary.format), input_path, options.scale);
   }
+  require_finite_import(Y, input_path, options);
   if (!labels_path.empty()) {
     labels = read_labels_file(labels_path);
     validate_labels_length(labels_path, "labels", labels.size(), static_cast<std::uint64_t>(Y.rows()));

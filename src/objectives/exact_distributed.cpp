@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/parse_number.hpp"
 #include "gplvm/parallel/block_cyclic_matrix.hpp"
 #include "gplvm/parallel/scalapack.hpp"
 
@@ -99,11 +100,7 @@ double read_limit(const char* path) {
   std::ifstream in(path);
   std::string text;
   if (!(in >> text) || text == "max") return kUnlimited;
-  try {
-    return std::stod(text);
-  } catch (const std::exception&) {
-    return kUnlimited;
-  }
+  return read_real(text).value_or(kUnlimited);
 }
 
 // The cgroup limit (v2, else v1): batch systems such as SLURM confine a job's memory with one,

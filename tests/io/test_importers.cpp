@@ -409,6 +409,32 @@ TEST_F(ImportTest, NonNumericCsvCellNamesLineAndColumn) {
             std::string::npos);
 }
 
+TEST_F(ImportTest, NonFiniteValuesAfterScalingAreRefusedLeavingNoOutput) {
+  // A "nan" cell, a scale that overflows float64, and one that overflows only the float32 storage.
+  const std::string nan_cell = write_text("nan.csv", "1,2\n3,nan\n");
+  const std::string nan_message =
+      input_error_message([&] { import_to_hdf5(nan_cell, "", path("a.h5"), {}); });
+  EXPECT_NE(nan_message.find("row 1, column 1"), std::string::npos) << nan_message;
+  EXPECT_NE(nan_message.find(nan_cell), std::string::npos) << nan_message;
+
+  const std::string big = write_text("big.csv", "1,2\n3,4\n");
+  ImportOptions overflow;
+  overflow.scale = 1e308;  // 2e308 is beyond the largest double, 1.8e308
+  const std::string inf_message =
+      input_error_message([&] { import_to_hdf5(big, "", path("b.h5"), overflow); });
+  EXPECT_NE(inf_message.find("row 0, column 1"), std::string::npos) << inf_message;
+
+  ImportOptions float32;
+  float32.scale = 1e38;  // 4e38 is finite in float64, beyond float32's 3.4e38
+  float32.as_float32 = true;
+  const std::string f32_message =
+      input_error_message([&] { import_to_hdf5(big, "", path("c.h5"), float32); });
+  EXPECT_NE(f32_message.find("float32"), std::string::npos) << f32_message;
+  float32.as_float32 = false;  // the same values are fine in float64
+  EXPECT_EQ(import_to_hdf5(big, "", path("d.h5"), float32).rows, 2u);
+  EXPECT_EQ(listing(), (std::vector<std::string>{"big.csv", "d.h5", "nan.csv"}));
+}
+
 // ---- labels, output and format selection --------------------------------------------------------
 
 TEST_F(ImportTest, LabelsLengthMismatchNamesBothLengthsAndLeavesNoOutput) {
