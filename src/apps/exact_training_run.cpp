@@ -20,7 +20,8 @@ struct Curve {
 };
 
 void write_exact_run(const TrainSettings& s, const Config& config, const DistributedDataset& data,
-                     const Communicator& comm, const ExactTrainingResult& r, const Curve& curve) {
+                     const DataTransform& preprocess, const Communicator& comm, const ExactTrainingResult& r,
+                     const Curve& curve) {
   const std::uint64_t begin = data.partition.begin(comm.rank());
   Hdf5ResultWriter out(s.output_path, comm.raw());
   out.write_distributed_rows("/latent/mean", RowMatrix(r.latents), begin, data.rows);
@@ -34,6 +35,7 @@ void write_exact_run(const TrainSettings& s, const Config& config, const Distrib
   out.write_matrix("/train/curve", m);
   out.write_attribute("/train/curve", "columns", "iteration,epoch,log_marginal_likelihood,wall_seconds");
   out.write_string("/config", config.to_toml());
+  write_data_transform(out, preprocess);
   out.write_attribute("/", "version", GPLVM_VERSION);
   out.write_attribute("/", "ranks", comm.size());
   out.write_attribute("/", "seed", static_cast<std::int64_t>(s.model.seed));
@@ -53,7 +55,7 @@ void write_exact_run(const TrainSettings& s, const Config& config, const Distrib
 }  // namespace
 
 int run_exact_training(const TrainSettings& s, const Config& config, const DistributedDataset& data,
-                       const Communicator& comm, bool json) {
+                       const DataTransform& preprocess, const Communicator& comm, bool json) {
   ExactTrainingOptions options = s.exact_options;
   const auto start = Clock::now();
   auto last_report = start;
@@ -73,7 +75,7 @@ int run_exact_training(const TrainSettings& s, const Config& config, const Distr
   options.should_stop = [&] { return comm.allreduce_max(stop_requested() ? 1.0 : 0.0) > 0.0; };
   const Matrix initial = pca_latents(data.local, data.partition, comm, s.model.latent_dim);
   const ExactTrainingResult r = train_exact_gplvm(data.local, data.partition, comm, initial, options);
-  write_exact_run(s, config, data, comm, r, curve);
+  write_exact_run(s, config, data, preprocess, comm, r, curve);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (comm.is_root()) {
     if (json) {
