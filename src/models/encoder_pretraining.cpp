@@ -10,9 +10,9 @@
 namespace gplvm {
 namespace {
 
-// Pre-training draws its batches from permutations keyed by epochs far above any training epoch,
-// so they are not the training run's first batches.
-constexpr std::uint64_t kPretrainingEpochBase = std::uint64_t{1} << 62;
+// Pre-training draws its batches from permutations keyed by the seed offset by this constant, so
+// they are not the training run's first batches.
+constexpr std::uint64_t kPretrainingSeedOffset = 0x9E3779B97F4A7C15ull;
 constexpr Index kLossChunk = 4096;  // rows per encoder pass when forming the full-data loss
 
 // Rows [begin, begin + count) of this rank's block, widened to float64.
@@ -75,7 +75,7 @@ PretrainingLoss pretrain_encoder(const Mlp& encoder, double* weights, const Comm
   Vector gradient(p);
   for (Index step = 0; step < options.steps; ++step) {
     const std::uint64_t epoch = static_cast<std::uint64_t>(step) / batches_per_epoch;
-    const KeyedPermutation order(n, options.seed, kPretrainingEpochBase + epoch);
+    const KeyedPermutation order(n, options.seed + kPretrainingSeedOffset, epoch);
     const std::uint64_t first = (static_cast<std::uint64_t>(step) % batches_per_epoch) * batch;
     const std::vector<Index> picks = local_batch_rows(order, first, batch, begin, rows);
     gradient.setZero();

@@ -5,8 +5,9 @@
 // over batches of B rows, data-parallel: each rank forms the gradient of its own batch rows, one
 // allreduce sums it, and every rank takes the same Adam step.
 //
-// Batches are consecutive slices of a keyed permutation of all N rows (seed; epoch), as training's
-// are, so the batches and hence the weights do not depend on the rank count beyond rounding.
+// Batches are consecutive slices of a keyed permutation of all N rows (a seed derived from the
+// run's; epoch), as training's are, so the batches and hence the weights do not depend on the rank count
+// beyond rounding.
 #include <cstdint>
 
 #include "gplvm/core/types.hpp"
