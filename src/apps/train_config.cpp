@@ -33,13 +33,15 @@ ConfigSchema train_config_schema() {
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
-      .add_string("model.init", "pca",
-                  "free latents' start: pca (principal components, unit variance per dimension) or random "
-                  "(N(0, I) draws); both times model.free_latent_scale for sas/bayesian_sas",
-                  {R::one_of({"pca", "random"})})
+      .add_string(
+          "model.init", "pca",
+          "free latents' start: pca (principal components, unit variance per dimension) or random "
+          "(N(0, I) draws); both times model.free_latent_scale for sas/bayesian_sas (exact: always pca)",
+          {R::one_of({"pca", "random"})})
       .add_int(
           "model.encoder_pretrain_steps", 0,
-          "amortised: Adam steps fitting the mean encoder to the PCA latents before training (batches of "
+          "amortised sas/bayesian_sas/sparse_gplvm/bayesian_gplvm: Adam steps fitting the mean encoder to "
+          "the PCA latents before training (batches of "
           "sas.batch_size rows, train.learning_rate; 0: none)",
           {R::at_least(0)})
       .add_int("model.latent_dim", 2, "latent dimension Q", {R::range(1, 64)})
