@@ -6,6 +6,7 @@
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/train/run_file.hpp"
@@ -27,7 +28,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const std::string run_path = cl.required("run"), output = cl.required("output");
   Hdf5ResultWriter::check_writable(output);
   const TrainedRun run = load_trained_run(run_path, comm);
-  const DistributedDataset data =
+  DistributedDataset data =
       load_distributed_dataset(cl.required("data"), cl.value_or("dataset", "/Y"), "/labels", comm);
   const SasModelConfig& m = run.settings.model;
   require(data.cols == static_cast<std::uint64_t>(m.data_dim),
@@ -37,6 +38,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   require(m.latents == LatentKind::amortised,
           "only amortised models can encode new data (this run has free latents)",
           {run_path, "model.latents", "free"});
+  apply_data_transform(read_data_transform(run_path, comm), data);  // the run's data.center/standardize
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const std::unique_ptr<Model> model = run.model(data.rows, begin, count);
   const Vector params = run.parameters(*model);

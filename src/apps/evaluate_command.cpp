@@ -10,6 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
+#include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 
 namespace gplvm {
@@ -25,13 +26,21 @@ PredictiveEvaluationOptions evaluation_options(const CommandLine& cl) {
   return o;
 }
 
+// Predictions in the data's original units: the means through the inverse transform; variances,
+// one per test row in the model's units, per entry (rows x D) when the run standardised.
 void write_evaluation(const std::string& path, const TrainedRun& run, const DistributedDataset& test,
-                      const PredictiveEvaluation& e, int k, const Communicator& comm) {
+                      const PredictiveEvaluation& e, const DataTransform& transform, int k,
+                      const Communicator& comm) {
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", e.test_latents, test_begin, test.rows);
-  out.write_distributed_rows("/predictive/mean", e.predictive_mean, test_begin, test.rows);
-  out.write_distributed_rows("/predictive/variance", RowMatrix(e.predictive_variance), test_begin, test.rows);
+  RowMatrix mean = e.predictive_mean;
+  transform.invert_mean(mean);
+  out.write_distributed_rows("/predictive/mean", mean, test_begin, test.rows);
+  out.write_distributed_rows("/predictive/variance",
+                             transform.standardize ? transform.invert_variance(e.predictive_variance)
+                                                   : RowMatrix(e.predictive_variance),
+                             test_begin, test.rows);
   out.write_scalar("/metrics/rmse", e.metrics.rmse);
   out.write_scalar("/metrics/mae", e.metrics.mae);
   out.write_scalar("/metrics/nlpd", e.metrics.nlpd);
@@ -83,23 +92,28 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Predictive metrics and k-NN accuracy of a trained run.").c_str());
     return kExitOk;
   }
-  const PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
+  PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   run.require_gp_decoder("gplvm evaluate");
   require(run.settings.model.latents == LatentKind::amortised,
           "evaluate encodes test data: the run needs an encoder", {run.path, "model.latents", "free"});
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
-  const DistributedDataset train =
+  DistributedDataset train =
       load_distributed_dataset(run.settings.data_file, run.settings.data_path, "", comm);
-  const DistributedDataset test =
+  DistributedDataset test =
       load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
   require(test.cols == train.cols, "test data have a different dimension from the training data",
           {test.file, test.path, std::to_string(test.cols)});
+  // The model sees data as training saw them; metrics and predictions are in the data's units.
+  const DataTransform transform = read_data_transform(run_file, static_cast<Index>(train.cols));
+  apply_data_transform(transform, train);
+  apply_data_transform(transform, test);
   require(static_cast<std::uint64_t>(train_latents.rows()) == train.rows,
           "run latents and training data differ in N",
           {run.path, "/latent/mean", std::to_string(train_latents.rows())});
 
+  if (!transform.is_identity()) options.column_scale = transform.scale;
   std::optional<std::vector<std::int64_t>> train_labels;
   if (run_file.exists("/labels") && test.labels.has_value())
     train_labels = run_file.read_int64_vector("/labels");
@@ -110,7 +124,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   const PredictiveEvaluation e = evaluate_predictive(
       *model, run.parameters(*model), {train, train_latents, train_labels ? &*train_labels : nullptr}, test,
       options, comm);
-  if (cl.value("output")) write_evaluation(*cl.value("output"), run, test, e, options.knn_k, comm);
+  if (cl.value("output")) write_evaluation(*cl.value("output"), run, test, e, transform, options.knn_k, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json"))
     print_json(run, test, e, options.knn_k);

@@ -14,6 +14,7 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/parse_number.hpp"
 #include "gplvm/core/resource_usage.hpp"
+#include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
@@ -94,8 +95,10 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   run.require_gp_decoder("gplvm exact");
   const std::string latents_file = cl.value_or("latents", run.path);
   const Latents latents = read_latents(latents_file, comm);
-  const DistributedDataset data = load_distributed_dataset(
+  DistributedDataset data = load_distributed_dataset(
       cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  // The likelihood of the data as the run's model saw them (data.center / data.standardize).
+  apply_data_transform(read_data_transform(run.path, comm), data);
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
           {latents_file, "/latent/mean",
            std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});

@@ -16,6 +16,7 @@
 #include "gplvm/core/resource_usage.hpp"
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
@@ -153,10 +154,11 @@ int train_command(const Arguments& args, const Communicator& comm) {
   // fp32 models hold their rows as float32: half the memory (the exact model is fp64 only, which
   // its settings enforce).
   const bool float32_rows = parse_precision(config.get_string("model.precision")) == Precision::float32;
-  const DistributedDataset data = load_distributed_dataset(
+  DistributedDataset data = load_distributed_dataset(
       config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),
       comm, float32_rows ? Precision::float32 : Precision::float64);
   const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
+  const DataTransform preprocess = preprocess_training_data(data, s.center, s.standardize, comm);
   // SAS steps call OpenBLAS only for the A x A Cholesky; the rank's own threads run the rest. An
   // OpenBLAS pool (OPENBLAS_NUM_THREADS > 1) would spin between its calls on the cores those
   // threads need (seen in perf as sched_yield taking a tenth of a 2-thread step), so it gets one.
@@ -173,7 +175,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
     return RunMetadata{
         config.to_toml(), resume_identity(config),
         std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
-        s.data_file};
+        s.data_file, preprocess};
   };
   if (s.full_batch || model.trained_full_batch_only()) {
     prepare_outputs(s, comm);

@@ -22,6 +22,12 @@ ConfigSchema train_config_schema() {
   s.add_required("data.path", ConfigType::string, "HDF5 file with the N x D data", {R::non_empty()})
       .add_string("data.dataset", "/Y", "dataset inside data.path", {R::non_empty()})
       .add_string("data.labels", "/labels", "optional labels dataset (used when present)")
+      .add_bool("data.center", false,
+                "subtract each column's mean before training (stored in the run file, applied again by "
+                "encode, evaluate and predict)")
+      .add_bool("data.standardize", false,
+                "divide each column by its standard deviation before training (constant columns are left "
+                "unscaled; stored and applied again like data.center)")
       .add_string("model.kind", "sas",
                   "sas, bayesian_sas, exact (full-batch exact GPLVM with PETSc TAO), sparse_gplvm or "
                   "bayesian_gplvm (inducing points: sparse.*), or vae (MLP decoder: vae.*)",
@@ -35,6 +41,17 @@ ConfigSchema train_config_schema() {
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
+      .add_string(
+          "model.init", "pca",
+          "free latents' start: pca (principal components, unit variance per dimension) or random "
+          "(N(0, I) draws); both times model.free_latent_scale for sas/bayesian_sas (exact: always pca)",
+          {R::one_of({"pca", "random"})})
+      .add_int(
+          "model.encoder_pretrain_steps", 0,
+          "amortised sas/bayesian_sas/sparse_gplvm/bayesian_gplvm: Adam steps fitting the mean encoder to "
+          "the PCA latents before training (batches of "
+          "sas.batch_size rows, train.learning_rate; 0: none)",
+          {R::at_least(0)})
       .add_int("model.latent_dim", 2, "latent dimension Q", {R::range(1, 64)})
       .add_int_list("model.encoder_hidden", {512, 256}, "hidden widths of the encoder MLP", {R::at_least(1)})
       .add_string("model.encoder_activation", "relu", "hidden activation: relu or tanh",
@@ -44,8 +61,10 @@ ConfigSchema train_config_schema() {
                   {R::greater_than(0)})
       .add_double("model.kernel_period", 1.0, "initial period of periodic kernels", {R::greater_than(0)})
       .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
-      .add_double("model.free_latent_scale", 1.0, "standard deviation of initial free latents",
-                  {R::greater_than(0)})
+      .add_double(
+          "model.free_latent_scale", 1.0,
+          "scale of the initial free latents (sas/bayesian_sas): the PCA or N(0, I) latents times this",
+          {R::greater_than(0)})
       .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
                   {R::greater_than(0)})
       .add_string(
@@ -110,6 +129,8 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.data_file = c.get_string("data.path");
   t.data_path = c.get_string("data.dataset");
   t.labels_path = c.get_string("data.labels");
+  t.center = c.get_bool("data.center");
+  t.standardize = c.get_bool("data.standardize");
   t.model = sas_model_config(c, data_dim);
   const SasModelConfig& m = t.model;
   make_kernel(m.kernel, m.latent_dim);  // an unknown or malformed model.kernel fails here, named

@@ -33,6 +33,20 @@ MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
   return s;
 }
 
+MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
+                                  const ConstVectorRef& variance, const ConstVectorRef& column_scale) {
+  require(column_scale.size() == Y.cols() && (column_scale.array() > 0).all(),
+          "column scales must be positive, one per data column",
+          {"", "column_scale", std::to_string(column_scale.size())});
+  MetricSums s = predictive_metric_sums(Y, mean, variance);  // validates the shapes
+  const Matrix error = (Matrix(Y) - mean) * column_scale.asDiagonal();
+  s.squared_error = error.squaredNorm();
+  s.absolute_error = error.cwiseAbs().sum();
+  // log(v_n s_d^2) + (s_d e)^2 / (v_n s_d^2): the unit-scale terms plus 2 log s_d per entry.
+  s.nlpd_terms += 2.0 * static_cast<double>(Y.rows()) * column_scale.array().log().sum();
+  return s;
+}
+
 namespace {
 
 std::int64_t vote(const std::vector<std::pair<double, Index>>& nearest,

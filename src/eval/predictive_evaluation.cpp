@@ -28,7 +28,7 @@ MetricSums sum_over_ranks(const MetricSums& local, const Communicator& comm) {
 // rank's metric sums.
 MetricSums predict_local_rows(ExactDistributedGp& gp, const Matrix& test_latents,
                               const DistributedDataset& test, std::uint64_t test_begin,
-                              PredictiveEvaluation& result) {
+                              const Vector& column_scale, PredictiveEvaluation& result) {
   const Index local_begin = static_cast<Index>(test_begin), local_rows = test.local.rows();
   result.predictive_mean.resize(local_rows, static_cast<Index>(test.cols));
   result.predictive_variance.resize(local_rows);
@@ -40,9 +40,11 @@ MetricSums predict_local_rows(ExactDistributedGp& gp, const Matrix& test_latents
     if (hi <= lo) continue;
     result.predictive_mean.middleRows(lo - local_begin, hi - lo) = p.mean.middleRows(lo - begin, hi - lo);
     result.predictive_variance.segment(lo - local_begin, hi - lo) = p.variance.segment(lo - begin, hi - lo);
-    add(sums, predictive_metric_sums(test.local.middleRows(lo - local_begin, hi - lo),
-                                     p.mean.middleRows(lo - begin, hi - lo),
-                                     p.variance.segment(lo - begin, hi - lo)));
+    const DataRef y = test.local.middleRows(lo - local_begin, hi - lo);
+    const auto mean = p.mean.middleRows(lo - begin, hi - lo);
+    const auto variance = p.variance.segment(lo - begin, hi - lo);
+    add(sums, column_scale.size() == 0 ? predictive_metric_sums(y, mean, variance)
+                                       : predictive_metric_sums(y, mean, variance, column_scale));
   }
   return sums;
 }
@@ -77,7 +79,8 @@ PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& param
   gp_options.block_size = options.block_size;
   ExactDistributedGp gp(*model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y,
                         cond.partition, comm, gp_options);
-  const MetricSums local = predict_local_rows(gp, test_latents, test, test_begin, result);
+  const MetricSums local =
+      predict_local_rows(gp, test_latents, test, test_begin, options.column_scale, result);
   result.metrics = sum_over_ranks(local, comm).finish();
   if (train.labels != nullptr && test.labels.has_value())
     result.knn_accuracy = knn_over_ranks(train, test, result.test_latents, options.knn_k, comm);

@@ -10,6 +10,7 @@
 
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/models/latent_encoders.hpp"
@@ -82,19 +83,45 @@ Vector SasModel::initial_parameters() const {
   p[noise_offset_] = std::log(config_.noise_variance);
   const CounterRng rng(config_.seed);
   if (mean_encoder_) mean_encoder_->initialize(p.data() + mean_encoder_offset_, rng, 0);
+  if (initial_mean_encoder_)
+    p.segment(mean_encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
   if (variance_encoder_) variance_encoder_->initialize(p.data() + variance_encoder_offset_, rng, 1);
-  if (config_.latents == LatentKind::free) {
+  if (initial_latents_) {
+    Eigen::Map<RowMatrix>(p.data() + free_mean_offset_, static_cast<Index>(local_rows()), q) =
+        config_.free_latent_scale * *initial_latents_;
+  } else if (config_.latents == LatentKind::free) {
     // Keyed by global row so the initial latents do not depend on how rows are distributed.
     for (std::uint64_t r = 0; r < local_rows(); ++r)
       for (Index j = 0; j < q; ++j)
         p[free_mean_offset_ + static_cast<Index>(r) * q + j] =
             config_.free_latent_scale *
             rng.normal(RngPurpose::latent_init, 0, 0, (local_begin() + r) * q + j);
-    if (config_.bayesian)
-      p.segment(free_log_variance_offset_, static_cast<Index>(local_rows()) * q)
-          .setConstant(std::log(config_.free_latent_variance));
   }
+  if (config_.latents == LatentKind::free && config_.bayesian)
+    p.segment(free_log_variance_offset_, static_cast<Index>(local_rows()) * q)
+        .setConstant(std::log(config_.free_latent_variance));
   return p;
+}
+
+void SasModel::initialise_from_data(const Communicator& comm, const RowPartition& partition,
+                                    LocalRows local_rows) {
+  initial_latents_.reset();
+  initial_mean_encoder_.reset();
+  const bool free = config_.latents == LatentKind::free;
+  if (free ? config_.init != LatentInit::pca : config_.encoder_pretraining.steps == 0) return;
+  Matrix pca = pca_latents_of(local_rows, partition, comm, config_.latent_dim);
+  if (free) {
+    initial_latents_ = std::move(pca);
+    return;
+  }
+  Vector weights = initial_parameters().segment(mean_encoder_offset_, mean_encoder_->num_parameters());
+  const PretrainingLoss loss = pretrain_encoder(*mean_encoder_, weights.data(), comm, partition, local_rows,
+                                                pca, config_.encoder_pretraining);
+  if (comm.is_root())
+    log_info("encoder pre-trained to the PCA latents for " +
+             std::to_string(config_.encoder_pretraining.steps) + " steps: regression loss " +
+             std::to_string(loss.before) + " -> " + std::to_string(loss.after));
+  initial_mean_encoder_ = std::move(weights);
 }
 
 std::unique_ptr<Kernel> SasModel::kernel(const Vector& params) const {

@@ -7,6 +7,7 @@
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
@@ -92,6 +93,8 @@ Vector SparseGplvmModel::initial_parameters() const {
     }
   }
   if (encoders_) encoders_->initialize(p.data() + encoder_offset_, rng);
+  if (initial_mean_encoder_)
+    p.segment(encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
   if (config_.latents == LatentKind::free) {
     const Index n = static_cast<Index>(local_rows());
     Eigen::Map<RowMatrix> mean(p.data() + num_shared_, n, q);
@@ -343,11 +346,18 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
   initial_latents_.reset();
   initial_inducing_.reset();
   initial_posterior_.reset();
+  initial_mean_encoder_.reset();
   Matrix latents;
   if (config_.latents == LatentKind::free) {
-    latents = pca_latents(local, partition, comm, config_.latent_dim);
-    initial_latents_ = latents;
+    if (config_.init == LatentInit::pca) {
+      latents = pca_latents(local, partition, comm, config_.latent_dim);
+      initial_latents_ = latents;
+    } else {  // the keyed N(0, I) draws initial_parameters() makes
+      latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + num_shared_,
+                                            static_cast<Index>(this->local_rows()), config_.latent_dim);
+    }
   } else {
+    if (config_.encoder_pretraining.steps > 0) pretrain_mean_encoder(comm, partition, local);
     RowMatrix mean;
     encode_rows(initial_parameters(), local, local_begin(), mean, nullptr);  // in bounded chunks
     latents = mean;
@@ -356,6 +366,20 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
                                               config_.inducing_init, config_.seed);
   if (config_.training == SparseTraining::minibatch)
     initial_posterior_ = optimal_posterior(comm, initial_parameters(), local);
+}
+
+void SparseGplvmModel::pretrain_mean_encoder(const Communicator& comm, const RowPartition& partition,
+                                             const DataRef& local) {
+  const Matrix targets = pca_latents(local, partition, comm, config_.latent_dim);
+  const Mlp& encoder = encoders_->mean();  // the first weights of the encoder block
+  Vector weights = initial_parameters().segment(encoder_offset_, encoder.num_parameters());
+  const PretrainingLoss loss =
+      pretrain_encoder(encoder, weights.data(), comm, partition, local, targets, config_.encoder_pretraining);
+  if (comm.is_root())
+    log_info("encoder pre-trained to the PCA latents for " +
+             std::to_string(config_.encoder_pretraining.steps) + " steps: regression loss " +
+             std::to_string(loss.before) + " -> " + std::to_string(loss.after));
+  initial_mean_encoder_ = std::move(weights);
 }
 
 }  // namespace gplvm

@@ -146,6 +146,8 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   write_parameters(out, model, run.state.params);
   write_curve(out, run.state.curve);
   out.write_string("/config", run.metadata.config_toml);
+  write_data_transform(out, run.metadata.preprocess.cols() > 0 ? run.metadata.preprocess
+                                                               : identity_transform(model.data_dim()));
   out.write_attribute("/", "version", GPLVM_VERSION);
   out.write_attribute("/", "ranks", comm.size());
   out.write_attribute("/", "threads_per_rank", threads_per_rank());

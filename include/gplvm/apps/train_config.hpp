@@ -14,6 +14,7 @@ ConfigSchema train_config_schema();
 
 struct TrainSettings {
   std::string data_file, data_path, labels_path;
+  bool center = false, standardize = false;  // data.center, data.standardize (io/data_transform.hpp)
   SasModelConfig model;
   TrainerOptions trainer;
   std::string output_path, checkpoint_dir;

@@ -25,6 +25,10 @@ struct MetricSums {
 
 MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
                                   const ConstVectorRef& variance);
+// The same in units where column d is column_scale[d] times the given one (data that were
+// standardised: y = scale * y' + mean): errors scale by s_d, variances by s_d^2.
+MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
+                                  const ConstVectorRef& variance, const ConstVectorRef& column_scale);
 
 // Fraction of query points whose k nearest reference points (Euclidean; ties to the lower index)
 // vote for the query's label (majority; ties to the smallest label).

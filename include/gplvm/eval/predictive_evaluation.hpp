@@ -22,6 +22,9 @@ struct PredictiveEvaluationOptions {
   std::uint64_t seed = 0;                   // chooses the conditioning rows (conditioning_set.hpp)
   int knn_k = 1;                            // neighbours for the k-NN accuracy
   int block_size = ExactDistributedOptions{}.block_size;  // ScaLAPACK block size
+  // Empty: metrics in the model's units. Else one scale per column (the run's data transform,
+  // io/data_transform.hpp): metrics in the data's original units.
+  Vector column_scale;
 };
 
 // The training side: rows distributed as loaded, latents (and labels, when there are any)

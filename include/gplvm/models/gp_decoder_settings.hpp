@@ -4,6 +4,8 @@
 // struct with these members (SasModelConfig, SparseGplvmConfig); each kind reads its own keys after.
 #include "gplvm/core/config.hpp"
 #include "gplvm/model/mlp.hpp"
+#include "gplvm/models/encoder_pretraining.hpp"
+#include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/model.hpp"
 
 namespace gplvm {
@@ -23,6 +25,14 @@ void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.noise_variance = c.get_double("model.noise_variance");
   m.free_latent_variance = c.get_double("model.free_latent_variance");
   m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
+  m.init = parse_latent_init(c.get_string("model.init"));
+  // Pre-training batches and Adam settings are training's (sas.batch_size, train.*).
+  EncoderPretraining& e = m.encoder_pretraining;
+  e.steps = c.get_int("model.encoder_pretrain_steps");
+  e.batch_size = c.get_int("sas.batch_size");
+  e.adam = {c.get_double("train.learning_rate"), c.get_double("train.beta1"), c.get_double("train.beta2"),
+            c.get_double("train.epsilon")};
+  e.seed = m.seed;
 }
 
 }  // namespace gplvm

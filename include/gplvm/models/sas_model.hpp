@@ -17,6 +17,8 @@
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/mlp.hpp"
+#include "gplvm/models/encoder_pretraining.hpp"
+#include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/local_rows_check.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/objectives/sas.hpp"
@@ -39,7 +41,12 @@ struct SasModelConfig {
   double lengthscale = 0.1;
   double kernel_period = 1.0;  // kernels with a period (periodic)
   double noise_variance = 0.5;
-  double free_latent_scale = 1.0;      // free latents start at N(0, scale^2)
+  // Free latents start as PCA latents (unit variance per dimension) or N(0, I) draws, times
+  // free_latent_scale (initialise_from_data; without it, the random draws).
+  LatentInit init = LatentInit::pca;
+  double free_latent_scale = 1.0;
+  // Amortised: steps of pre-training the mean encoder to the PCA latents (0: none).
+  EncoderPretraining encoder_pretraining;
   double free_latent_variance = 0.05;  // free Bayesian latents start with this variance
   Index active_size = 200;             // A: the first A rows of each training batch are its active set
   RemainderScaling scaling = RemainderScaling::full_data;
@@ -81,6 +88,10 @@ class SasModel final : public Model {
                                           LocalRows local_rows) const override;
   void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
 
+  // PCA free latents (model.init = "pca") or the mean encoder pre-trained to PCA latents
+  // (model.encoder_pretrain_steps > 0); nothing otherwise. Collective.
+  void initialise_from_data(const Communicator& comm, const RowPartition& partition,
+                            LocalRows local_rows) override;
   Vector initial_parameters() const override;
   // The kernel with the hyperparameters held in params.
   std::unique_ptr<Kernel> kernel(const Vector& params) const override;
@@ -187,6 +198,9 @@ class SasModel final : public Model {
   void freeze_translation(Scalar* encoder_gradient) const;
 
   SasModelConfig config_;
+  // Set by initialise_from_data: this rank's initial free latents, or pre-trained encoder weights.
+  std::optional<Matrix> initial_latents_;
+  std::optional<Vector> initial_mean_encoder_;
   std::shared_ptr<const Kernel> kernel_prototype_;  // initial hyperparameters; shared by copies
   std::shared_ptr<const LatentSpace> latent_space_;
   std::optional<Mlp> mean_encoder_;

@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/models/encoder_pretraining.hpp"
 #include "gplvm/models/inducing_init.hpp"
 #include "gplvm/models/latent_encoders.hpp"
+#include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/objectives/uncollapsed_bound.hpp"
 
@@ -43,8 +45,10 @@ struct SparseGplvmConfig {
   double lengthscale = 1.0;
   double kernel_period = 1.0;
   double noise_variance = 0.1;
-  double free_latent_variance = 0.05;  // free Gaussian latents start with this variance
-  Index num_inducing = 100;            // M
+  double free_latent_variance = 0.05;      // free Gaussian latents start with this variance
+  LatentInit init = LatentInit::pca;       // free latents' means: PCA latents or N(0, I) draws
+  EncoderPretraining encoder_pretraining;  // amortised: steps fitting the mean encoder to PCA latents
+  Index num_inducing = 100;                // M
   InducingInit inducing_init = InducingInit::kmeans;
   SparseTraining training = SparseTraining::minibatch;
   std::uint64_t seed = 0;
@@ -111,6 +115,8 @@ class SparseGplvmModel final : public Model {
                            const DataRef& data, double scale, Bound bound, Vector& gradient) const;
 
  private:
+  // Fits the mean encoder to this data's PCA latents (config_.encoder_pretraining). Collective.
+  void pretrain_mean_encoder(const Communicator& comm, const RowPartition& partition, const DataRef& local);
   struct Latents {
     Matrix mean, variance;  // variance for Bayesian models only
   };
@@ -134,7 +140,7 @@ class SparseGplvmModel final : public Model {
   Index num_shared_ = 0, num_local_ = 0;
   // Set by initialise_from_data (otherwise keyed random draws stand in).
   std::optional<Matrix> initial_latents_, initial_inducing_;
-  std::optional<Vector> initial_posterior_;
+  std::optional<Vector> initial_posterior_, initial_mean_encoder_;
 };
 
 }  // namespace gplvm

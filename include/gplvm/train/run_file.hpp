@@ -8,6 +8,8 @@
 //   /params/encoder/{mean,variance}/layer<l>/{weight,bias}
 //   /train/curve (steps x 4: step, epoch, objective, wall seconds)   /config (resolved TOML text)
 //   /labels (if the data had labels)
+//   /preprocess/{mean, scale} (D) with attributes center, standardize, constant_columns
+//     (io/data_transform.hpp: the transform training applied to the data)
 //   attributes on "/": version, ranks, seed, num_data, data_dim, latent_dim, model, kernel, latents, steps
 // Checkpoints add /state/{shared, adam_m_shared, adam_v_shared} (replicated), /state/local,
 // /state/adam_m_local, /state/adam_v_local (global row order), and attributes step, adam_steps,
@@ -18,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "gplvm/io/data_transform.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/train/training_state.hpp"
@@ -40,6 +43,7 @@ struct RunMetadata {
   std::map<std::string, std::string> identity;  // config keys that must match to resume
   DataFingerprint data;
   std::string data_file;
+  DataTransform preprocess;  // the transform the training data went through (identity: none)
 };
 
 // The latents of this rank's rows under some parameters (variance empty unless Bayesian).

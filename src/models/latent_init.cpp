@@ -1,0 +1,22 @@
+#include "gplvm/models/latent_init.hpp"
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/models/pca_latents.hpp"
+
+namespace gplvm {
+
+LatentInit parse_latent_init(const std::string& name) {
+  if (name == "pca") return LatentInit::pca;
+  if (name == "random") return LatentInit::random;
+  throw InputError("unknown latent initialisation (pca or random)", {"", "model.init", name});
+}
+
+Matrix pca_latents_of(const LocalRows& local_rows, const RowPartition& partition, const Communicator& comm,
+                      Index latent_dim) {
+  if (const DataRef* rows = std::get_if<DataRef>(&local_rows))
+    return pca_latents(*rows, partition, comm, latent_dim);
+  const RowMatrix widened = std::get<DataRefF>(local_rows).cast<double>();
+  return pca_latents(DataRef(widened), partition, comm, latent_dim);
+}
+
+}  // namespace gplvm
