@@ -123,7 +123,7 @@ class Run:
 
     def lengthscales(self):
         """The kernel's per-dimension lengthscales (Q values), or None when the kernel has none."""
-        value = self.hyperparameters.get("kernel/lengthscale")
+        value = self.hyperparameters.get("kernel/lengthscales")
         if value is None:
             return None
         return np.broadcast_to(np.asarray(value, dtype=float), (self.latent_mean.shape[1],)).copy()

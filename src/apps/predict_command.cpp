@@ -84,18 +84,19 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   Prediction p = predictor->predict(Matrix(latents.local));
   // data.center / data.standardize: the predictions are in the units the model was trained in;
   // mapping them back to the data's units goes here, and nowhere else.
-  write_prediction(output, run, latents, p, model->kind(), comm);
+  const std::string kind = run.settings.exact ? "exact" : model->kind();
+  write_prediction(output, run, latents, p, kind, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
     JsonWriter w(0);
     w.begin_object().key("command").value("predict").key("output").value(output).key("rows").value(
         latents.rows);
-    w.key("data_dim").value(static_cast<std::int64_t>(model->data_dim())).key("model").value(model->kind());
+    w.key("data_dim").value(static_cast<std::int64_t>(model->data_dim())).key("model").value(kind);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
   } else {
     std::printf("wrote %s: predictions at %llu latents (%s)\n", output.c_str(),
-                static_cast<unsigned long long>(latents.rows), model->kind().c_str());
+                static_cast<unsigned long long>(latents.rows), kind.c_str());
   }
   return kExitOk;
 }
