@@ -6,7 +6,8 @@ A small exact GPLVM run is trained on data drawn from a GP; then
     latents, hyperparameters and training data: mean k_x^T (K + s2 I)^{-1} Y, variance k(x,x) + s2 - k_x^T (K + s2 I)^{-1} k_x;
   - predict refuses an output that is one of its inputs, and latents of the wrong dimension (exit 2);
   - export (npy and csv) must round-trip through numpy.load / numpy.loadtxt to what h5py reads from the run;
-  - encode of the training rows (free latents: inferred) must land near the trained latents;
+  - encode of the training rows (free latents: inferred) must land near the trained latents, and evaluate must
+    infer the same latents and predict the NumPy exact GP there;
   - gplvm_run's loaders must return what h5py reads;
   - latent_mosaic.py picks the two smallest-lengthscale dimensions, tiles row-major images, and writes a PNG.
 
@@ -147,6 +148,18 @@ def test_free_latent_encode_recovers_training_latents(tmp):
     held_out = ~conditioned
     assert np.median(error[held_out]) < 0.1 * spread, (np.median(error[held_out]), spread)
     assert np.median(error[held_out]) < 0.5 * np.median(start_error[held_out])
+
+    # evaluate infers the same latents (same options) and predicts the exact GP there.
+    r = gplvm(tmp, "evaluate", "--run", "run.h5", "--test", "train.h5", "--condition", "0", "--infer-condition", "30",
+              "--infer-steps", "50", "--output", "eval.h5", ranks=3)
+    assert r.returncode == 0, r.stderr
+    evaluated = gplvm_run.load_predictions(os.path.join(tmp, "eval.h5"))
+    # 2 and 3 ranks: products over other row counts round differently, and an ascent step accepted by a
+    # last-bit margin on one and not the other moves a latent by ~1e-8.
+    np.testing.assert_allclose(evaluated.latent_mean, inferred[50], rtol=0, atol=1e-6)
+    mean, var = numpy_predictive(tmp, evaluated.latent_mean)
+    np.testing.assert_allclose(evaluated.mean, mean, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(evaluated.variance, var, rtol=1e-8, atol=1e-12)
 
 
 def test_gplvm_run_loads_what_h5py_reads(tmp):
