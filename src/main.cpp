@@ -29,6 +29,9 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"exact", {exact_command, "exact log marginal likelihood of a trained run (ScaLAPACK)"}},
       {"evaluate",
        {evaluate_command, "RMSE/MAE/NLPD of the exact predictive and k-NN accuracy on test data"}},
+      {"predict", {predict_command, "predictive mean and variance of a trained run at given latents"}},
+      {"export",
+       {export_command, "write a run's latents, variances, labels and hyperparameters as .npy or CSV"}},
   };
   return table;
 }

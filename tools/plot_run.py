@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plot the latents and the training curve of one gplvm run file.
 
-Reads the run file layout (docs/architecture.md, "Files, configuration and the command line"):
+Reads the run file (docs/run-file.md) through tools/gplvm_run.py:
   /latent/mean   N x Q latent means, in data-row order (required)
   /latent/var    N x Q latent variances (optional; Bayesian runs)
   /train/curve   M x 4: step, epoch, objective, wall time in seconds (required)
@@ -21,12 +21,12 @@ import sys
 import numpy as np
 
 try:
-    import h5py
     import matplotlib
 
     matplotlib.use("Agg")  # headless: no display on compute nodes
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
+    from gplvm_run import InputProblem, open_h5, read_curve, read_labels, read_latents
 except ImportError as exc:  # pragma: no cover - depends on the host
     sys.stderr.write(
         f"plot_run.py: error: {exc}; install the Debian packages python3-h5py python3-matplotlib "
@@ -36,84 +36,19 @@ except ImportError as exc:  # pragma: no cover - depends on the host
 
 EXIT_INPUT = 2
 MAX_LEGEND_CLASSES = 20  # more distinct labels than this get a colourbar instead of a legend
-CURVE_COLUMNS = ("step", "epoch", "objective", "wall_time")
-
-
-class InputProblem(Exception):
-    """A missing or malformed input: reported in one line, exit status 2."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Reading
+# Reading (tools/gplvm_run.py)
 
 
-def open_h5(path, what):
-    if not os.path.isfile(path):
-        raise InputProblem(f"{what} file not found: {path}")
-    try:
-        return h5py.File(path, "r")
-    except OSError as exc:
-        raise InputProblem(f"cannot open {what} file {path} as HDF5: {exc}") from exc
-
-
-def read_dataset(h5, path, required=True):
-    """The dataset at `path` as a numpy array, or None when it is absent and not required."""
-    obj = h5.get(path)
-    if obj is None:
-        if required:
-            raise InputProblem(f"{h5.filename}: dataset '{path}' not found")
-        return None
-    if not isinstance(obj, h5py.Dataset):
-        raise InputProblem(f"{h5.filename}: '{path}' is a group, not a dataset")
-    return obj[()]
-
-
-def read_latents(run):
-    mean = np.asarray(read_dataset(run, "/latent/mean"), dtype=float)
-    if mean.ndim == 1:
-        mean = mean[:, None]
-    if mean.ndim != 2 or mean.shape[0] == 0 or mean.shape[1] == 0:
-        raise InputProblem(f"{run.filename}: '/latent/mean' must be a non-empty N x Q matrix, got shape {mean.shape}")
-    var = read_dataset(run, "/latent/var", required=False)
-    if var is not None:
-        var = np.asarray(var, dtype=float).reshape(mean.shape[0], -1)
-    return mean, var
-
-
-def read_curve(run):
-    """Columns step, epoch, objective, wall_time as a dict of 1-D arrays (possibly empty)."""
-    raw = read_dataset(run, "/train/curve")
-    if raw.dtype.names:  # a compound dataset: take the columns by name
-        missing = [c for c in CURVE_COLUMNS if c not in raw.dtype.names]
-        if missing:
-            raise InputProblem(f"{run.filename}: '/train/curve' has no field(s) {', '.join(missing)}")
-        return {c: np.asarray(raw[c], dtype=float).ravel() for c in CURVE_COLUMNS}
-    curve = np.asarray(raw, dtype=float)
-    if curve.size == 0:
-        curve = curve.reshape(0, len(CURVE_COLUMNS))
-    if curve.ndim != 2 or curve.shape[1] < len(CURVE_COLUMNS):
-        raise InputProblem(
-            f"{run.filename}: '/train/curve' must be M x 4 (step, epoch, objective, wall time), got shape {curve.shape}"
-        )
-    return {c: curve[:, i] for i, c in enumerate(CURVE_COLUMNS)}
-
-
-def read_labels(run, args, n_rows):
+def labels_for(run, args, n_rows):
     """Labels from --data (required there), else from the run file; None when there are none."""
     path = args.labels_path or "/labels"
     if args.data:
         with open_h5(args.data, "data") as data:
-            labels = read_dataset(data, path)
-            source = args.data
-    else:
-        labels = read_dataset(run, path, required=args.labels_path is not None)
-        source = run.filename
-    if labels is None:
-        return None
-    labels = np.asarray(labels).ravel()
-    if labels.shape[0] != n_rows:
-        raise InputProblem(f"{source}: labels '{path}' have {labels.shape[0]} entries but /latent/mean has {n_rows} rows")
-    return labels
+            return read_labels(data, path, required=True, rows=n_rows)
+    return read_labels(run, path, required=args.labels_path is not None, rows=n_rows)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -265,7 +200,7 @@ def main(argv=None):
         with open_h5(args.run, "run") as run:  # read and check everything before writing anything
             mean, var = read_latents(run)
             curve = read_curve(run)
-            labels = read_labels(run, args, mean.shape[0])
+            labels = labels_for(run, args, mean.shape[0])
         check_dims(mean, args.dims)
         os.makedirs(out_dir, exist_ok=True)
     except InputProblem as exc:

@@ -3,7 +3,9 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/inference_options.hpp"
 #include "gplvm/apps/trained_run.hpp"
+#include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/data_transform.hpp"
@@ -14,15 +16,19 @@
 namespace gplvm {
 
 int encode_command(const Arguments& args, const Communicator& comm) {
-  CommandLine cl("encode",
-                 {{"run", true, "run file written by gplvm train"},
-                  {"data", true, "HDF5 data file to encode"},
-                  {"dataset", true, "dataset inside --data (default /Y)"},
-                  {"output", true, "HDF5 file to write /latent/mean (and /latent/var, /labels)"}},
-                 false);
+  std::vector<OptionSpec> options = {
+      {"run", true, "run file written by gplvm train"},
+      {"data", true, "HDF5 data file to encode"},
+      {"dataset", true, "dataset inside --data (default /Y)"},
+      {"output", true, "HDF5 file to write /latent/mean (and /latent/var, /labels)"}};
+  for (OptionSpec& spec : inference_option_specs()) options.push_back(std::move(spec));
+  CommandLine cl("encode", std::move(options), false);
   cl.parse(args);
   if (cl.has("help")) {
-    if (comm.is_root()) std::printf("%s", cl.help("Encode data with a trained amortised model.").c_str());
+    if (comm.is_root())
+      std::printf("%s", cl.help("Encode data with a trained amortised model, or infer the latents of "
+                                "new data under a free-latent one (GP predictive density, decoder fixed).")
+                            .c_str());
     return kExitOk;
   }
   const std::string run_path = cl.required("run"), output = cl.required("output");
@@ -35,22 +41,28 @@ int encode_command(const Arguments& args, const Communicator& comm) {
           "data have a different dimension from the training data",
           {data.file, data.path,
            std::to_string(data.cols) + " columns, model trained on " + std::to_string(m.data_dim)});
-  require(m.latents == LatentKind::amortised,
-          "only amortised models can encode new data (this run has free latents)",
-          {run_path, "model.latents", "free"});
   apply_data_transform(read_data_transform(run_path, comm), data);  // the run's data.center/standardize
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const std::unique_ptr<Model> model = run.model(data.rows, begin, count);
   const Vector params = run.parameters(*model);
   RowMatrix mean, variance;
-  model->encode(params, data.local, begin, mean, &variance);
+  const bool inferred = m.latents == LatentKind::free;
+  if (inferred) {
+    run.require_gp_decoder("gplvm encode (free latents)");
+    const TrainingSide training = load_training_side(run, run.settings.data_file, comm);
+    mean = infer_latents(*model->kernel(params), model->noise_variance(params), training.evidence(),
+                         data.local, inference_options(cl), comm);
+  } else {
+    model->encode(params, data.local, begin, mean, &variance);
+  }
 
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/latent/mean", mean, begin, data.rows);
-  if (model->bayesian()) out.write_distributed_rows("/latent/var", variance, begin, data.rows);
+  if (model->bayesian() && !inferred) out.write_distributed_rows("/latent/var", variance, begin, data.rows);
   if (data.labels) out.write_distributed_int64("/labels", *data.labels, begin, data.rows);
   out.write_attribute("/", "run", run_path);
   out.write_attribute("/", "data_file", data.file);
+  out.write_attribute("/latent", "method", inferred ? "inferred" : "encoded");
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {

@@ -1,14 +1,17 @@
 // gplvm evaluate: options, files and reports around the predictive evaluation of a trained run
 // (gplvm/eval/predictive_evaluation.hpp: RMSE / MAE / NLPD per entry of the exact GP predictive,
-// docs/math/exact_gplvm.md, and the k-NN accuracy of the encoded test data).
+// docs/math/exact_gplvm.md, and the k-NN accuracy of the test latents: encoded, or inferred for
+// free-latent runs, eval/latent_inference.hpp).
 #include <cstdio>
 #include <limits>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/inference_options.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/eval/latent_inference.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
@@ -63,7 +66,7 @@ void print_json(const TrainedRun& run, const DistributedDataset& test, const Pre
 }
 
 void print_table(const DistributedDataset& test, const PredictiveEvaluation& e, int k) {
-  std::printf("test points %llu, conditioning on %llu encoded training points (exact GP)\n",
+  std::printf("test points %llu, conditioning on %llu training points (exact GP)\n",
               static_cast<unsigned long long>(test.rows),
               static_cast<unsigned long long>(e.conditioning_points));
   std::printf("| metric (per entry) | value |\n|---|---|\n| RMSE | %.6g |\n| MAE | %.6g |\n| NLPD | %.6g |\n",
@@ -74,18 +77,18 @@ void print_table(const DistributedDataset& test, const PredictiveEvaluation& e, 
 }  // namespace
 
 int evaluate_command(const Arguments& args, const Communicator& comm) {
-  CommandLine cl(
-      "evaluate",
-      {{"run", true, "run file written by gplvm train (amortised model)"},
-       {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
-       {"test-dataset", true, "dataset inside --test (default /Y)"},
-       {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
-       {"seed", true, "seed choosing the conditioning rows (default 0)"},
-       {"k", true, "neighbours for the k-NN accuracy (default 1)"},
-       {"block", true,
-        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
-       {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}},
-      false);
+  std::vector<OptionSpec> specs = {
+      {"run", true, "run file written by gplvm train (a GP decoder: amortised, or free latents inferred)"},
+      {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
+      {"test-dataset", true, "dataset inside --test (default /Y)"},
+      {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
+      {"seed", true, "seed choosing the conditioning rows (default 0)"},
+      {"k", true, "neighbours for the k-NN accuracy (default 1)"},
+      {"block", true,
+       "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
+      {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}};
+  for (OptionSpec& spec : inference_option_specs()) specs.push_back(std::move(spec));
+  CommandLine cl("evaluate", std::move(specs), false);
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
@@ -95,8 +98,6 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   run.require_gp_decoder("gplvm evaluate");
-  require(run.settings.model.latents == LatentKind::amortised,
-          "evaluate encodes test data: the run needs an encoder", {run.path, "model.latents", "free"});
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
   DistributedDataset train =
@@ -121,9 +122,16 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
 
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
   const std::unique_ptr<Model> model = run.model(test.rows, test_begin, test.partition.count(comm.rank()));
+  const Vector params = run.parameters(*model);
+  // Free latents have no encoder: each test row's latent is inferred with the decoder fixed.
+  RowMatrix inferred;
+  if (run.settings.model.latents == LatentKind::free) {
+    inferred = infer_latents(*model->kernel(params), model->noise_variance(params), {train, train_latents},
+                             test.local, inference_options(cl), comm);
+    options.test_latents = &inferred;
+  }
   const PredictiveEvaluation e = evaluate_predictive(
-      *model, run.parameters(*model), {train, train_latents, train_labels ? &*train_labels : nullptr}, test,
-      options, comm);
+      *model, params, {train, train_latents, train_labels ? &*train_labels : nullptr}, test, options, comm);
   if (cl.value("output")) write_evaluation(*cl.value("output"), run, test, e, transform, options.knn_k, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json"))

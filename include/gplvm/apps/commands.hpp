@@ -17,6 +17,8 @@ int generate_command(const Arguments& args, const Communicator& comm);
 int info_command(const Arguments& args, const Communicator& comm);
 int exact_command(const Arguments& args, const Communicator& comm);
 int evaluate_command(const Arguments& args, const Communicator& comm);
+int predict_command(const Arguments& args, const Communicator& comm);
+int export_command(const Arguments& args, const Communicator& comm);
 
 // Exit codes (documented in README).
 constexpr int kExitOk = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Predictive evaluation of a trained amortised model (docs/math/exact_gplvm.md): encode the test
+// Predictive evaluation of a trained model (docs/math/exact_gplvm.md): encode the test
 // data, predict it with the exact GP conditioned on (a subset of) the encoded training data, and
 // score it with RMSE / MAE / NLPD per entry (gplvm/eval/metrics.hpp) and the k-NN accuracy of the
 // test latents against the training latents. Collective: every rank gets the same metrics and
@@ -25,6 +25,9 @@ struct PredictiveEvaluationOptions {
   // Empty: metrics in the model's units. Else one scale per column (the run's data transform,
   // io/data_transform.hpp): metrics in the data's original units.
   Vector column_scale;
+  // This rank's test latents when they are inferred rather than encoded (free-latent runs:
+  // eval/latent_inference.hpp); null: the model's encoder.
+  const RowMatrix* test_latents = nullptr;
 };
 
 // The training side: rows distributed as loaded, latents (and labels, when there are any)
@@ -46,8 +49,8 @@ struct PredictiveEvaluation {
 };
 
 // `model` is the trained model over the test rows (num_data = test.rows, this rank's rows
-// starting at test.partition.begin(rank)) with an encoder and a GP decoder; `params` its
-// parameters.
+// starting at test.partition.begin(rank)) with a GP decoder, and an encoder unless the options
+// give the test latents; `params` its parameters.
 PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& params,
                                          const EvaluationTrainingSet& train, const DistributedDataset& test,
                                          const PredictiveEvaluationOptions& options,

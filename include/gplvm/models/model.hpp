@@ -19,6 +19,7 @@
 #include "gplvm/core/types.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/models/predictor.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
@@ -134,6 +135,14 @@ class Model {
   virtual std::unique_ptr<FullBatchObjective> make_full_batch_objective(const Communicator& comm,
                                                                         const RowPartition& partition,
                                                                         LocalRows local_rows) const {
+    return nullptr;
+  }
+
+  // The model's own predictive under params, conditioned where it needs to be on the training
+  // evidence (collective), or null for a GP decoder whose predictive is the exact GP conditioned
+  // on the training data (eval/exact_gp_predictor.hpp builds that one).
+  virtual std::unique_ptr<Predictor> make_predictor(const Vector& params, const TrainingEvidence& training,
+                                                    const Communicator& comm) const {
     return nullptr;
   }
 

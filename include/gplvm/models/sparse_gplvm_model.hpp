@@ -106,6 +106,12 @@ class SparseGplvmModel final : public Model {
                                                                 const RowPartition& partition,
                                                                 LocalRows local_rows) const override;
 
+  // The predictive from the inducing points (models/inducing_predictor.hpp): q(u) as trained
+  // (minibatch), or at its optimum for the training rows at their trained latents (full batch:
+  // one pass over the rows, collective).
+  std::unique_ptr<Predictor> make_predictor(const Vector& params, const TrainingEvidence& training,
+                                            const Communicator& comm) const override;
+
   // One evaluation over some of this rank's rows (local positions `rows`, data `data` in the
   // same order), collective: the uncollapsed bound with the statistics scaled by `scale` (a batch:
   // N/B), or the collapsed bound (scale 1, every row). gradient is overwritten in the full

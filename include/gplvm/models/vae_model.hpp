@@ -57,6 +57,11 @@ class VaeModel final : public Model {
   void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
               RowMatrix* variance) const override;
 
+  // The decoder's predictive: mean f(x) and variance sigma^2 (the same for every latent). Needs no
+  // training evidence and no communication.
+  std::unique_ptr<Predictor> make_predictor(const Vector& params, const TrainingEvidence& training,
+                                            const Communicator& comm) const override;
+
   // The data-parallel step (vae_training_step.hpp); fp64 rows only.
   std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
                                           LocalRows local_rows) const override;

@@ -1,0 +1,59 @@
+#pragma once
+// Latents of new data under a model with free latents (no encoder): each row's latent maximises
+// the exact GP predictive log density of its data row with the decoder fixed,
+//   f(x) = log N(y | mu(x), v(x) I) = -D/2 log(2 pi v) - ||y - mu||^2 / (2 v),
+//   mu(x) = alpha^T k_x,  v(x) = k(x, x) + s2 - ||L^{-1} k_x||^2,  alpha = (K + s2 I)^{-1} Y,
+// over a conditioning set of training rows at their trained latents (K + s2 I = L L^T,
+// replicated: M is a few thousand at most). The gradient by hand (docs/math/exact_gplvm.md):
+//   df/dmu = (y - mu)/v,  df/dv = -D/(2v) + ||y - mu||^2/(2 v^2),
+//   df/dk_x = alpha df/dmu - 2 df/dv (K + s2 I)^{-1} k_x,
+// carried to x through Kernel::cross_backward, plus df/dv dk(x, x)/dx (Kernel::diagonal_backward).
+// Each row starts at the latent of its nearest conditioning row (in data space) and takes a fixed
+// number of ascent steps along its gradient, each step accepted only if f increases (the step
+// length grows by 1.5 after a success and halves after a failure), so f never decreases.
+#include <cstdint>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/linalg/cholesky.hpp"
+#include "gplvm/model/kernel.hpp"
+#include "gplvm/models/predictor.hpp"
+
+namespace gplvm {
+
+struct LatentInferenceOptions {
+  int steps = 50;                          // ascent steps per row (gplvm encode/evaluate --infer-steps)
+  std::uint64_t conditioning_size = 1000;  // training rows conditioned on (--infer-condition; 0: all)
+  std::uint64_t seed = 0;                  // chooses them (eval/conditioning_set.hpp)
+  double initial_step = 0.1;               // first step length, in latent units
+};
+
+// The predictive density of data rows at latents, and its gradient w.r.t. the latents. Serial.
+class GpPredictiveDensity {
+ public:
+  // latents: M x Q training latents, data: their M x D rows.
+  GpPredictiveDensity(const Kernel& kernel, double noise_variance, Matrix latents, Matrix data);
+
+  // f for each row of X (n x Q) against its data row of Y (n x D); gradient (n x Q, overwritten)
+  // when given.
+  Vector log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient) const;
+
+  const Matrix& latents() const noexcept { return latents_; }
+  const Matrix& data() const noexcept { return data_; }
+
+ private:
+  std::unique_ptr<Kernel> kernel_;
+  double noise_variance_;
+  Matrix latents_, data_, alpha_;
+  CholeskyFactor factor_;
+};
+
+// The ascent above from the given start (n x Q); returns the latents reached.
+Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y, Matrix start,
+                            const LatentInferenceOptions& options);
+
+// The latents of this rank's rows `Y` (n x D): the density over a conditioning set of the training
+// evidence (collective), each row started at its nearest conditioning row's latent.
+RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const TrainingEvidence& training,
+                        const DataRef& Y, const LatentInferenceOptions& options, const Communicator& comm);
+
+}  // namespace gplvm

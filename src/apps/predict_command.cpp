@@ -1,0 +1,111 @@
+// gplvm predict: the predictive mean and variance of a trained run at given latents (a grid,
+// encoded points, a path), distributed by rows of the latents. The run's model picks the
+// predictive (eval/model_predictor.hpp): the exact GP conditioned on the training data, the
+// sparse GPLVMs' inducing points, or the VAE's decoder.
+#include <cstdio>
+
+#include <limits>
+
+#include "gplvm/apps/command_line.hpp"
+#include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/output_path.hpp"
+#include "gplvm/apps/trained_run.hpp"
+#include "gplvm/apps/training_side.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/eval/model_predictor.hpp"
+#include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/result_writer.hpp"
+
+namespace gplvm {
+namespace {
+
+ExactPredictorOptions predictor_options(const CommandLine& cl) {
+  ExactPredictorOptions o;
+  o.conditioning_size = cl.unsigned_or("condition", o.conditioning_size);
+  o.seed = cl.unsigned_or("seed", 0);
+  o.block_size = static_cast<int>(cl.integer_or("block", o.block_size, 1, std::numeric_limits<int>::max()));
+  return o;
+}
+
+void write_prediction(const std::string& path, const TrainedRun& run, const DistributedDataset& latents,
+                      const RowMatrix& mean, const RowMatrix& variance, const std::string& kind,
+                      const Communicator& comm) {
+  const std::uint64_t begin = latents.partition.begin(comm.rank());
+  Hdf5ResultWriter out(path, comm.raw());
+  out.write_distributed_rows("/latent/mean", latents.local, begin, latents.rows);
+  out.write_distributed_rows("/predictive/mean", mean, begin, latents.rows);
+  out.write_distributed_rows("/predictive/variance", variance, begin, latents.rows);
+  out.write_attribute("/predictive", "model", kind);
+  out.write_attribute("/", "run", run.path);
+  out.write_attribute("/", "latents", latents.file);
+  out.commit();
+}
+
+}  // namespace
+
+int predict_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl(
+      "predict",
+      {{"run", true, "run file written by gplvm train"},
+       {"latents", true,
+        "HDF5 file with the latents to predict at (/latent/mean: a grid, encoded points, a path)"},
+       {"latents-dataset", true, "dataset inside --latents (default /latent/mean)"},
+       {"data", true, "training data file, instead of the one the run was trained on (same dataset path)"},
+       {"condition", true, "training rows the exact GP predictive conditions on (default 10000; 0: all)"},
+       {"seed", true, "seed choosing the conditioning rows (default 0)"},
+       {"block", true,
+        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
+       {"output", true, "HDF5 file for /predictive/mean and /predictive/variance"}},
+      false);
+  cl.parse(args);
+  if (cl.has("help")) {
+    if (comm.is_root())
+      std::printf("%s", cl.help("Predictive mean and variance of a trained run at given latents.").c_str());
+    return kExitOk;
+  }
+  const std::string output = cl.required("output"), latents_file = cl.required("latents");
+  const TrainedRun run = load_trained_run(cl.required("run"), comm);
+  const std::string data_file = cl.value_or("data", run.settings.data_file);
+  require_output_not_input(output, {{"run", run.path}, {"latents", latents_file}, {"data", data_file}});
+  Hdf5ResultWriter::check_writable(output);
+  const ExactPredictorOptions options = predictor_options(cl);
+
+  const DistributedDataset latents =
+      load_distributed_dataset(latents_file, cl.value_or("latents-dataset", "/latent/mean"), "", comm);
+  const TrainingSide training = load_training_side(run, data_file, comm);
+  const std::unique_ptr<Model> model =
+      run.model(training.data.rows, training.data.partition.begin(comm.rank()),
+                training.data.partition.count(comm.rank()));
+  require(latents.cols == static_cast<std::uint64_t>(model->latent_dim()),
+          "latents have a different dimension from the run's",
+          {latents.file, latents.path,
+           std::to_string(latents.cols) + " columns, run has " + std::to_string(model->latent_dim())});
+  const Vector params = run.parameters(*model);
+  const std::unique_ptr<Predictor> predictor =
+      model_predictor(*model, params, training.evidence(), options, comm);
+  Prediction p = predictor->predict(Matrix(latents.local));
+  // data.center / data.standardize: the model predicts in the units it was trained in; the file
+  // holds the data's own units.
+  const DataTransform& transform = training.transform;
+  transform.invert_mean(p.mean);
+  const RowMatrix variance =
+      transform.standardize ? transform.invert_variance(p.variance) : RowMatrix(p.variance);
+  const std::string kind = model->kind();
+  write_prediction(output, run, latents, p.mean, variance, kind, comm);
+  if (!comm.is_root()) return kExitOk;
+  if (cl.has("json")) {
+    JsonWriter w(0);
+    w.begin_object().key("command").value("predict").key("output").value(output).key("rows").value(
+        latents.rows);
+    w.key("data_dim").value(static_cast<std::int64_t>(model->data_dim())).key("model").value(kind);
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("wrote %s: predictions at %llu latents (%s)\n", output.c_str(),
+                static_cast<unsigned long long>(latents.rows), kind.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace gplvm

@@ -1,0 +1,111 @@
+#include "gplvm/eval/latent_inference.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+#include "gplvm/eval/conditioning_set.hpp"
+
+namespace gplvm {
+namespace {
+
+// K + s2 I of the conditioning latents.
+Matrix noisy_kernel(const Kernel& kernel, double noise_variance, const Matrix& latents) {
+  Matrix K;
+  kernel.cross(latents, latents, K);
+  K.diagonal().array() += noise_variance;
+  return K;
+}
+
+// The latent of the nearest (squared Euclidean distance in data space) conditioning row per row.
+Matrix nearest_latents(const GpPredictiveDensity& density, const DataRef& Y) {
+  const Matrix& data = density.data();
+  const Vector data_norms = data.rowwise().squaredNorm();
+  Matrix start(Y.rows(), density.latents().cols());
+  for (Index n = 0; n < Y.rows(); ++n) {
+    Index best = 0;
+    (data_norms - 2.0 * data * Y.row(n).transpose()).minCoeff(&best);
+    start.row(n) = density.latents().row(best);
+  }
+  return start;
+}
+
+}  // namespace
+
+GpPredictiveDensity::GpPredictiveDensity(const Kernel& kernel, double noise_variance, Matrix latents,
+                                         Matrix data)
+    : kernel_(kernel.clone()),
+      noise_variance_(noise_variance),
+      latents_(std::move(latents)),
+      data_(std::move(data)),
+      factor_(CholeskyFactor::factorize(noisy_kernel(kernel, noise_variance, latents_),
+                                        "K + s2 I (latent inference conditioning set)")) {
+  alpha_ = data_;
+  factor_.solve_in_place(alpha_);
+}
+
+Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient) const {
+  const double D = static_cast<double>(Y.cols());
+  Matrix Kxm;  // n x M
+  kernel_->cross(X, latents_, Kxm);
+  Vector prior;
+  kernel_->diagonal(X, prior);
+  Matrix solved = Kxm.transpose();  // M x n: (K + s2 I)^{-1} k_x, through the half solve first
+  factor_.solve_lower_in_place(solved);
+  const Vector explained = solved.colwise().squaredNorm().transpose();
+  const Vector variance = (prior.array() + noise_variance_).matrix() - explained;
+  const Matrix residual = Y - Kxm * alpha_;  // n x D: y - mu
+  const Vector squares = residual.rowwise().squaredNorm();
+  const Vector f = (-0.5 * D * (2.0 * std::numbers::pi * variance.array()).log() -
+                    0.5 * squares.array() / variance.array())
+                       .matrix();
+  if (gradient == nullptr) return f;
+  factor_.solve_upper_in_place(solved);
+  const Vector d_variance =
+      (-0.5 * D / variance.array() + 0.5 * squares.array() / variance.array().square()).matrix();
+  // dF/dK_xm: alpha df/dmu (as rows) and -2 df/dv (K + s2 I)^{-1} k_x.
+  const Matrix G = (residual.array().colwise() / variance.array()).matrix() * alpha_.transpose() -
+                   2.0 * (solved.transpose().array().colwise() * d_variance.array()).matrix();
+  gradient->setZero(X.rows(), X.cols());
+  Vector ignored_hyper = Vector::Zero(kernel_->num_hyperparameters());
+  kernel_->cross_backward(X, latents_, Kxm, G, gradient, nullptr, ignored_hyper);
+  kernel_->diagonal_backward(X, d_variance, gradient, ignored_hyper);
+  return f;
+}
+
+Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y, Matrix start,
+                            const LatentInferenceOptions& options) {
+  Matrix x = std::move(start), gradient, candidate_gradient;
+  Vector f = density.log_density(x, Y, &gradient);
+  Vector step = Vector::Constant(x.rows(), options.initial_step);
+  for (int s = 0; s < options.steps; ++s) {
+    Matrix candidate = x;
+    for (Index n = 0; n < x.rows(); ++n) {
+      const double norm = gradient.row(n).norm();
+      if (norm > 0) candidate.row(n) += (step[n] / norm) * gradient.row(n);
+    }
+    const Vector candidate_f = density.log_density(candidate, Y, &candidate_gradient);
+    for (Index n = 0; n < x.rows(); ++n) {
+      if (candidate_f[n] > f[n]) {
+        x.row(n) = candidate.row(n);
+        gradient.row(n) = candidate_gradient.row(n);
+        f[n] = candidate_f[n];
+        step[n] *= 1.5;
+      } else {
+        step[n] *= 0.5;
+      }
+    }
+  }
+  return x;
+}
+
+RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const TrainingEvidence& training,
+                        const DataRef& Y, const LatentInferenceOptions& options, const Communicator& comm) {
+  const ConditioningSet cond =
+      conditioning_set(training.data, training.latent_mean, options.conditioning_size, options.seed, comm);
+  Matrix data = comm.allgather_rows(DataRef(cond.local_y));
+  const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
+  return maximise_log_density(density, Y, nearest_latents(density, Y), options);
+}
+
+}  // namespace gplvm
