@@ -2,12 +2,15 @@
 // (gplvm/eval/predictive_evaluation.hpp: RMSE / MAE / NLPD per entry of the exact GP predictive,
 // docs/math/exact_gplvm.md, and the k-NN accuracy of the encoded test data).
 #include <cstdio>
+#include <filesystem>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/version.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 
@@ -36,14 +39,16 @@ void write_evaluation(const std::string& path, const TrainedRun& run, const Dist
   if (e.knn_accuracy) out.write_scalar("/metrics/knn_accuracy", *e.knn_accuracy);
   out.write_attribute("/metrics", "knn_k", static_cast<std::int64_t>(k));
   out.write_attribute("/metrics", "conditioning_points", static_cast<std::int64_t>(e.conditioning_points));
-  out.write_attribute("/", "run", run.path);
-  out.write_attribute("/", "test", test.file);
+  out.write_attribute("/", "run", std::filesystem::absolute(run.path).string());
+  out.write_attribute("/", "test", std::filesystem::absolute(test.file).string());
+  out.write_attribute("/", "version", version());
+  out.write_attribute("/", "git_commit", git_commit());
   out.commit();
 }
 
 void print_json(const TrainedRun& run, const DistributedDataset& test, const PredictiveEvaluation& e, int k) {
-  JsonWriter w(0);
-  w.begin_object().key("command").value("evaluate").key("run").value(run.path).key("test").value(test.file);
+  JsonWriter w = json_summary("evaluate");
+  w.key("run").value(run.path).key("test").value(test.file);
   w.key("test_points").value(test.rows).key("conditioning_points").value(e.conditioning_points);
   w.key("rmse").value(e.metrics.rmse).key("mae").value(e.metrics.mae).key("nlpd").value(e.metrics.nlpd);
   if (e.knn_accuracy) w.key("knn_k").value(k).key("knn_accuracy").value(*e.knn_accuracy);
@@ -67,6 +72,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
       "evaluate",
       {{"run", true, "run file written by gplvm train (amortised model)"},
        {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
+       {"data", true, "training data file (default: the run's data.path; must have the same D)"},
        {"test-dataset", true, "dataset inside --test (default /Y)"},
        {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
        {"seed", true, "seed choosing the conditioning rows (default 0)"},
@@ -88,7 +94,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
   const DistributedDataset train =
-      load_distributed_dataset(run.settings.data_file, run.settings.data_path, "", comm);
+      load_distributed_dataset(cl.value_or("data", run.settings.data_file), run.settings.data_path, "", comm);
+  run.require_data_dim(train.file, train.cols);
   const DistributedDataset test =
       load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
   require(test.cols == train.cols, "test data have a different dimension from the training data",

@@ -7,6 +7,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
@@ -61,7 +62,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl(
       "exact",
       {{"run", true, "run file written by gplvm train (latents, hyperparameters, data path)"},
-       {"data", true, "data file (default: the run's data.path)"},
+       {"data", true, "training data file (default: the run's data.path; must have the same D)"},
        {"dataset", true, "dataset inside the data file (default: the run's data.dataset)"},
        {"latents", true, "file with /latent/mean (and /latent/var) to use instead of the run's"},
        {"block", true,
@@ -85,6 +86,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   const Latents latents = read_latents(latents_file, comm);
   const DistributedDataset data = load_distributed_dataset(
       cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  run.require_data_dim(data.file, data.cols);
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
           {latents_file, "/latent/mean",
            std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});
@@ -119,8 +121,8 @@ int exact_command(const Arguments& args, const Communicator& comm) {
       samples > 1 ? std::sqrt(std::max(mc_sq - mc_mean * mc_mean, 0.0) * samples / (samples - 1) / samples)
                   : 0;
   if (cl.has("json")) {
-    JsonWriter w(0);
-    w.begin_object().key("command").value("exact").key("run").value(run.path).key("n").value(data.rows);
+    JsonWriter w = json_summary("exact");
+    w.key("run").value(run.path).key("n").value(data.rows);
     w.key("d")
         .value(data.cols)
         .key("log_marginal_likelihood")

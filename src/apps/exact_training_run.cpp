@@ -5,8 +5,10 @@
 #include <cstdio>
 
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/stop_signals.hpp"
+#include "gplvm/core/version.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/models/model.hpp"
 
@@ -34,7 +36,8 @@ void write_exact_run(const TrainSettings& s, const Config& config, const Distrib
   out.write_matrix("/train/curve", m);
   out.write_attribute("/train/curve", "columns", "iteration,epoch,log_marginal_likelihood,wall_seconds");
   out.write_string("/config", config.to_toml());
-  out.write_attribute("/", "version", GPLVM_VERSION);
+  out.write_attribute("/", "version", version());
+  out.write_attribute("/", "git_commit", git_commit());
   out.write_attribute("/", "ranks", comm.size());
   out.write_attribute("/", "seed", static_cast<std::int64_t>(s.model.seed));
   out.write_attribute("/", "num_data", static_cast<std::int64_t>(data.rows));
@@ -47,6 +50,7 @@ void write_exact_run(const TrainSettings& s, const Config& config, const Distrib
   out.write_attribute("/", "stop_reason", to_string(r.reason));
   out.write_attribute("/", "log_marginal_likelihood", r.log_marginal_likelihood);
   out.write_attribute("/", "data_file", data.file);
+  out.write_attribute("/", "data_path_as_given", s.data_file_as_given);
   out.commit();
 }
 
@@ -77,9 +81,8 @@ int run_exact_training(const TrainSettings& s, const Config& config, const Distr
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (comm.is_root()) {
     if (json) {
-      JsonWriter w(0);
-      w.begin_object().key("command").value("train").key("model").value("exact").key("output").value(
-          s.output_path);
+      JsonWriter w = json_summary("train");
+      w.key("model").value("exact").key("output").value(s.output_path);
       w.key("ranks")
           .value(comm.size())
           .key("iterations")

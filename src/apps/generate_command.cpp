@@ -4,11 +4,12 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/result_writer.hpp"
-#include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 
 namespace gplvm {
 namespace {
@@ -106,8 +107,8 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {
-      JsonWriter w(0);
-      w.begin_object().key("command").value("generate").key("output").value(output).key("kind").value(kind);
+      JsonWriter w = json_summary("generate");
+      w.key("output").value(output).key("kind").value(kind);
       w.key("rows").value(total).key("cols").value(static_cast<std::int64_t>(data.Y.cols()));
       w.key("description").value(description).end_object();
       std::printf("%s\n", w.str().c_str());

@@ -40,4 +40,12 @@ void TrainedRun::require_gp_decoder(const std::string& command) const {
           {path, "model.kind", m->kind()});
 }
 
+void TrainedRun::require_data_dim(const std::string& file, std::uint64_t cols) const {
+  const auto trained = static_cast<std::uint64_t>(settings.model.data_dim);
+  require(cols == trained,
+          "data have D = " + std::to_string(cols) + " columns but run '" + path + "' was trained on D = " +
+              std::to_string(trained) + " (training data '" + settings.data_file + "')",
+          {file, "--data", std::to_string(cols)});
+}
+
 }  // namespace gplvm

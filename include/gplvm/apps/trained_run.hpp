@@ -26,6 +26,10 @@ struct TrainedRun {
   // InputError naming model.kind unless the run's model has a GP decoder (kernel and noise), as
   // `command` needs: a VAE's decoder is a network.
   void require_gp_decoder(const std::string& command) const;
+  // InputError (exit 2) naming `file`, the run file and the run's training data unless `cols`, the
+  // number of columns of `file`, is the data dimension the run was trained on: a --data override
+  // must hold the same kind of data.
+  void require_data_dim(const std::string& file, std::uint64_t cols) const;
 };
 
 TrainedRun load_trained_run(const std::string& path, const Communicator& comm);

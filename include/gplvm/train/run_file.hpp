@@ -8,7 +8,8 @@
 //   /params/encoder/{mean,variance}/layer<l>/{weight,bias}
 //   /train/curve (steps x 4: step, epoch, objective, wall seconds)   /config (resolved TOML text)
 //   /labels (if the data had labels)
-//   attributes on "/": version, ranks, seed, num_data, data_dim, latent_dim, model, kernel, latents, steps
+//   attributes on "/": version, git_commit, ranks, seed, num_data, data_dim, latent_dim, model, kernel,
+//   latents, steps, data_file (absolute), data_path_as_given
 // Checkpoints add /state/{shared, adam_m_shared, adam_v_shared} (replicated), /state/local,
 // /state/adam_m_local, /state/adam_v_local (global row order), and attributes step, adam_steps,
 // wall_seconds, and the identity attributes checked on resume.
@@ -39,7 +40,8 @@ struct RunMetadata {
   std::string config_toml;                      // the resolved configuration
   std::map<std::string, std::string> identity;  // config keys that must match to resume
   DataFingerprint data;
-  std::string data_file;
+  std::string data_file;           // absolute
+  std::string data_file_as_given;  // as written in the config or on the command line
 };
 
 // The latents of this rank's rows under some parameters (variance empty unless Bayesian).
