@@ -1,6 +1,8 @@
 // gplvm evaluate: options, files and reports around the predictive evaluation of a trained run
 // (gplvm/eval/predictive_evaluation.hpp: RMSE / MAE / NLPD per entry of the exact GP predictive,
 // docs/math/exact_gplvm.md, and the k-NN accuracy of the encoded test data).
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
@@ -10,12 +12,47 @@
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/log.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 
 namespace gplvm {
 namespace {
+
+// Progress lines on stderr from rank 0, as training writes them: each phase as it starts, and the
+// prediction at most every `seconds` (and when it ends) with its rate and the time left.
+class ProgressLines {
+ public:
+  ProgressLines(const Communicator& comm, double seconds) : comm_(comm), seconds_(seconds) {}
+
+  void operator()(const EvaluationProgress& p) {
+    if (!comm_.is_root()) return;
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (p.done == 0) {
+      phase_start_ = now;
+      std::fprintf(stderr, "evaluate: %s (elapsed %s)\n", p.phase, format_duration(elapsed).c_str());
+    } else if (std::chrono::duration<double>(now - last_).count() >= seconds_ || p.done == p.total) {
+      const double phase = std::chrono::duration<double>(now - phase_start_).count();
+      const double rate = static_cast<double>(p.done) / std::max(phase, 1e-9);
+      std::fprintf(stderr, "evaluate: %s %llu/%llu test points, points/s %.0f elapsed %s ETA %s\n", p.phase,
+                   static_cast<unsigned long long>(p.done), static_cast<unsigned long long>(p.total), rate,
+                   format_duration(elapsed).c_str(),
+                   format_duration(static_cast<double>(p.total - p.done) / std::max(rate, 1e-9)).c_str());
+    } else {
+      return;
+    }
+    last_ = now;
+    std::fflush(stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  const Communicator& comm_;
+  double seconds_;
+  Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_ = start_;
+};
 
 PredictiveEvaluationOptions evaluation_options(const CommandLine& cl) {
   PredictiveEvaluationOptions o;
@@ -79,7 +116,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
        {"k", true, "neighbours for the k-NN accuracy (default 1)"},
        {"block", true,
         "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
-       {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}},
+       {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"},
+       {"progress-seconds", true, "seconds between progress lines on stderr (default 5)"}},
       false);
   cl.parse(args);
   if (cl.has("help")) {
@@ -104,7 +142,9 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
           "run latents and training data differ in N",
           {run.path, "/latent/mean", std::to_string(train_latents.rows())});
 
-  const PredictiveEvaluationOptions options = evaluation_options(cl);
+  PredictiveEvaluationOptions options = evaluation_options(cl);
+  ProgressLines progress(comm, std::stod(cl.value_or("progress-seconds", "5")));
+  options.progress = std::ref(progress);
   std::optional<std::vector<std::int64_t>> train_labels;
   if (run_file.exists("/labels") && test.labels.has_value())
     train_labels = run_file.read_int64_vector("/labels");

@@ -16,6 +16,10 @@ void add(MetricSums& total, const MetricSums& s) {
   total.entries += s.entries;
 }
 
+void report(const PredictiveEvaluationOptions& options, const EvaluationProgress& progress) {
+  if (options.progress) options.progress(progress);
+}
+
 MetricSums sum_over_ranks(const MetricSums& local, const Communicator& comm) {
   double totals[4] = {local.squared_error, local.absolute_error, local.nlpd_terms,
                       static_cast<double>(local.entries)};
@@ -28,7 +32,7 @@ MetricSums sum_over_ranks(const MetricSums& local, const Communicator& comm) {
 // rank's metric sums.
 MetricSums predict_local_rows(ExactDistributedGp& gp, const Matrix& test_latents,
                               const DistributedDataset& test, std::uint64_t test_begin,
-                              PredictiveEvaluation& result) {
+                              const PredictiveEvaluationOptions& options, PredictiveEvaluation& result) {
   const Index local_begin = static_cast<Index>(test_begin), local_rows = test.local.rows();
   result.predictive_mean.resize(local_rows, static_cast<Index>(test.cols));
   result.predictive_variance.resize(local_rows);
@@ -36,6 +40,7 @@ MetricSums predict_local_rows(ExactDistributedGp& gp, const Matrix& test_latents
   for (Index begin = 0; begin < test_latents.rows(); begin += kPredictChunk) {
     const Index count = std::min(kPredictChunk, test_latents.rows() - begin);
     const ExactPrediction p = gp.predict(test_latents.middleRows(begin, count));
+    report(options, {"predicting", static_cast<std::uint64_t>(begin + count), test.rows});
     const Index lo = std::max(begin, local_begin), hi = std::min(begin + count, local_begin + local_rows);
     if (hi <= lo) continue;
     result.predictive_mean.middleRows(lo - local_begin, hi - lo) = p.mean.middleRows(lo - begin, hi - lo);
@@ -66,6 +71,7 @@ PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& param
   PredictiveEvaluation result;
   // Test latents: encoded where the rows live, then shared (M x Q is small).
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
+  report(options, {"encoding the test data", 0, test.rows});
   model.encode(params, test.local, test_begin, result.test_latents, nullptr);
   const Matrix test_latents = comm.allgather_rows(DataRef(result.test_latents));
 
@@ -75,9 +81,11 @@ PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& param
   ExactDistributedOptions gp_options;
   gp_options.with_gradient = false;
   gp_options.block_size = options.block_size;
+  report(options, {"factorising the conditioning set's kernel matrix", 0, test.rows});
   ExactDistributedGp gp(*model.kernel(params), model.noise_variance(params), cond.latents, cond.local_y,
                         cond.partition, comm, gp_options);
-  const MetricSums local = predict_local_rows(gp, test_latents, test, test_begin, result);
+  report(options, {"predicting", 0, test.rows});
+  const MetricSums local = predict_local_rows(gp, test_latents, test, test_begin, options, result);
   result.metrics = sum_over_ranks(local, comm).finish();
   if (train.labels != nullptr && test.labels.has_value())
     result.knn_accuracy = knn_over_ranks(train, test, result.test_latents, options.knn_k, comm);
