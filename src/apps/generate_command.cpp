@@ -95,6 +95,8 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
   const std::int64_t n = kind == "tree" ? tree_rows(cl, depth) : parse_int(cl, "n", 1000);
   const std::int64_t d = parse_int(cl, "d", default_dim(kind)), q = parse_int(cl, "q", 2);
   require(n >= 1, "the number of points must be at least 1", {"", "--n", std::to_string(n)});
+  require(d >= 1 && q >= 1, "dimensions must be at least 1",
+          {"", d < 1 ? "--d" : "--q", std::to_string(d < 1 ? d : q)});
   const auto seed = static_cast<std::uint64_t>(parse_int(cl, "seed", 0));
   const double noise = parse_double(cl, "noise", kind == "gp" || kind == "gp_rff" ? 0.01 : 0.05);
   const double lengthscale = parse_double(cl, "lengthscale", 1.0);
