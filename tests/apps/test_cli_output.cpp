@@ -118,7 +118,15 @@ TEST(CliOutput, InfoDescribesEveryKindOfFileTheCommandsWrite) {
       2, dir);
   ASSERT_EQ(t.exit_code, 0) << t.err;
   ASSERT_EQ(run_gplvm("encode --run run.h5 --output enc.h5", 2, dir).exit_code, 0);
-  ASSERT_EQ(run_gplvm("evaluate --run run.h5 --test gen.h5 --output eval.h5", 2, dir).exit_code, 0);
+  const CliResult evaluated = run_gplvm("evaluate --run run.h5 --test gen.h5 --output eval.h5", 2, dir);
+  ASSERT_EQ(evaluated.exit_code, 0) << evaluated.err;
+  // Progress on stderr, from rank 0 alone: each phase once, and the last prediction line.
+  for (const std::string line : {"evaluate: encoding the test data", "evaluate: factorising",
+                                 "evaluate: predicting 80/80 test points"}) {
+    const auto at = evaluated.err.find(line);
+    EXPECT_NE(at, std::string::npos) << evaluated.err;
+    EXPECT_EQ(evaluated.err.find(line, at + 1), std::string::npos) << "printed twice: " << evaluated.err;
+  }
   const std::string checkpoint = dir / "run.h5.checkpoints/checkpoint-000000000004.h5";
   struct Expected {
     std::string file, type;
