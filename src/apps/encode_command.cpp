@@ -33,7 +33,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const TrainedRun run = load_trained_run(run_path, comm);
   const bool own_data = !cl.value("data");
   const DistributedDataset data = load_distributed_dataset(
-      cl.value_or("data", run.settings.data_file),
+      run.training_data_file(cl.value("data"), comm),
       cl.value_or("dataset", own_data ? run.settings.data_path : "/Y"), "/labels", comm);
   const SasModelConfig& m = run.settings.model;
   run.require_data_dim(data.file, data.cols);

@@ -131,8 +131,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
           "evaluate encodes test data: the run needs an encoder", {run.path, "model.latents", "free"});
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
-  const DistributedDataset train =
-      load_distributed_dataset(cl.value_or("data", run.settings.data_file), run.settings.data_path, "", comm);
+  const DistributedDataset train = load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
+                                                            run.settings.data_path, "", comm);
   run.require_data_dim(train.file, train.cols);
   const DistributedDataset test =
       load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);

@@ -84,8 +84,9 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   run.require_gp_decoder("gplvm exact");
   const std::string latents_file = cl.value_or("latents", run.path);
   const Latents latents = read_latents(latents_file, comm);
-  const DistributedDataset data = load_distributed_dataset(
-      cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  const DistributedDataset data =
+      load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
+                               cl.value_or("dataset", run.settings.data_path), "", comm);
   run.require_data_dim(data.file, data.cols);
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
           {latents_file, "/latent/mean",

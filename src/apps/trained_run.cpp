@@ -1,5 +1,7 @@
 #include "gplvm/apps/trained_run.hpp"
 
+#include <filesystem>
+
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/model_registry.hpp"
 
@@ -46,6 +48,19 @@ void TrainedRun::require_data_dim(const std::string& file, std::uint64_t cols) c
           "data have D = " + std::to_string(cols) + " columns but run '" + path + "' was trained on D = " +
               std::to_string(trained) + " (training data '" + settings.data_file + "')",
           {file, "--data", std::to_string(cols)});
+}
+
+std::string TrainedRun::training_data_file(const std::optional<std::string>& override_file,
+                                           const Communicator& comm) const {
+  if (override_file) return *override_file;
+  const std::string& stored = settings.data_file;
+  comm.all_or_none([&] {
+    require(
+        std::filesystem::exists(stored),
+        "the run's training data file does not exist (run '" + path + "'); give the data with --data FILE",
+        {stored, "data.path", ""});
+  });
+  return stored;
 }
 
 }  // namespace gplvm

@@ -126,7 +126,10 @@ TEST(PathsCli, DataOverrideReplacesTheStoredTrainingDataAndMustHaveTheSameDimens
   EXPECT_EQ(parse_json(stored)["log_marginal_likelihood"], parse_json(moved)["log_marginal_likelihood"]);
   // Once the stored file is gone, --data is what lets the run be used at all.
   fs::remove(p.data);
-  EXPECT_EQ(run_gplvm("exact --run " + p.run, 0, other).exit_code, 2);
+  const CliResult gone = run_gplvm("exact --run " + p.run, 2, other);
+  EXPECT_EQ(gone.exit_code, 2);
+  EXPECT_NE(gone.err.find(p.data), std::string::npos) << gone.err;
+  EXPECT_NE(gone.err.find("--data"), std::string::npos) << "says how to go on: " << gone.err;
   EXPECT_EQ(run_gplvm("evaluate --run " + p.run + " --test moved.h5 --data moved.h5", 0, other).exit_code, 0);
 
   p.generate(other / "wide.h5", 7);

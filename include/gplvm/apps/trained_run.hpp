@@ -2,6 +2,7 @@
 // A run file written by `gplvm train`, read back: its configuration, model settings and
 // replicated parameters. Shared by encode, exact and evaluate.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gplvm/apps/train_config.hpp"
@@ -30,6 +31,11 @@ struct TrainedRun {
   // number of columns of `file`, is the data dimension the run was trained on: a --data override
   // must hold the same kind of data.
   void require_data_dim(const std::string& file, std::uint64_t cols) const;
+  // The training data: `override_file` (--data) when given, else the run's data.path, which must
+  // exist (InputError suggesting --data otherwise: the data moved, or an older run stored a path
+  // relative to the directory it was trained in).
+  std::string training_data_file(const std::optional<std::string>& override_file,
+                                 const Communicator& comm) const;
 };
 
 TrainedRun load_trained_run(const std::string& path, const Communicator& comm);
