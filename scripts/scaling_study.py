@@ -106,7 +106,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="threads per rank (OMP_NUM_THREADS)")
     args = ap.parse_args()
     args.ranks = [int(x) for x in args.ranks.split(",")]
-    args.work = args.work or os.path.join(args.out, "data")
+    args.work = os.path.abspath(args.work or os.path.join(args.out, "data"))  # written into configs
     os.makedirs(args.work, exist_ok=True)
 
     cases = []

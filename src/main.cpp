@@ -1,5 +1,6 @@
 // gplvm: the command-line entry point. Dispatches to a subcommand and turns exceptions into one
-// error line and a non-zero exit code.
+// error line (and, with --json, one JSON object on stdout) and a non-zero exit code.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -8,9 +9,11 @@
 
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/core/version.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 
 namespace {
@@ -39,19 +42,49 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
 void print_usage() {
   std::printf("usage: gplvm <command> [options]   (gplvm <command> --help for its options)\n\ncommands:\n");
   for (const auto& [name, entry] : commands()) std::printf("  %-10s %s\n", name.c_str(), entry.second);
+  std::printf("\n  gplvm --version   print the version and the git commit of this build\n");
+}
+
+// With --json a script reads stdout only, so an error is also one JSON object there: the message,
+// the exit code and the error's context (null where it has none).
+void print_json_error(const std::string& message, int exit_code, const ErrorContext& context) {
+  JsonWriter w(0);
+  w.begin_object().key("error").value(message).key("exit_code").value(exit_code);
+  for (const auto& [name, text] :
+       {std::pair{"file", &context.file}, {"key", &context.key}, {"value", &context.value}}) {
+    w.key(name);
+    if (text->empty())
+      w.null();
+    else
+      w.value(*text);
+  }
+  w.end_object();
+  std::printf("%s\n", w.str().c_str());
+  std::fflush(stdout);
 }
 
 // Input errors are detected collectively (every rank throws the same), so rank 0 reports them and
 // all ranks exit cleanly. Anything else may have happened on one rank only: report it with the
 // rank and abort the job so no rank waits forever in a collective.
-int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective) {
-  if (comm.is_root() || !collective)
+int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective,
+           bool json) {
+  const int code = collective ? kExitBadInput : kExitFailure;
+  if (comm.is_root() || !collective) {
     std::fprintf(stderr, "gplvm %s: error%s: %s\n", command.c_str(),
                  comm.size() > 1 && !collective ? (" on rank " + std::to_string(comm.rank())).c_str() : "",
                  e.what());
+    if (json) {
+      const auto* error = dynamic_cast<const Error*>(&e);
+      print_json_error(e.what(), code, error ? error->context() : ErrorContext{});
+    }
+  }
   std::fflush(stderr);
   if (!collective && comm.size() > 1) MPI_Abort(comm.raw(), kExitFailure);
-  return collective ? kExitBadInput : kExitFailure;
+  return code;
+}
+
+bool wants_json(int argc, char** argv) {
+  return std::any_of(argv + 1, argv + argc, [](const char* arg) { return !std::strcmp(arg, "--json"); });
 }
 
 }  // namespace
@@ -67,11 +100,20 @@ int main(int argc, char** argv) {
     if (comm.is_root()) print_usage();
     return argc < 2 ? kExitBadInput : kExitOk;
   }
+  if (!std::strcmp(argv[1], "--version")) {
+    if (comm.is_root()) std::printf("%s\n", version_text().c_str());
+    return kExitOk;
+  }
   const std::string name = argv[1];
+  const bool json = wants_json(argc, argv);
   const auto it = commands().find(name);
   if (it == commands().end()) {
-    if (comm.is_root())
+    if (comm.is_root()) {
       std::fprintf(stderr, "gplvm: unknown command '%s' (see gplvm --help)\n", name.c_str());
+      if (json)
+        print_json_error("unknown command '" + name + "' (see gplvm --help)", kExitBadInput,
+                         {"", "command", name});
+    }
     return kExitBadInput;
   }
   try {
@@ -80,8 +122,8 @@ int main(int argc, char** argv) {
     if (const std::string warning = thread_warning(); !warning.empty()) log_warning(warning);
     return it->second.first(Arguments(argv + 2, argv + argc), comm);
   } catch (const InputError& e) {
-    return report(comm, name, e, true);
+    return report(comm, name, e, true, json);
   } catch (const std::exception& e) {
-    return report(comm, name, e, false);
+    return report(comm, name, e, false, json);
   }
 }

@@ -1,14 +1,19 @@
 #!/usr/bin/python3
-"""Plot the latents and the training curve of one gplvm run file.
+"""Plot the latents and the training curve of one gplvm run file, or of any other file gplvm writes.
 
-Reads the run file (docs/run-file.md) through tools/gplvm_run.py:
-  /latent/mean   N x Q latent means, in data-row order (required)
-  /latent/var    N x Q latent variances (optional; Bayesian runs)
-  /train/curve   M x 4: step, epoch, objective, wall time in seconds (required)
-  /labels        N integer labels (optional; in the run file, or in the data file given by --data)
+Reads the run file layout (docs/architecture.md, "Files, configuration and the command line"):
+  /latent/mean   N x Q latent means, in data-row order (run files, checkpoints, encode and evaluate outputs;
+                 data files from generate have /latent_true instead, imported data only /Y: their first
+                 two principal components are plotted)
+  /latent/var    N x Q latent variances (optional; Bayesian runs: drawn as one-standard-deviation ellipses)
+  /train/curve   M x 4: step, epoch, objective, wall time in seconds (optional: run files and checkpoints)
+  /labels        N integer labels (optional; in the file, or in the data file given by --data)
+  /params/kernel/lengthscales  ARD lengthscales (in the run file, or in the run an encode or evaluate output
+                 names in its "run" attribute): the default --dims are the two with the smallest
 
-Writes OUT/latents.png (first two latent dimensions, or the ones given by --dims, coloured by label) and
-OUT/curve.png (objective against step and against wall time, raw and smoothed).
+Writes OUT/latents.png (the two most relevant latent dimensions, or the ones given by --dims, coloured by
+label; Fashion-MNIST labels are named by class) and, when the file has a training curve, OUT/curve.png
+(objective against step and against wall time, raw and smoothed).
 
 Uses only Debian's python3-numpy, python3-h5py and python3-matplotlib, headless (Agg).
 Exit status: 0 on success, 2 for a missing or malformed input file or dataset (with a one-line message).
@@ -21,12 +26,13 @@ import sys
 import numpy as np
 
 try:
+    import h5py
     import matplotlib
 
     matplotlib.use("Agg")  # headless: no display on compute nodes
     import matplotlib.pyplot as plt
+    from matplotlib.collections import EllipseCollection
     from matplotlib.lines import Line2D
-    from gplvm_run import InputProblem, open_h5, read_curve, read_labels, read_latents
 except ImportError as exc:  # pragma: no cover - depends on the host
     sys.stderr.write(
         f"plot_run.py: error: {exc}; install the Debian packages python3-h5py python3-matplotlib "
@@ -36,19 +42,149 @@ except ImportError as exc:  # pragma: no cover - depends on the host
 
 EXIT_INPUT = 2
 MAX_LEGEND_CLASSES = 20  # more distinct labels than this get a colourbar instead of a legend
+MAX_ELLIPSES = 1500  # posterior ellipses drawn for at most this many (random) points, so the plot stays legible
+FASHION_MNIST_CLASSES = (
+    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"
+)
+CURVE_COLUMNS = ("step", "epoch", "objective", "wall_time")
+
+
+class InputProblem(Exception):
+    """A missing or malformed input: reported in one line, exit status 2."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Reading (tools/gplvm_run.py)
+# Reading
 
 
-def labels_for(run, args, n_rows):
+def open_h5(path, what):
+    if not os.path.isfile(path):
+        raise InputProblem(f"{what} file not found: {path}")
+    try:
+        return h5py.File(path, "r")
+    except OSError as exc:
+        raise InputProblem(f"cannot open {what} file {path} as HDF5: {exc}") from exc
+
+
+def read_dataset(h5, path, required=True):
+    """The dataset at `path` as a numpy array, or None when it is absent and not required."""
+    obj = h5.get(path)
+    if obj is None:
+        if required:
+            raise InputProblem(f"{h5.filename}: dataset '{path}' not found")
+        return None
+    if not isinstance(obj, h5py.Dataset):
+        raise InputProblem(f"{h5.filename}: '{path}' is a group, not a dataset")
+    return obj[()]
+
+
+def principal_components(y, count=2):
+    """The data's first `count` principal component scores (for data files without latents)."""
+    y = np.asarray(y, dtype=float)
+    centred = y - y.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred[:: max(1, centred.shape[0] // 20000)], full_matrices=False)
+    return centred @ vt[: min(count, vt.shape[0])].T
+
+
+def read_latents(run):
+    """(mean, var, what): the latents to plot, their variances (or None), and what they are."""
+    source = "/latent/mean" if "/latent/mean" in run else "/latent_true" if "/latent_true" in run else None
+    if source is None and "/Y" in run:
+        return principal_components(read_dataset(run, "/Y")), None, "principal component"
+    mean = np.asarray(read_dataset(run, source or "/latent/mean"), dtype=float)
+    if mean.ndim == 1:
+        mean = mean[:, None]
+    if mean.ndim != 2 or mean.shape[0] == 0 or mean.shape[1] == 0:
+        raise InputProblem(f"{run.filename}: '{source}' must be a non-empty N x Q matrix, got shape {mean.shape}")
+    var = read_dataset(run, "/latent/var", required=False) if source == "/latent/mean" else None
+    if var is not None:
+        var = np.asarray(var, dtype=float).reshape(mean.shape[0], -1)
+    return mean, var, "latent" if source == "/latent/mean" else "true latent"
+
+
+def attribute(h5, name):
+    value = h5.attrs.get(name)
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def read_lengthscales(run, q):
+    """The ARD lengthscales (Q of them) of the run, or of the run an encode/evaluate output names; else None."""
+    files = [run]
+    other = attribute(run, "run")
+    if other and os.path.isfile(other):
+        try:
+            files.append(h5py.File(other, "r"))
+        except OSError:
+            pass
+    try:
+        for f in files:
+            kernel = f.get("/params/kernel")
+            if isinstance(kernel, h5py.Group):
+                for name in sorted(kernel, key=lambda n: (n != "lengthscales", n)):
+                    values = np.asarray(kernel[name][()], dtype=float).ravel()
+                    if name.endswith("lengthscales") and values.size == q:
+                        return values
+    finally:
+        for f in files[1:]:
+            f.close()
+    return None
+
+
+def default_dims(lengthscales, q):
+    """The two latent dimensions the kernel varies fastest along (smallest lengthscales), else 0 and 1."""
+    if lengthscales is None or q < 2:
+        return (0, 1)
+    a, b = np.argsort(lengthscales, kind="stable")[:2]
+    return (int(a), int(b))
+
+
+def class_names(h5, args, labels):
+    """Names for the labels: Fashion-MNIST's classes when the data are Fashion-MNIST, else None."""
+    if args.class_names == "none" or labels is None:
+        return None
+    if args.class_names == "auto":
+        sources = [args.data or "", h5.filename] + [str(attribute(h5, a) or "") for a in ("data_file", "test")]
+        if not any("fashion" in os.path.basename(s).lower() for s in sources):
+            return None
+    if not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= len(FASHION_MNIST_CLASSES):
+        return None
+    return FASHION_MNIST_CLASSES
+
+
+def read_curve(run):
+    """Columns step, epoch, objective, wall_time as a dict of 1-D arrays (possibly empty)."""
+    raw = read_dataset(run, "/train/curve")
+    if raw.dtype.names:  # a compound dataset: take the columns by name
+        missing = [c for c in CURVE_COLUMNS if c not in raw.dtype.names]
+        if missing:
+            raise InputProblem(f"{run.filename}: '/train/curve' has no field(s) {', '.join(missing)}")
+        return {c: np.asarray(raw[c], dtype=float).ravel() for c in CURVE_COLUMNS}
+    curve = np.asarray(raw, dtype=float)
+    if curve.size == 0:
+        curve = curve.reshape(0, len(CURVE_COLUMNS))
+    if curve.ndim != 2 or curve.shape[1] < len(CURVE_COLUMNS):
+        raise InputProblem(
+            f"{run.filename}: '/train/curve' must be M x 4 (step, epoch, objective, wall time), got shape {curve.shape}"
+        )
+    return {c: curve[:, i] for i, c in enumerate(CURVE_COLUMNS)}
+
+
+def read_labels(run, args, n_rows):
     """Labels from --data (required there), else from the run file; None when there are none."""
     path = args.labels_path or "/labels"
     if args.data:
         with open_h5(args.data, "data") as data:
-            return read_labels(data, path, required=True, rows=n_rows)
-    return read_labels(run, path, required=args.labels_path is not None, rows=n_rows)
+            labels = read_dataset(data, path)
+            source = args.data
+    else:
+        labels = read_dataset(run, path, required=args.labels_path is not None)
+        source = run.filename
+    if labels is None:
+        return None
+    labels = np.asarray(labels).ravel()
+    if labels.shape[0] != n_rows:
+        raise InputProblem(f"{source}: labels '{path}' have {labels.shape[0]} entries but /latent/mean has {n_rows} rows")
+    return labels
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -67,29 +203,47 @@ def check_dims(mean, dims):
         raise InputProblem(f"--dims {dims[0]} {dims[1]}: the latents have only {mean.shape[1]} dimensions")
 
 
-def scatter_coordinates(mean, dims):
+def scatter_coordinates(mean, dims, what="latent"):
     if mean.shape[1] == 1:  # one latent dimension: plot it against the data-row index
-        return np.arange(mean.shape[0], dtype=float), mean[:, 0], "data row", "latent 0"
+        return np.arange(mean.shape[0], dtype=float), mean[:, 0], "data row", f"{what} 0"
     a, b = dims
-    return mean[:, a], mean[:, b], f"latent {a}", f"latent {b}"
+    return mean[:, a], mean[:, b], f"{what} {a}", f"{what} {b}"
 
 
-def plot_latents(mean, var, labels, dims, title, path):
-    x, y, xlabel, ylabel = scatter_coordinates(mean, dims)
+def draw_uncertainty(ax, mean, var, dims, order):
+    """One-standard-deviation ellipses of q(x_n) (error bars with one latent dimension) for a random subset."""
+    shown = order[:MAX_ELLIPSES]
+    if mean.shape[1] == 1:
+        ax.errorbar(shown, mean[shown, 0], yerr=np.sqrt(var[shown, 0]), fmt="none", ecolor="0.5", alpha=0.3,
+                    linewidth=0.6, zorder=0)
+        return
+    a, b = dims
+    ellipses = EllipseCollection(
+        2 * np.sqrt(var[shown, a]), 2 * np.sqrt(var[shown, b]), np.zeros(shown.size), units="xy",
+        offsets=np.column_stack([mean[shown, a], mean[shown, b]]), offset_transform=ax.transData,
+        facecolors="none", edgecolors="0.4", linewidths=0.4, alpha=0.35, zorder=0,
+    )
+    ax.add_collection(ellipses)
+
+
+def plot_latents(mean, var, labels, dims, title, path, what="latent", names=None):
+    x, y, xlabel, ylabel = scatter_coordinates(mean, dims, what)
     n = x.shape[0]
     size, alpha = marker_style(n)
     # Draw in a fixed random order so that no class is painted over another just by its row order.
     order = np.random.default_rng(0).permutation(n)
     fig, ax = plt.subplots(figsize=(7, 6), dpi=130)
+    if var is not None:
+        draw_uncertainty(ax, mean, var, dims, order)
     if labels is None:
         ax.scatter(x[order], y[order], s=size, alpha=alpha, linewidths=0, rasterized=True)
     else:
-        draw_labelled(fig, ax, x[order], y[order], labels[order], size, alpha)
+        draw_labelled(fig, ax, x[order], y[order], labels[order], size, alpha, names)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     subtitle = f"N = {n}, Q = {mean.shape[1]}"
     if var is not None:
-        subtitle += f", mean posterior sd = {np.sqrt(np.mean(var)):.3g}"
+        subtitle += f", mean posterior sd = {np.sqrt(np.mean(var)):.3g} (ellipses: 1 sd)"
     ax.set_title(f"{title}\n{subtitle}", fontsize=10)
     if mean.shape[1] > 1:
         ax.set_aspect("equal", adjustable="datalim")
@@ -98,13 +252,14 @@ def plot_latents(mean, var, labels, dims, title, path):
     plt.close(fig)
 
 
-def draw_labelled(fig, ax, x, y, labels, size, alpha):
+def draw_labelled(fig, ax, x, y, labels, size, alpha, names=None):
     classes, codes = np.unique(labels, return_inverse=True)
     if len(classes) <= MAX_LEGEND_CLASSES:
         cmap = plt.get_cmap("tab10" if len(classes) <= 10 else "tab20")
         ax.scatter(x, y, c=cmap(codes % cmap.N), s=size, alpha=alpha, linewidths=0, rasterized=True)
         handles = [
-            Line2D([], [], marker="o", linestyle="", color=cmap(i % cmap.N), label=str(c)) for i, c in enumerate(classes)
+            Line2D([], [], marker="o", linestyle="", color=cmap(i % cmap.N), label=names[c] if names else str(c))
+            for i, c in enumerate(classes)
         ]
         ax.legend(handles=handles, title="label", fontsize=8, loc="best", markerscale=1.0, framealpha=0.8)
     else:  # many classes (or continuous values): a colour scale reads better than a legend
@@ -169,10 +324,11 @@ def mark_epochs(ax, step, epoch):
 def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="plot_run.py",
-        description="Plot the latents (latents.png) and training curve (curve.png) of a gplvm run file.",
+        description="Plot the latents (latents.png) and training curve (curve.png) of a gplvm run file, or the "
+        "latents of any other file gplvm writes (encode, evaluate, generate, import).",
         epilog="Exit status: 0 on success, 2 for a missing or malformed file or dataset.",
     )
-    parser.add_argument("run", metavar="RUN.h5", help="run output file (/latent/mean, /train/curve, ...)")
+    parser.add_argument("run", metavar="RUN.h5", help="run, checkpoint, encode, evaluate or data file")
     parser.add_argument("--data", metavar="DATA.h5", help="data file to take the labels from")
     parser.add_argument(
         "--labels-path",
@@ -182,7 +338,14 @@ def parse_args(argv):
     parser.add_argument(
         "--out-dir", metavar="DIR", help="output directory (default: RUN_plots next to the run file, RUN = its stem)"
     )
-    parser.add_argument("--dims", type=int, nargs=2, default=(0, 1), metavar=("A", "B"), help="latent dims to plot")
+    parser.add_argument(
+        "--dims", type=int, nargs=2, metavar=("A", "B"),
+        help="latent dims to plot (default: the two with the smallest ARD lengthscales, else 0 1)",
+    )
+    parser.add_argument(
+        "--class-names", choices=("auto", "fashion_mnist", "none"), default="auto",
+        help="label names in the legend (auto: Fashion-MNIST's classes when the data file's name says fashion)",
+    )
     parser.add_argument("--smooth", type=int, default=0, metavar="W", help="running-mean window (default M/50)")
     parser.add_argument("--log-y", action="store_true", help="logarithmic objective axis (symlog if any <= 0)")
     return parser.parse_args(argv)
@@ -198,10 +361,12 @@ def main(argv=None):
     out_dir = args.out_dir or default_out_dir(args.run)
     try:
         with open_h5(args.run, "run") as run:  # read and check everything before writing anything
-            mean, var = read_latents(run)
-            curve = read_curve(run)
-            labels = labels_for(run, args, mean.shape[0])
-        check_dims(mean, args.dims)
+            mean, var, what = read_latents(run)
+            curve = read_curve(run) if "/train/curve" in run else None
+            labels = read_labels(run, args, mean.shape[0])
+            dims = args.dims or default_dims(read_lengthscales(run, mean.shape[1]), mean.shape[1])
+            names = class_names(run, args, labels)
+        check_dims(mean, dims)
         os.makedirs(out_dir, exist_ok=True)
     except InputProblem as exc:
         sys.stderr.write(f"plot_run.py: error: {exc}\n")
@@ -210,7 +375,10 @@ def main(argv=None):
         sys.stderr.write(f"plot_run.py: error: cannot create output directory {out_dir}: {exc}\n")
         return EXIT_INPUT
     title = os.path.basename(args.run)
-    plot_latents(mean, var, labels, args.dims, title, os.path.join(out_dir, "latents.png"))
+    plot_latents(mean, var, labels, dims, title, os.path.join(out_dir, "latents.png"), what, names)
+    if curve is None:
+        print(f"wrote {os.path.join(out_dir, 'latents.png')} (the file has no training curve)")
+        return 0
     plot_curve(curve, args.smooth, args.log_y, title, os.path.join(out_dir, "curve.png"))
     print(f"wrote {os.path.join(out_dir, 'latents.png')} and {os.path.join(out_dir, 'curve.png')}")
     return 0

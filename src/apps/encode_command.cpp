@@ -1,14 +1,17 @@
 // gplvm encode: latents of (new) data through a trained amortised encoder, distributed by rows.
 #include <cstdio>
+#include <filesystem>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/data_transform.hpp"
+#include "gplvm/core/version.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/train/run_file.hpp"
@@ -18,8 +21,8 @@ namespace gplvm {
 int encode_command(const Arguments& args, const Communicator& comm) {
   std::vector<OptionSpec> options = {
       {"run", true, "run file written by gplvm train"},
-      {"data", true, "HDF5 data file to encode"},
-      {"dataset", true, "dataset inside --data (default /Y)"},
+      {"data", true, "HDF5 data file to encode (default: the run's training data; same D)"},
+      {"dataset", true, "dataset inside --data (default /Y; without --data: the run's data.dataset)"},
       {"output", true, "HDF5 file to write /latent/mean (and /latent/var, /labels)"}};
   for (OptionSpec& spec : inference_option_specs()) options.push_back(std::move(spec));
   CommandLine cl("encode", std::move(options), false);
@@ -34,13 +37,12 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const std::string run_path = cl.required("run"), output = cl.required("output");
   Hdf5ResultWriter::check_writable(output);
   const TrainedRun run = load_trained_run(run_path, comm);
-  DistributedDataset data =
-      load_distributed_dataset(cl.required("data"), cl.value_or("dataset", "/Y"), "/labels", comm);
+  const bool own_data = !cl.value("data");
+  DistributedDataset data = load_distributed_dataset(
+      run.training_data_file(cl.value("data"), comm),
+      cl.value_or("dataset", own_data ? run.settings.data_path : "/Y"), "/labels", comm);
   const SasModelConfig& m = run.settings.model;
-  require(data.cols == static_cast<std::uint64_t>(m.data_dim),
-          "data have a different dimension from the training data",
-          {data.file, data.path,
-           std::to_string(data.cols) + " columns, model trained on " + std::to_string(m.data_dim)});
+  run.require_data_dim(data.file, data.cols);
   apply_data_transform(read_data_transform(run_path, comm), data);  // the run's data.center/standardize
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());
   const std::unique_ptr<Model> model = run.model(data.rows, begin, count);
@@ -60,15 +62,16 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   out.write_distributed_rows("/latent/mean", mean, begin, data.rows);
   if (model->bayesian() && !inferred) out.write_distributed_rows("/latent/var", variance, begin, data.rows);
   if (data.labels) out.write_distributed_int64("/labels", *data.labels, begin, data.rows);
-  out.write_attribute("/", "run", run_path);
-  out.write_attribute("/", "data_file", data.file);
+  out.write_attribute("/", "run", std::filesystem::absolute(run_path).string());
+  out.write_attribute("/", "data_file", std::filesystem::absolute(data.file).string());
+  out.write_attribute("/", "version", version());
+  out.write_attribute("/", "git_commit", git_commit());
   out.write_attribute("/latent", "method", inferred ? "inferred" : "encoded");
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {
-      JsonWriter w(0);
-      w.begin_object().key("command").value("encode").key("output").value(output).key("rows").value(
-          data.rows);
+      JsonWriter w = json_summary("encode");
+      w.key("output").value(output).key("rows").value(data.rows);
       w.key("latent_dim").value(m.latent_dim).end_object();
       std::printf("%s\n", w.str().c_str());
     } else {

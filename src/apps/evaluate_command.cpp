@@ -2,15 +2,21 @@
 // (gplvm/eval/predictive_evaluation.hpp: RMSE / MAE / NLPD per entry of the exact GP predictive,
 // docs/math/exact_gplvm.md, and the k-NN accuracy of the test latents: encoded, or inferred for
 // free-latent runs, eval/latent_inference.hpp).
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/log.hpp"
+#include "gplvm/core/version.hpp"
 #include "gplvm/eval/latent_inference.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/data_transform.hpp"
@@ -18,6 +24,40 @@
 
 namespace gplvm {
 namespace {
+
+// Progress lines on stderr from rank 0, as training writes them: each phase as it starts, and the
+// prediction at most every `seconds` (and when it ends) with its rate and the time left.
+class ProgressLines {
+ public:
+  ProgressLines(const Communicator& comm, double seconds) : comm_(comm), seconds_(seconds) {}
+
+  void operator()(const EvaluationProgress& p) {
+    if (!comm_.is_root()) return;
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (p.done == 0) {
+      phase_start_ = now;
+      std::fprintf(stderr, "evaluate: %s (elapsed %s)\n", p.phase, format_duration(elapsed).c_str());
+    } else if (std::chrono::duration<double>(now - last_).count() >= seconds_ || p.done == p.total) {
+      const double phase = std::chrono::duration<double>(now - phase_start_).count();
+      const double rate = static_cast<double>(p.done) / std::max(phase, 1e-9);
+      std::fprintf(stderr, "evaluate: %s %llu/%llu test points, points/s %.0f elapsed %s ETA %s\n", p.phase,
+                   static_cast<unsigned long long>(p.done), static_cast<unsigned long long>(p.total), rate,
+                   format_duration(elapsed).c_str(),
+                   format_duration(static_cast<double>(p.total - p.done) / std::max(rate, 1e-9)).c_str());
+    } else {
+      return;
+    }
+    last_ = now;
+    std::fflush(stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  const Communicator& comm_;
+  double seconds_;
+  Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_ = start_;
+};
 
 PredictiveEvaluationOptions evaluation_options(const CommandLine& cl) {
   PredictiveEvaluationOptions o;
@@ -50,14 +90,16 @@ void write_evaluation(const std::string& path, const TrainedRun& run, const Dist
   if (e.knn_accuracy) out.write_scalar("/metrics/knn_accuracy", *e.knn_accuracy);
   out.write_attribute("/metrics", "knn_k", static_cast<std::int64_t>(k));
   out.write_attribute("/metrics", "conditioning_points", static_cast<std::int64_t>(e.conditioning_points));
-  out.write_attribute("/", "run", run.path);
-  out.write_attribute("/", "test", test.file);
+  out.write_attribute("/", "run", std::filesystem::absolute(run.path).string());
+  out.write_attribute("/", "test", std::filesystem::absolute(test.file).string());
+  out.write_attribute("/", "version", version());
+  out.write_attribute("/", "git_commit", git_commit());
   out.commit();
 }
 
 void print_json(const TrainedRun& run, const DistributedDataset& test, const PredictiveEvaluation& e, int k) {
-  JsonWriter w(0);
-  w.begin_object().key("command").value("evaluate").key("run").value(run.path).key("test").value(test.file);
+  JsonWriter w = json_summary("evaluate");
+  w.key("run").value(run.path).key("test").value(test.file);
   w.key("test_points").value(test.rows).key("conditioning_points").value(e.conditioning_points);
   w.key("rmse").value(e.metrics.rmse).key("mae").value(e.metrics.mae).key("nlpd").value(e.metrics.nlpd);
   if (e.knn_accuracy) w.key("knn_k").value(k).key("knn_accuracy").value(*e.knn_accuracy);
@@ -80,13 +122,15 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   std::vector<OptionSpec> specs = {
       {"run", true, "run file written by gplvm train (a GP decoder: amortised, or free latents inferred)"},
       {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
+      {"data", true, "training data file (default: the run's data.path; must have the same D)"},
       {"test-dataset", true, "dataset inside --test (default /Y)"},
       {"condition", true, "training rows the exact predictive conditions on (default 10000; 0: all)"},
       {"seed", true, "seed choosing the conditioning rows (default 0)"},
       {"k", true, "neighbours for the k-NN accuracy (default 1)"},
       {"block", true,
        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
-      {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"}};
+      {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"},
+      {"progress-seconds", true, "seconds between progress lines on stderr (default 5)"}};
   for (OptionSpec& spec : inference_option_specs()) specs.push_back(std::move(spec));
   CommandLine cl("evaluate", std::move(specs), false);
   cl.parse(args);
@@ -100,8 +144,9 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   run.require_gp_decoder("gplvm evaluate");
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
-  DistributedDataset train =
-      load_distributed_dataset(run.settings.data_file, run.settings.data_path, "", comm);
+  DistributedDataset train = load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
+                                                      run.settings.data_path, "", comm);
+  run.require_data_dim(train.file, train.cols);
   DistributedDataset test =
       load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
   require(test.cols == train.cols, "test data have a different dimension from the training data",
@@ -115,6 +160,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
           {run.path, "/latent/mean", std::to_string(train_latents.rows())});
 
   if (!transform.is_identity()) options.column_scale = transform.scale;
+  ProgressLines progress(comm, cl.real_or("progress-seconds", 5.0, 0.0, 1e9));
+  options.progress = std::ref(progress);
   std::optional<std::vector<std::int64_t>> train_labels;
   if (run_file.exists("/labels") && test.labels.has_value())
     train_labels = run_file.read_int64_vector("/labels");

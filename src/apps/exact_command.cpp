@@ -8,6 +8,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
@@ -66,7 +67,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl(
       "exact",
       {{"run", true, "run file written by gplvm train (latents, hyperparameters, data path)"},
-       {"data", true, "data file (default: the run's data.path)"},
+       {"data", true, "training data file (default: the run's data.path; must have the same D)"},
        {"dataset", true, "dataset inside the data file (default: the run's data.dataset)"},
        {"latents", true, "file with /latent/mean (and /latent/var) to use instead of the run's"},
        {"block", true,
@@ -95,8 +96,9 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   run.require_gp_decoder("gplvm exact");
   const std::string latents_file = cl.value_or("latents", run.path);
   const Latents latents = read_latents(latents_file, comm);
-  DistributedDataset data = load_distributed_dataset(
-      cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  DistributedDataset data = load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
+                                                     cl.value_or("dataset", run.settings.data_path), "", comm);
+  run.require_data_dim(data.file, data.cols);
   // The likelihood of the data as the run's model saw them (data.center / data.standardize).
   apply_data_transform(read_data_transform(run.path, comm), data);
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
@@ -128,8 +130,8 @@ int exact_command(const Arguments& args, const Communicator& comm) {
       samples > 1 ? std::sqrt(std::max(mc_sq - mc_mean * mc_mean, 0.0) * samples / (samples - 1) / samples)
                   : 0;
   if (cl.has("json")) {
-    JsonWriter w(0);
-    w.begin_object().key("command").value("exact").key("run").value(run.path).key("n").value(data.rows);
+    JsonWriter w = json_summary("exact");
+    w.key("run").value(run.path).key("n").value(data.rows);
     w.key("d")
         .value(data.cols)
         .key("log_marginal_likelihood")

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/stop_signals.hpp"
@@ -21,8 +22,8 @@ void print_summary(bool json, const std::string& path, const Model& model, const
                 to_string(r.reason).c_str(), seconds);
     return;
   }
-  JsonWriter w(0);
-  w.begin_object().key("command").value("train").key("model").value(model.kind()).key("output").value(path);
+  JsonWriter w = json_summary("train");
+  w.key("model").value(model.kind()).key("output").value(path);
   w.key("training")
       .value("full_batch")
       .key("iterations")

@@ -2,9 +2,11 @@
 // gp_rff is generated in row blocks on every rank (any N); the others on rank 0.
 #include <cstdio>
 #include <limits>
+#include <map>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -17,39 +19,91 @@ namespace {
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // rows or columns: far beyond any disk
 constexpr double kMaxReal = std::numeric_limits<double>::max();
 
+// The default data dimension of a generator: the cycle's images must be square (16 x 16).
+std::int64_t default_dim(const std::string& kind) {
+  return kind == "cycle" ? 256 : 50;
+}
+
+// The generators name their parameters (output_dim, num_rows, ...); the command's errors name the
+// options that set them.
+InputError with_option_names(const InputError& e) {
+  static const std::map<std::string, std::string> option = {{"num_rows", "--n"},
+                                                            {"output_dim", "--d"},
+                                                            {"latent_dim", "--q"},
+                                                            {"noise", "--noise"},
+                                                            {"noise_variance", "--noise"},
+                                                            {"point_noise", "--noise"},
+                                                            {"lengthscale", "--lengthscale"},
+                                                            {"depth", "--depth"},
+                                                            {"points_per_leaf", "--per-leaf"}};
+  const auto it = option.find(e.context().key);
+  return InputError(e.reason(),
+                    {e.context().file, it == option.end() ? e.context().key : it->second, e.context().value});
+}
+
+// Runs a generator on the ranks that call it, with its errors naming the command's options.
+template <class F>
+SyntheticData generate_named(F&& generator) {
+  try {
+    return generator();
+  } catch (const InputError& e) {
+    throw with_option_names(e);
+  }
+}
+
+// The tree's size: --n points spread over the 2^depth leaves, or --per-leaf points on each (800 by
+// default); both at once must agree.
+std::int64_t tree_rows(const CommandLine& cl, std::int64_t depth) {
+  const std::int64_t leaves = std::int64_t{1} << depth;
+  const std::int64_t per_leaf = cl.integer_or("per-leaf", 50, 1, kMaxCount >> depth);
+  if (!cl.value("n")) return leaves * per_leaf;
+  const std::int64_t n = cl.integer_or("n", 0, 1, kMaxCount);
+  require(!cl.value("per-leaf") || n == leaves * per_leaf,
+          "--n and --per-leaf disagree: a tree of depth " + std::to_string(depth) + " with --per-leaf " +
+              std::to_string(per_leaf) + " has " + std::to_string(leaves * per_leaf) +
+              " points (give one of them)",
+          {"", "--n", std::to_string(n)});
+  return n;
+}
+
 // This rank's rows of the requested generator: [begin, begin + rows of the result).
 SyntheticData generate_local(const CommandLine& cl, const std::string& kind, const Communicator& comm,
                              std::uint64_t& begin, std::uint64_t& total) {
-  const std::int64_t n = cl.integer_or("n", 1000, 1, kMaxCount), d = cl.integer_or("d", 50, 1, kMaxCount),
+  require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree",
+          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
+  const std::int64_t depth = cl.integer_or("depth", 4, 1, 20);
+  const std::int64_t n = kind == "tree" ? tree_rows(cl, depth) : cl.integer_or("n", 1000, 1, kMaxCount);
+  const std::int64_t d = cl.integer_or("d", default_dim(kind), 1, kMaxCount),
                      q = cl.integer_or("q", 2, 1, kMaxCount);
   const std::uint64_t seed = cl.unsigned_or("seed", 0);
   const double noise = cl.real_or("noise", kind == "gp" || kind == "gp_rff" ? 0.01 : 0.05, 0, kMaxReal);
   const double lengthscale = cl.real_or("lengthscale", 1.0, 0, kMaxReal);
   if (lengthscale == 0) throw InputError("lengthscale must be positive", {"", "--lengthscale", "0"});
-  const std::int64_t depth = cl.integer_or("depth", 4, 1, 20),
-                     per_leaf = cl.integer_or("per-leaf", 50, 1, kMaxCount);
-  require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree",
-          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
   if (kind == "gp_rff") {
-    const GpRandomFeatures generator(n, d, q, seed, 1.0, lengthscale, noise);
     const RowPartition part(static_cast<std::uint64_t>(n), comm.size());
     begin = part.begin(comm.rank());
     total = static_cast<std::uint64_t>(n);
-    return generator.generate_rows(static_cast<Index>(begin), static_cast<Index>(part.count(comm.rank())));
+    return generate_named([&] {
+      return GpRandomFeatures(n, d, q, seed, 1.0, lengthscale, noise)
+          .generate_rows(static_cast<Index>(begin), static_cast<Index>(part.count(comm.rank())));
+    });
   }
-  total = kind == "tree" ? static_cast<std::uint64_t>((std::int64_t{1} << depth) * per_leaf)
-                         : static_cast<std::uint64_t>(n);
+  total = static_cast<std::uint64_t>(n);
   begin = comm.is_root() ? 0 : total;
-  if (!comm.is_root()) {  // the exact generators are serial: rank 0 writes every row
-    SyntheticData none;
-    none.Y.resize(0, d);
-    none.latent_true.resize(0, kind == "gp" ? q : 2);
-    return none;
-  }
-  if (kind == "gp") return gp_samples(n, d, q, seed, 1.0, lengthscale, noise);
-  if (kind == "swiss_roll") return swiss_roll(n, d, seed, noise);
-  if (kind == "cycle") return rotating_pattern_cycle(n, d, seed, noise);
-  return binary_tree(depth, per_leaf, d, seed, noise);
+  // The exact generators are serial: rank 0 writes every row, after every rank has learnt whether
+  // the parameters were valid (the others would otherwise wait in the collective write).
+  SyntheticData data;
+  data.Y.resize(0, d);
+  data.latent_true.resize(0, kind == "gp" ? q : 2);
+  comm.on_root([&] {
+    data = generate_named([&] {
+      if (kind == "gp") return gp_samples(n, d, q, seed, 1.0, lengthscale, noise);
+      if (kind == "swiss_roll") return swiss_roll(n, d, seed, noise);
+      if (kind == "cycle") return rotating_pattern_cycle(n, d, seed, noise);
+      return binary_tree_rows(depth, n, d, seed, noise);
+    });
+  });
+  return data;
 }
 
 }  // namespace
@@ -58,15 +112,15 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl("generate",
                  {{"kind", true, "gp | gp_rff | swiss_roll | cycle | tree"},
                   {"output", true, "HDF5 file to write"},
-                  {"n", true, "number of points (default 1000)"},
-                  {"d", true, "data dimension (default 50; cycle: a square number, e.g. 256)"},
+                  {"n", true, "number of points (default 1000; tree: spread over the leaves, default 800)"},
+                  {"d", true, "data dimension (default 50; cycle: a square number, default 256 = 16 x 16)"},
                   {"q", true, "latent dimension for gp and gp_rff (default 2)"},
                   {"seed", true, "seed (default 0)"},
                   {"noise", true,
                    "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
                   {"lengthscale", true, "kernel lengthscale for gp/gp_rff (default 1)"},
                   {"depth", true, "tree depth (default 4)"},
-                  {"per-leaf", true, "tree points per leaf (default 50)"},
+                  {"per-leaf", true, "tree points per leaf instead of --n (default 50)"},
                   {"float32", false, "store /Y as float32"}},
                  false);
   cl.parse(args);
@@ -89,8 +143,8 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {
-      JsonWriter w(0);
-      w.begin_object().key("command").value("generate").key("output").value(output).key("kind").value(kind);
+      JsonWriter w = json_summary("generate");
+      w.key("output").value(output).key("kind").value(kind);
       w.key("rows").value(total).key("cols").value(static_cast<std::int64_t>(data.Y.cols()));
       w.key("description").value(description).end_object();
       std::printf("%s\n", w.str().c_str());

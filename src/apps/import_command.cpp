@@ -4,6 +4,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/parse_number.hpp"
@@ -68,9 +69,8 @@ int import_command(const Arguments& args, const Communicator& comm) {
   if (!failure.empty()) throw InputError(failure);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
-    JsonWriter w(0);
-    w.begin_object().key("command").value("import").key("output").value(output).key("format").value(
-        to_string(summary.format));
+    JsonWriter w = json_summary("import");
+    w.key("output").value(output).key("format").value(to_string(summary.format));
     w.key("rows")
         .value(summary.rows)
         .key("cols")

@@ -1,4 +1,5 @@
-// gplvm info: what a data or run file holds.
+// gplvm info: what a file written by gplvm holds: a run file or checkpoint (train), latents
+// (encode), an evaluation (evaluate), or a data set (generate, import, or any HDF5 with a 2-D /Y).
 #include <cstdio>
 
 #include "gplvm/apps/command_line.hpp"
@@ -9,70 +10,141 @@
 #include "gplvm/io/result_writer.hpp"
 
 namespace gplvm {
+namespace {
+
+// One description, as JSON (w) and as a line of text, built side by side.
+struct Description {
+  JsonWriter json{0};
+  std::string text;
+};
+
+std::string attribute_or(const Hdf5ResultReader& file, const std::string& name, const std::string& fallback) {
+  return file.has_attribute("/", name) ? file.read_attribute_string("/", name) : fallback;
+}
+
+// The build that wrote the file, where it says (files from older builds do not).
+void describe_origin(const Hdf5ResultReader& file, Description& d) {
+  for (const char* name : {"version", "git_commit"})
+    if (file.has_attribute("/", name)) d.json.key(name).value(file.read_attribute_string("/", name));
+}
+
+// The kernel's hyperparameters under the names it gives them (none for models without a GP
+// decoder, such as the VAE), as JSON members and as ", kernel eq_ard (variance = 1, ...)".
+std::string describe_kernel(const Hdf5ResultReader& file, Description& d) {
+  if (!file.has_attribute("/", "kernel")) return "";
+  std::string text;
+  d.json.key("kernel").value(file.read_attribute_string("/", "kernel"));
+  d.json.key("kernel_hyperparameters").begin_object();
+  for (const std::string& name : file.group_members("/params/kernel")) {
+    const Vector values = file.read_values("/params/kernel/" + name);
+    if (values.size() == 1) {
+      d.json.key(name).value(values[0]);
+    } else {
+      d.json.key(name).begin_array();
+      for (Index i = 0; i < values.size(); ++i) d.json.value(values[i]);
+      d.json.end_array();
+    }
+    char entry[96];
+    std::snprintf(entry, sizeof entry, "%s%s = %.4g%s", text.empty() ? "" : ", ", name.c_str(), values[0],
+                  values.size() > 1 ? "..." : "");
+    text += entry;
+  }
+  d.json.end_object();
+  return ", kernel " + file.read_attribute_string("/", "kernel") + " (" + text + ")";
+}
+
+void describe_run(const Hdf5ResultReader& file, Description& d) {
+  const auto n = file.read_attribute_int64("/", "num_data");
+  const auto steps = file.read_attribute_int64("/", "steps");
+  const std::string model = file.read_attribute_string("/", "model");
+  const std::string latents = file.read_attribute_string("/", "latents");
+  const double noise = file.read_scalar("/params/noise_variance");
+  const bool checkpoint = file.exists("/state");
+  d.json.key("type").value(checkpoint ? "checkpoint" : "run").key("model").value(model);
+  d.json.key("latents").value(latents).key("num_data").value(n).key("steps").value(steps);
+  d.json.key("noise_variance").value(noise);
+  const std::string data_file = attribute_or(file, "data_file", "");
+  if (!data_file.empty()) d.json.key("data_file").value(data_file);
+  describe_origin(file, d);
+  const std::string kernel_text = describe_kernel(file, d);
+  char line[1024];
+  std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s, noise = %.4g%s\n",
+                file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run", latents.c_str(),
+                static_cast<long long>(n), static_cast<long long>(steps), kernel_text.c_str(), noise,
+                data_file.empty() ? "" : (", data " + data_file).c_str());
+  d.text = line;
+}
+
+// Latents written by encode, and evaluate's test latents, predictions and metrics.
+void describe_latents(const Hdf5ResultReader& file, Description& d) {
+  const DatasetInfo latents = inspect_dataset(file.path(), "/latent/mean", MPI_COMM_SELF);
+  const bool evaluation = file.exists("/metrics");
+  const bool bayesian = file.exists("/latent/var");
+  d.json.key("type").value(evaluation ? "evaluation" : "latents").key("rows").value(latents.rows);
+  d.json.key("latent_dim").value(latents.cols).key("latent_variances").value(bayesian);
+  d.json.key("labels").value(file.exists("/labels"));
+  const std::string run = attribute_or(file, "run", "");
+  if (!run.empty()) d.json.key("run").value(run);
+  describe_origin(file, d);
+  d.text = file.path() + ": " + std::to_string(latents.rows) + " latents of dimension " +
+           std::to_string(latents.cols) + (bayesian ? " with variances" : "") +
+           (run.empty() ? "" : " from run " + run);
+  if (evaluation) {
+    d.json.key("metrics").begin_object();
+    for (const std::string& name : file.group_members("/metrics")) {
+      const double value = file.read_scalar("/metrics/" + name);
+      d.json.key(name).value(value);
+      char entry[96];
+      std::snprintf(entry, sizeof entry, ", %s = %.6g", name.c_str(), value);
+      d.text += entry;
+    }
+    d.json.end_object();
+  }
+  d.text += "\n";
+}
+
+void describe_data(const Hdf5ResultReader& file, const std::string& dataset, Description& d) {
+  const DatasetInfo info = inspect_dataset(file.path(), dataset, MPI_COMM_SELF);
+  d.json.key("type").value("data").key("dataset").value(dataset).key("rows").value(info.rows);
+  d.json.key("cols").value(info.cols).key("labels").value(info.has_labels);
+  const std::string generator = attribute_or(file, "generator", "");
+  if (!generator.empty()) d.json.key("generator").value(generator);
+  d.json.key("true_latents").value(file.exists("/latent_true"));
+  describe_origin(file, d);
+  d.text = file.path() + ": " + dataset + " " + std::to_string(info.rows) + " x " +
+           std::to_string(info.cols) + (info.has_labels ? ", with /labels" : ", no labels") +
+           (generator.empty() ? "" : " (" + generator + ")") + "\n";
+}
+
+}  // namespace
 
 int info_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl("info", {{"dataset", true, "data set path for data files (default /Y)"}}, false);
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
-      std::printf("%s", cl.help("usage: gplvm info FILE.h5 — describe a data or run file.").c_str());
+      std::printf("%s", cl.help("usage: gplvm info FILE.h5 — describe a file gplvm wrote: a run file or "
+                                "checkpoint, latents (encode), an evaluation, or a data set.")
+                            .c_str());
     return kExitOk;
   }
   require(cl.positional().size() == 1, "gplvm info takes exactly one file",
           {"", "file", std::to_string(cl.positional().size()) + " given"});
   const std::string path = cl.positional().front();
-  const Hdf5ResultReader file(path, comm.raw());
-  JsonWriter w(0);
-  w.begin_object().key("file").value(path);
-  std::string text;
-  if (file.exists("/params/shared")) {
-    const auto n = file.read_attribute_int64("/", "num_data");
-    const auto steps = file.read_attribute_int64("/", "steps");
-    const std::string model = file.read_attribute_string("/", "model");
-    const std::string latents = file.read_attribute_string("/", "latents");
-    const double noise = file.read_scalar("/params/noise_variance");
-    w.key("type").value(file.exists("/state") ? "checkpoint" : "run").key("model").value(model);
-    w.key("latents").value(latents).key("num_data").value(n).key("steps").value(steps);
-    w.key("noise_variance").value(noise);
-    // The kernel's hyperparameters under the names it gives them (none for models without a GP
-    // decoder, such as the VAE).
-    std::string kernel_text;
-    if (file.has_attribute("/", "kernel")) {
-      w.key("kernel").value(file.read_attribute_string("/", "kernel"));
-      w.key("kernel_hyperparameters").begin_object();
-      for (const std::string& name : file.group_members("/params/kernel")) {
-        const Vector values = file.read_values("/params/kernel/" + name);
-        if (values.size() == 1) {
-          w.key(name).value(values[0]);
-        } else {
-          w.key(name).begin_array();
-          for (Index i = 0; i < values.size(); ++i) w.value(values[i]);
-          w.end_array();
-        }
-        char entry[96];
-        std::snprintf(entry, sizeof entry, "%s %s = %.4g%s", kernel_text.empty() ? "" : ",", name.c_str(),
-                      values[0], values.size() > 1 ? "..." : "");
-        kernel_text += entry;
-      }
-      w.end_object();
-      kernel_text = ", kernel " + file.read_attribute_string("/", "kernel") + " (" + kernel_text + ")";
-    }
-    char line[768];
-    std::snprintf(line, sizeof line, "%s: %s run (%s latents), N = %lld, %lld steps%s, noise = %.4g\n",
-                  path.c_str(), model.c_str(), latents.c_str(), static_cast<long long>(n),
-                  static_cast<long long>(steps), kernel_text.c_str(), noise);
-    text = line;
-  } else {
-    const std::string dataset = cl.value_or("dataset", "/Y");
-    const DatasetInfo info = inspect_dataset(path, dataset, comm.raw());
-    w.key("type").value("data").key("dataset").value(dataset).key("rows").value(info.rows).key("cols").value(
-        info.cols);
-    w.key("labels").value(info.has_labels);
-    text = path + ": " + dataset + " " + std::to_string(info.rows) + " x " + std::to_string(info.cols) +
-           (info.has_labels ? ", with /labels\n" : ", no labels\n");
-  }
-  w.end_object();
-  if (comm.is_root()) std::printf("%s", cl.has("json") ? (w.str() + "\n").c_str() : text.c_str());
+  // Rank 0 alone reads (the file is small metadata): the others would only repeat it.
+  Description d;
+  comm.on_root([&] {
+    const Hdf5ResultReader file(path, MPI_COMM_SELF);
+    d.json.begin_object().key("file").value(path);
+    if (file.exists("/params/shared"))
+      describe_run(file, d);
+    else if (file.exists("/latent/mean") && !cl.value("dataset"))
+      describe_latents(file, d);
+    else
+      describe_data(file, cl.value_or("dataset", "/Y"), d);
+    d.json.end_object();
+  });
+  if (comm.is_root()) std::printf("%s", cl.has("json") ? (d.json.str() + "\n").c_str() : d.text.c_str());
   return kExitOk;
 }
 

@@ -9,6 +9,7 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/full_batch_training_run.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/train_config.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
@@ -113,14 +114,8 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
                 static_cast<unsigned long long>(state.step), objective, seconds);
     return;
   }
-  JsonWriter w(0);
-  w.begin_object();
-  w.key("command")
-      .value("train")
-      .key("output")
-      .value(s.output_path)
-      .key("checkpoint_dir")
-      .value(s.checkpoint_dir);
+  JsonWriter w = json_summary("train");
+  w.key("output").value(s.output_path).key("checkpoint_dir").value(s.checkpoint_dir);
   w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
   w.key("wall_seconds").value(seconds).key("points_per_second").value(points_per_second);
   w.key("bytes_per_step_per_rank").value(bytes_per_step);
@@ -146,7 +141,9 @@ int train_command(const Arguments& args, const Communicator& comm) {
           schema.help_text().c_str());
     return kExitOk;
   }
-  const Config config = resolve_config(schema, cl.value_or("config", ""), cl.overrides());
+  const ResolvedTrainConfig resolved =
+      resolve_train_config(schema, cl.value_or("config", ""), cl.overrides());
+  const Config& config = resolved.config;
   if (comm.is_root())
     std::fprintf(stderr, "# %s\n# ranks: %d, %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
                  comm.size(), thread_note().c_str(), config.to_toml().c_str());
@@ -157,7 +154,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
   DistributedDataset data = load_distributed_dataset(
       config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),
       comm, float32_rows ? Precision::float32 : Precision::float64);
-  const TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
+  TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
+  s.data_file_as_given = resolved.data_path_as_given;
   const DataTransform preprocess = preprocess_training_data(data, s.center, s.standardize, comm);
   // SAS steps call OpenBLAS only for the A x A Cholesky; the rank's own threads run the rest. An
   // OpenBLAS pool (OPENBLAS_NUM_THREADS > 1) would spin between its calls on the cores those
@@ -175,7 +173,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
     return RunMetadata{
         config.to_toml(), resume_identity(config),
         std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
-        s.data_file, preprocess};
+        s.data_file, s.data_file_as_given, preprocess};
   };
   if (s.full_batch || model.trained_full_batch_only()) {
     prepare_outputs(s, comm);

@@ -124,6 +124,34 @@ ConfigSchema train_config_schema() {
   return s;
 }
 
+namespace {
+
+// `value` as an absolute, normalised path: relative ones are taken from `base`.
+std::string absolute_from(const std::filesystem::path& base, const std::string& value) {
+  const std::filesystem::path p(value);
+  return (p.is_absolute() ? p : base / p).lexically_normal().string();
+}
+
+}  // namespace
+
+ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::string& config_path,
+                                         const std::vector<std::string>& overrides) {
+  namespace fs = std::filesystem;
+  const Config given = resolve_config(schema, config_path, overrides);
+  const fs::path cwd = fs::current_path();
+  const fs::path config_folder = config_path.empty() ? cwd : fs::absolute(config_path).parent_path();
+  // Appended overrides win over everything before them, so re-resolving applies the absolute paths
+  // and keeps every other key's value and check.
+  std::vector<std::string> absolute = overrides;
+  for (const char* key : {"data.path", "output.path", "output.checkpoint_dir"}) {
+    const std::string& value = given.get_string(key);
+    if (value.empty()) continue;  // output.checkpoint_dir's default: derived from output.path
+    const fs::path& base = given.source(key) == ConfigSource::file ? config_folder : cwd;
+    absolute.push_back(std::string(key) + "=" + absolute_from(base, value));
+  }
+  return {resolve_config(schema, config_path, absolute), given.get_string("data.path")};
+}
+
 TrainSettings train_settings(const Config& c, Index data_dim) {
   TrainSettings t;
   t.data_file = c.get_string("data.path");

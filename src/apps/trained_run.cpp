@@ -1,5 +1,7 @@
 #include "gplvm/apps/trained_run.hpp"
 
+#include <filesystem>
+
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/model_registry.hpp"
 
@@ -36,6 +38,27 @@ void TrainedRun::require_gp_decoder(const std::string& command) const {
   const std::unique_ptr<Model> m = model(num_data, 0, 0);
   require(m->has_gp_decoder(), command + " needs a GP decoder (kernel and noise); this run's model has none",
           {path, "model.kind", m->kind()});
+}
+
+void TrainedRun::require_data_dim(const std::string& file, std::uint64_t cols) const {
+  const auto trained = static_cast<std::uint64_t>(settings.model.data_dim);
+  require(cols == trained,
+          "data have D = " + std::to_string(cols) + " columns but run '" + path + "' was trained on D = " +
+              std::to_string(trained) + " (training data '" + settings.data_file + "')",
+          {file, "--data", std::to_string(cols)});
+}
+
+std::string TrainedRun::training_data_file(const std::optional<std::string>& override_file,
+                                           const Communicator& comm) const {
+  if (override_file) return *override_file;
+  const std::string& stored = settings.data_file;
+  comm.all_or_none([&] {
+    require(
+        std::filesystem::exists(stored),
+        "the run's training data file does not exist (run '" + path + "'); give the data with --data FILE",
+        {stored, "data.path", ""});
+  });
+  return stored;
 }
 
 }  // namespace gplvm

@@ -5,6 +5,10 @@
 namespace gplvm {
 namespace {
 
+void report(const PredictiveEvaluationOptions& options, const EvaluationProgress& progress) {
+  if (options.progress) options.progress(progress);
+}
+
 MetricSums sum_over_ranks(const MetricSums& local, const Communicator& comm) {
   double totals[4] = {local.squared_error, local.absolute_error, local.nlpd_terms,
                       static_cast<double>(local.entries)};
@@ -32,13 +36,18 @@ PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& param
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
   if (options.test_latents != nullptr)
     result.test_latents = *options.test_latents;
-  else
+  else {
+    report(options, {"encoding the test data", 0, test.rows});
     model.encode(params, test.local, test_begin, result.test_latents, nullptr);
+  }
 
+  report(options, {"factorising the conditioning set's kernel matrix", 0, test.rows});
   ExactGpPredictor gp(*model.kernel(params), model.noise_variance(params), {train.data, train.latents},
                       {options.conditioning_size, options.seed, options.block_size}, comm);
   result.conditioning_points = gp.conditioning_points();
+  report(options, {"predicting", 0, test.rows});
   Prediction p = gp.predict(Matrix(result.test_latents));
+  report(options, {"predicting", test.rows, test.rows});
   result.predictive_mean = std::move(p.mean);
   result.predictive_variance = std::move(p.variance);
   const MetricSums local =

@@ -309,7 +309,8 @@ Index square_side(Index D) {
   Index side = static_cast<Index>(std::llround(std::sqrt(static_cast<double>(std::max<Index>(D, 0)))));
   require(
       D >= 4 && side * side == D,
-      "synthetic data: rotating_pattern_cycle needs output_dim = side^2 with side >= 2 (e.g. 256 = 16 x 16)",
+      "synthetic data: rotating_pattern_cycle needs a square dimension D = side^2 with side >= 2 (e.g. 256 = "
+      "16 x 16)",
       {"", "output_dim", std::to_string(D)});
   return side;
 }
@@ -379,28 +380,41 @@ SyntheticData binary_tree(Index depth, Index points_per_leaf, Index D, std::uint
   require(depth <= 20, "synthetic data: binary_tree depth must be at most 20 (2^depth leaves)",
           {"", "depth", std::to_string(depth)});
   require_at_least(points_per_leaf, 1, "points_per_leaf");
+  SyntheticData data =
+      binary_tree_rows(depth, (Index{1} << depth) * points_per_leaf, D, seed, point_noise, branch_scale);
+  data.description = "binary_tree: depth=" + std::to_string(depth) +
+                     " points_per_leaf=" + std::to_string(points_per_leaf) +
+                     data.description.substr(data.description.find(" N="));
+  return data;
+}
+
+SyntheticData binary_tree_rows(Index depth, Index N, Index D, std::uint64_t seed, double point_noise,
+                               double branch_scale) {
+  require_at_least(depth, 1, "depth");
+  require(depth <= 20, "synthetic data: binary_tree depth must be at most 20 (2^depth leaves)",
+          {"", "depth", std::to_string(depth)});
+  const Index leaves = Index{1} << depth;
+  require(N >= leaves, "synthetic data: binary_tree needs at least one point per leaf (N >= 2^depth)",
+          {"", "num_rows", std::to_string(N)});
   require_at_least(D, 1, "output_dim");
   require_non_negative(point_noise, "point_noise");
   require_positive(branch_scale, "branch_scale");
   const CounterRng rng(seed);
-  const Index leaves = Index{1} << depth, N = leaves * points_per_leaf;
   const Matrix centres = tree_centres(rng, depth, D, branch_scale);
   SyntheticData data;
   data.Y.resize(N, D);
   data.latent_true.resize(N, 2);
   data.labels.resize(static_cast<std::size_t>(N));
-  for (Index leaf = 0; leaf < leaves; ++leaf) {
+  for (Index n = 0; n < N; ++n) {
+    // Contiguous, balanced leaf blocks: n * leaves / N is n / points_per_leaf when N divides evenly.
+    const Index leaf = static_cast<Index>(static_cast<unsigned __int128>(n) * leaves / N);
     const auto [x, y] = h_tree_position(leaf, depth);
-    for (Index p = 0; p < points_per_leaf; ++p) {
-      const Index n = leaf * points_per_leaf + p;
-      data.Y.row(n) = centres.row(leaves + leaf);
-      data.latent_true.row(n) << x, y;
-      data.labels[static_cast<std::size_t>(n)] = leaf;
-    }
+    data.Y.row(n) = centres.row(leaves + leaf);
+    data.latent_true.row(n) << x, y;
+    data.labels[static_cast<std::size_t>(n)] = leaf;
   }
   add_noise(data.Y, rng, kTreePoint, point_noise);
-  data.description = "binary_tree: depth=" + std::to_string(depth) +
-                     " points_per_leaf=" + std::to_string(points_per_leaf) + " N=" + std::to_string(N) +
+  data.description = "binary_tree: depth=" + std::to_string(depth) + " N=" + std::to_string(N) +
                      " D=" + std::to_string(D) + " seed=" + std::to_string(seed) +
                      " point_noise=" + str(point_noise) + " branch_scale=" + str(branch_scale);
   return data;

@@ -5,6 +5,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/core/version.hpp"
 #include "gplvm/io/result_writer.hpp"
 
 namespace gplvm {
@@ -148,7 +149,8 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_string("/config", run.metadata.config_toml);
   write_data_transform(out, run.metadata.preprocess.cols() > 0 ? run.metadata.preprocess
                                                                : identity_transform(model.data_dim()));
-  out.write_attribute("/", "version", GPLVM_VERSION);
+  out.write_attribute("/", "version", version());
+  out.write_attribute("/", "git_commit", git_commit());
   out.write_attribute("/", "ranks", comm.size());
   out.write_attribute("/", "threads_per_rank", threads_per_rank());
   out.write_attribute("/", "seed", static_cast<std::int64_t>(model.seed()));
@@ -160,6 +162,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_attribute("/", "latents", to_string(model.latents()));
   out.write_attribute("/", "steps", static_cast<std::int64_t>(run.state.step));
   out.write_attribute("/", "data_file", run.metadata.data_file);
+  out.write_attribute("/", "data_path_as_given", run.metadata.data_file_as_given);
   if (with_state) {
     write_state(out, comm, model, run.state);
     write_identity(out, run.metadata);

@@ -10,23 +10,12 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
 
 namespace gplvm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string format_duration(double seconds) {
-  const auto s = static_cast<long>(seconds + 0.5);
-  char text[32];
-  if (s >= 3600)
-    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-  else if (s >= 60)
-    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
-  else
-    std::snprintf(text, sizeof text, "%lds", s);
-  return text;
-}
 
 }  // namespace
 

@@ -72,4 +72,30 @@ std::vector<double> read_fixture_vector(const std::string& file, const std::stri
   return std::vector<double>(m.data(), m.data() + m.size());
 }
 
+std::string read_fixture_root_attribute(const std::string& file, const std::string& name) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("fixture: cannot open " + file);
+  const hid_t a = H5Aopen_by_name(f, "/", name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) {
+    H5Fclose(f);
+    throw std::runtime_error("fixture: no attribute " + name + " in " + file);
+  }
+  const hid_t type = H5Aget_type(a);
+  std::string value;
+  if (H5Tis_variable_str(type) > 0) {
+    char* text = nullptr;
+    H5Aread(a, type, &text);
+    value = text ? text : "";
+    H5free_memory(text);
+  } else {
+    std::vector<char> text(H5Tget_size(type) + 1, '\0');
+    H5Aread(a, type, text.data());
+    value = text.data();
+  }
+  H5Tclose(type);
+  H5Aclose(a);
+  H5Fclose(f);
+  return value;
+}
+
 }  // namespace gplvm::testing

@@ -17,5 +17,7 @@ void write_fixture_labels(const std::string& file, const std::string& path,
                           const std::vector<std::int64_t>& v, bool create = false);
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path);
 std::vector<double> read_fixture_vector(const std::string& file, const std::string& path);
+// A string attribute of the root group (fixed or variable length); throws when it is absent.
+std::string read_fixture_root_attribute(const std::string& file, const std::string& name);
 
 }  // namespace gplvm::testing

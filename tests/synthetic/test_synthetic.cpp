@@ -7,8 +7,8 @@
 #include <set>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 
 namespace gplvm {
 namespace {
@@ -314,6 +314,27 @@ TEST(BinaryTree, PointsClusterByLeafAndLeavesByBranch) {
   for (Index a = 0; a < 4; ++a)
     for (Index b = 4; b < 8; ++b) across += (means.row(a) - means.row(b)).norm() / 16;
   EXPECT_LT(siblings, across);
+}
+
+TEST(BinaryTree, AnyNumberOfRowsSpreadOverTheLeavesInContiguousBlocks) {
+  // An even split is the per-leaf tree, row for row.
+  EXPECT_TRUE(bitwise_equal(binary_tree_rows(3, 8 * 20, 10, 6), binary_tree(3, 20, 10, 6)));
+  const Index N = 101, leaves = 16;  // 101 = 16 * 6 + 5: five leaves get 7 rows, eleven get 6
+  const SyntheticData data = binary_tree_rows(4, N, 5, 3);
+  expect_shapes(data, N, 5, 2);
+  std::vector<Index> counts(leaves, 0);
+  for (Index n = 0; n < N; ++n) {
+    ASSERT_GE(data.labels[n], 0);
+    ASSERT_LT(data.labels[n], leaves);
+    if (n > 0) {
+      EXPECT_GE(data.labels[n], data.labels[n - 1]) << "leaves in order, rows grouped by leaf";
+    }
+    ++counts[static_cast<std::size_t>(data.labels[n])];
+  }
+  EXPECT_EQ(*std::min_element(counts.begin(), counts.end()), 6);
+  EXPECT_EQ(*std::max_element(counts.begin(), counts.end()), 7);
+  EXPECT_EQ(std::count(counts.begin(), counts.end(), 7), 5);
+  expect_input_error([] { binary_tree_rows(4, 15, 3, 1); }, "num_rows");
 }
 
 TEST(BinaryTree, RejectsBadParameters) {

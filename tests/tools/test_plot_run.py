@@ -97,13 +97,11 @@ def expect_exit_2(args, *fragments):
 def test_input_errors_exit_2(tmp):
     no_curve = os.path.join(tmp, "no_curve.h5")
     write_run(no_curve, curve=False)
-    expect_exit_2([no_curve, "--out-dir", os.path.join(tmp, "x")], "/train/curve", "not found")
-    assert not os.path.exists(os.path.join(tmp, "x", "latents.png")), "wrote a plot before failing"
-
     no_latents = os.path.join(tmp, "no_latents.h5")
     with h5py.File(no_latents, "w") as f:
         f["/train/curve"] = np.zeros((3, 4))
     expect_exit_2([no_latents, "--out-dir", os.path.join(tmp, "x")], "/latent/mean")
+    assert not os.path.exists(os.path.join(tmp, "x", "curve.png")), "wrote a plot before failing"
 
     expect_exit_2([os.path.join(tmp, "absent.h5")], "not found")
     not_hdf5 = os.path.join(tmp, "text.h5")
@@ -129,6 +127,88 @@ def test_input_errors_exit_2(tmp):
     expect_exit_2([bad_curve, *out], "M x 4")
 
 
+def write_encode_output(path, run_path, n=300, q=3):
+    """The layout gplvm encode writes: latents (and variances), labels, and the run and data file as attributes."""
+    rng = np.random.default_rng(2)
+    with h5py.File(path, "w") as f:
+        f["/latent/mean"] = rng.standard_normal((n, q))
+        f["/latent/var"] = np.full((n, q), 0.02)
+        f["/labels"] = np.arange(n) % 10
+        f.attrs["run"] = run_path
+        f.attrs["data_file"] = "/data/fashion_mnist_test.h5"
+
+
+def test_encode_output_without_curve(tmp):
+    run_path, encoded = os.path.join(tmp, "run.h5"), os.path.join(tmp, "encoded.h5")
+    write_run(run_path, q=3)
+    with h5py.File(run_path, "a") as f:
+        f["/params/kernel/lengthscales"] = np.array([2.0, 0.3, 0.7])
+    write_encode_output(encoded, run_path)
+    out = os.path.join(tmp, "enc_plots")
+    result = run(encoded, "--out-dir", out)
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(out, "latents.png"))
+    assert not os.path.exists(os.path.join(out, "curve.png")), "an encode output has no training curve to plot"
+
+
+def test_generated_and_imported_data_files(tmp):
+    generated, imported = os.path.join(tmp, "generated.h5"), os.path.join(tmp, "imported.h5")
+    rng = np.random.default_rng(3)
+    with h5py.File(generated, "w") as f:
+        f["/Y"] = rng.standard_normal((200, 6))
+        f["/latent_true"] = rng.standard_normal((200, 2))
+        f["/labels"] = np.arange(200) % 4
+    with h5py.File(imported, "w") as f:
+        f["/Y"] = rng.standard_normal((200, 6)).astype(np.float32)
+        f["/labels"] = np.arange(200) % 10
+    for path in (generated, imported):
+        out = path + "_plots"
+        result = run(path, "--out-dir", out)
+        assert result.returncode == 0, result.stderr
+        assert_png(os.path.join(out, "latents.png"))
+
+
+def load_module():
+    sys.dont_write_bytecode = True  # no __pycache__ left in tools/
+    sys.path.insert(0, os.path.dirname(SCRIPT))
+    try:
+        import plot_run  # noqa: E402 - the script as a module, for its helpers
+    finally:
+        sys.path.pop(0)
+    return plot_run
+
+
+def test_default_dims_follow_the_smallest_lengthscales(tmp):
+    plot_run = load_module()
+    run_path, encoded = os.path.join(tmp, "run.h5"), os.path.join(tmp, "encoded.h5")
+    write_run(run_path, q=4)
+    with h5py.File(run_path, "a") as f:
+        f["/params/kernel/lengthscales"] = np.array([2.0, 0.9, 5.0, 0.1])
+    write_encode_output(encoded, run_path, q=4)
+    for path in (run_path, encoded):  # the run's own kernel, or the kernel of the run an encoding names
+        with h5py.File(path, "r") as f:
+            lengthscales = plot_run.read_lengthscales(f, 4)
+        assert lengthscales is not None and np.allclose(lengthscales, [2.0, 0.9, 5.0, 0.1]), (path, lengthscales)
+        assert plot_run.default_dims(lengthscales, 4) == (3, 1)
+    assert plot_run.default_dims(None, 4) == (0, 1)
+
+
+def test_fashion_mnist_class_names(tmp):
+    plot_run = load_module()
+    encoded = os.path.join(tmp, "encoded.h5")
+    write_encode_output(encoded, os.path.join(tmp, "absent_run.h5"))
+    labels = np.arange(30) % 10
+    args = plot_run.parse_args([encoded])
+    with h5py.File(encoded, "r") as f:
+        names = plot_run.class_names(f, args, labels)
+        assert names is not None and names[0] == "T-shirt/top" and names[9] == "Ankle boot", names
+        assert plot_run.class_names(f, plot_run.parse_args([encoded, "--class-names", "none"]), labels) is None
+    other = os.path.join(tmp, "digits.h5")
+    write_run(other)
+    with h5py.File(other, "r") as f:
+        assert plot_run.class_names(f, plot_run.parse_args([other]), labels) is None
+
+
 def test_help(tmp):
     result = run("--help")
     assert result.returncode == 0 and "--labels-path" in result.stdout and "--out-dir" in result.stdout
@@ -141,6 +221,10 @@ def main():
         test_labels_from_data_file_and_one_latent_dim,
         test_empty_curve_still_plots,
         test_input_errors_exit_2,
+        test_encode_output_without_curve,
+        test_generated_and_imported_data_files,
+        test_default_dims_follow_the_smallest_lengthscales,
+        test_fashion_mnist_class_names,
         test_help,
     ]
     failures = 0

@@ -2,6 +2,7 @@
 // The configuration keys of `gplvm train` and their translation into model and trainer options.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/config.hpp"
 #include "gplvm/models/sas_model.hpp"
@@ -12,9 +13,21 @@ namespace gplvm {
 
 ConfigSchema train_config_schema();
 
+// The configuration with its file paths (data.path, output.path, output.checkpoint_dir) made
+// absolute, so a run file names its data wherever it is read from: a path set in the TOML file is
+// relative to that file's folder, one set on the command line or left at its default to the
+// current directory. data_path_as_given keeps data.path as it was written.
+struct ResolvedTrainConfig {
+  Config config;
+  std::string data_path_as_given;
+};
+ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::string& config_path,
+                                         const std::vector<std::string>& overrides);
+
 struct TrainSettings {
   std::string data_file, data_path, labels_path;
   bool center = false, standardize = false;  // data.center, data.standardize (io/data_transform.hpp)
+  std::string data_file_as_given;  // data.path before it was made absolute (resolve_train_config)
   SasModelConfig model;
   TrainerOptions trainer;
   std::string output_path, checkpoint_dir;

@@ -2,6 +2,7 @@
 // A run file written by `gplvm train`, read back: its configuration, model settings and
 // replicated parameters. Shared by encode, exact and evaluate.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gplvm/apps/train_config.hpp"
@@ -26,6 +27,15 @@ struct TrainedRun {
   // InputError naming model.kind unless the run's model has a GP decoder (kernel and noise), as
   // `command` needs: a VAE's decoder is a network.
   void require_gp_decoder(const std::string& command) const;
+  // InputError (exit 2) naming `file`, the run file and the run's training data unless `cols`, the
+  // number of columns of `file`, is the data dimension the run was trained on: a --data override
+  // must hold the same kind of data.
+  void require_data_dim(const std::string& file, std::uint64_t cols) const;
+  // The training data: `override_file` (--data) when given, else the run's data.path, which must
+  // exist (InputError suggesting --data otherwise: the data moved, or an older run stored a path
+  // relative to the directory it was trained in).
+  std::string training_data_file(const std::optional<std::string>& override_file,
+                                 const Communicator& comm) const;
 };
 
 TrainedRun load_trained_run(const std::string& path, const Communicator& comm);

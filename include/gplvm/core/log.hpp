@@ -17,6 +17,9 @@ void set_log_level(LogLevel level);
 void set_log_prefix(std::string prefix);
 
 void log_message(LogLevel level, const std::string& message);
+
+// A duration for progress lines: "42s", "3m07s", "2h05m".
+std::string format_duration(double seconds);
 inline void log_debug(const std::string& m) {
   log_message(LogLevel::debug, m);
 }

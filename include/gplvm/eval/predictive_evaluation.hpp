@@ -5,6 +5,7 @@
 // test latents against the training latents. Collective: every rank gets the same metrics and
 // its own test rows' latents and predictions.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,14 @@
 
 namespace gplvm {
 
+// Where an evaluation is: called on every rank at the start of each phase (done = 0) and after each
+// chunk of test points is predicted, so a caller can report progress (it is called from collective
+// code: it must not communicate).
+struct EvaluationProgress {
+  const char* phase;                  // "encoding test data", "factorising", "predicting"
+  std::uint64_t done = 0, total = 0;  // test points predicted so far, of all (predicting only)
+};
+
 struct PredictiveEvaluationOptions {
   std::uint64_t conditioning_size = 10000;  // training rows conditioned on; 0 (or >= N): all
   std::uint64_t seed = 0;                   // chooses the conditioning rows (conditioning_set.hpp)
@@ -28,6 +37,7 @@ struct PredictiveEvaluationOptions {
   // This rank's test latents when they are inferred rather than encoded (free-latent runs:
   // eval/latent_inference.hpp); null: the model's encoder.
   const RowMatrix* test_latents = nullptr;
+  std::function<void(const EvaluationProgress&)> progress;  // may be empty
 };
 
 // The training side: rows distributed as loaded, latents (and labels, when there are any)

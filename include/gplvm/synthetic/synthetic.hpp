@@ -107,4 +107,10 @@ SyntheticData rotating_pattern_cycle(Index N, Index D, std::uint64_t seed, doubl
 SyntheticData binary_tree(Index depth, Index points_per_leaf, Index D, std::uint64_t seed,
                           double point_noise = 0.1, double branch_scale = 1.0);
 
+// The same tree with N points in all (N >= 2^depth): leaf l holds rows [ceil(l N / L), ceil((l + 1) N / L)),
+// L = 2^depth, so leaf sizes differ by at most one; binary_tree(depth, p, ...) is binary_tree_rows(depth,
+// 2^depth p, ...) row for row.
+SyntheticData binary_tree_rows(Index depth, Index N, Index D, std::uint64_t seed, double point_noise = 0.1,
+                               double branch_scale = 1.0);
+
 }  // namespace gplvm

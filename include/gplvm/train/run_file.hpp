@@ -10,7 +10,8 @@
 //   /labels (if the data had labels)
 //   /preprocess/{mean, scale} (D) with attributes center, standardize, constant_columns
 //     (io/data_transform.hpp: the transform training applied to the data)
-//   attributes on "/": version, ranks, seed, num_data, data_dim, latent_dim, model, kernel, latents, steps
+//   attributes on "/": version, git_commit, ranks, seed, num_data, data_dim, latent_dim, model, kernel,
+//   latents, steps, data_file (absolute), data_path_as_given
 // Checkpoints add /state/{shared, adam_m_shared, adam_v_shared} (replicated), /state/local,
 // /state/adam_m_local, /state/adam_v_local (global row order), and attributes step, adam_steps,
 // wall_seconds, and the identity attributes checked on resume.
@@ -42,8 +43,9 @@ struct RunMetadata {
   std::string config_toml;                      // the resolved configuration
   std::map<std::string, std::string> identity;  // config keys that must match to resume
   DataFingerprint data;
-  std::string data_file;
-  DataTransform preprocess;  // the transform the training data went through (identity: none)
+  std::string data_file;           // absolute
+  std::string data_file_as_given;  // as written in the config or on the command line
+  DataTransform preprocess;        // the transform the training data went through (identity: none)
 };
 
 // The latents of this rank's rows under some parameters (variance empty unless Bayesian).

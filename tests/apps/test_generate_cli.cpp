@@ -1,0 +1,66 @@
+// gplvm generate: every generator writes the number of points asked for with --n, or refuses
+// (exit 2, naming the option); the cycle's defaults are valid.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "support/cli_runner.hpp"
+#include "support/hdf5_fixture.hpp"
+
+namespace gplvm {
+namespace {
+
+using testing::CliResult;
+using testing::read_fixture_matrix;
+using testing::run_gplvm;
+using testing::ScratchDir;
+
+TEST(GenerateCli, EveryGeneratorWritesTheRequestedNumberOfPoints) {
+  const ScratchDir dir;
+  for (const std::string kind : {"gp", "gp_rff", "swiss_roll", "cycle", "tree"}) {
+    // gp_rff splits its rows over the ranks, rank 0 alone writes the serial generators' rows.
+    for (const int ranks :
+         kind == "gp_rff" || kind == "tree" ? std::vector<int>{0, 3} : std::vector<int>{0}) {
+      const std::string out = dir / (kind + std::to_string(ranks) + ".h5");
+      const CliResult r = run_gplvm("generate --kind " + kind + " --n 37 --output " + out, ranks, dir);
+      ASSERT_EQ(r.exit_code, 0) << kind << ": " << r.err;
+      EXPECT_EQ(read_fixture_matrix(out, "/Y").rows(), 37) << kind;
+      EXPECT_EQ(read_fixture_matrix(out, "/latent_true").rows(), 37) << kind;
+      EXPECT_EQ(read_fixture_matrix(out, "/labels").rows(), 37) << kind;
+    }
+  }
+}
+
+TEST(GenerateCli, TreeSizeFromNOrPerLeafAndRefusedWhenTheyDisagree) {
+  const ScratchDir dir;
+  ASSERT_EQ(run_gplvm("generate --kind tree --depth 3 --per-leaf 7 --output a.h5", 0, dir).exit_code, 0);
+  EXPECT_EQ(read_fixture_matrix(dir / "a.h5", "/Y").rows(), 8 * 7);
+  ASSERT_EQ(run_gplvm("generate --kind tree --n 5000 --output b.h5", 0, dir).exit_code, 0);
+  EXPECT_EQ(read_fixture_matrix(dir / "b.h5", "/Y").rows(), 5000);
+
+  const CliResult disagree =
+      run_gplvm("generate --kind tree --depth 3 --per-leaf 7 --n 57 --output c.h5", 0, dir);
+  EXPECT_EQ(disagree.exit_code, 2);
+  EXPECT_NE(disagree.err.find("--per-leaf"), std::string::npos) << disagree.err;
+  const CliResult too_few = run_gplvm("generate --kind tree --depth 4 --n 5 --output c.h5", 0, dir);
+  EXPECT_EQ(too_few.exit_code, 2);
+  EXPECT_NE(too_few.err.find("'--n'"), std::string::npos) << too_few.err;
+  const CliResult too_many = run_gplvm("generate --kind gp --n 20001 --output c.h5", 2, dir);
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_NE(too_many.err.find("'--n'"), std::string::npos) << too_many.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "c.h5"));
+}
+
+TEST(GenerateCli, CycleDefaultsToASquareDimensionAndItsErrorNamesTheOption) {
+  const ScratchDir dir;
+  ASSERT_EQ(run_gplvm("generate --kind cycle --n 12 --output a.h5", 0, dir).exit_code, 0);
+  EXPECT_EQ(read_fixture_matrix(dir / "a.h5", "/Y").cols(), 256);
+  const CliResult r = run_gplvm("generate --kind cycle --n 12 --d 50 --output b.h5", 2, dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'--d'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("output_dim"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace gplvm
