@@ -165,11 +165,25 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   while (state.step < total_steps()) {
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
     const auto rows = schedule_.batch_rows(epoch, batch);
-    const BatchTerms terms =
-        step_->evaluate(state.params, rows, {epoch, batch}, gradient, &adam.slice_counts(), encoder_shadow);
+    // Parameters a step refuses (an infinite noise variance, a kernel matrix beyond jitter) are
+    // divergence too. They are shared parameters, the same on every rank, so every rank fails alike.
+    BatchTerms terms;
+    std::string step_failure;
+    try {
+      terms =
+          step_->evaluate(state.params, rows, {epoch, batch}, gradient, &adam.slice_counts(), encoder_shadow);
+    } catch (const Error& e) {
+      step_failure = e.what();
+    }
     // Judged before the update, so a failing step never reaches the parameters.
-    const double norm = adam.gradient_norm(gradient, model_.num_shared_parameters(), encoder_shadow);
-    const StepVerdict verdict = monitor_.observe(state.convergence, state.step + 1, terms.objective, norm);
+    const double norm = step_failure.empty()
+                            ? adam.gradient_norm(gradient, model_.num_shared_parameters(), encoder_shadow)
+                            : 0.0;
+    StepVerdict verdict;
+    if (step_failure.empty())
+      verdict = monitor_.observe(state.convergence, state.step + 1, terms.objective, norm);
+    else
+      verdict = {.diverged = true, .divergence = "the step failed: " + step_failure};
     if (verdict.diverged) {
       const std::uint64_t failed = state.step + 1;
       const bool give_up = options_.on_divergence == DivergenceAction::stop ||
