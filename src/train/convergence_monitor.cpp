@@ -41,8 +41,11 @@ StepVerdict ConvergenceMonitor::observe(ConvergenceState& s, std::uint64_t step,
     return v;
   }
   s.smoothed = s.observed == 0 ? objective : s.smoothed + alpha_ * (objective - s.smoothed);
-  if (s.observed == 0) s.first_smoothed = s.peak_smoothed = s.smoothed;
   ++s.observed;
+  // The drop test starts after the first window: early objectives swing by orders of magnitude
+  // (a sparse model's q(u) starts at its optimum for the initial parameters, then moves with them).
+  if (s.observed < window_) return finish_step(s, step, v);
+  if (s.observed == window_) s.first_smoothed = s.peak_smoothed = s.smoothed;
   s.peak_smoothed = std::max(s.peak_smoothed, s.smoothed);
   const double scale = std::max(std::abs(s.peak_smoothed), s.peak_smoothed - s.first_smoothed);
   if (options_.divergence_drop > 0 && s.peak_smoothed - s.smoothed > options_.divergence_drop * scale) {
@@ -52,6 +55,10 @@ StepVerdict ConvergenceMonitor::observe(ConvergenceState& s, std::uint64_t step,
         " by more than train.divergence_drop = " + format(options_.divergence_drop) + " of " + format(scale);
     return v;
   }
+  return finish_step(s, step, v);
+}
+
+StepVerdict ConvergenceMonitor::finish_step(ConvergenceState& s, std::uint64_t step, StepVerdict v) const {
   if (step % window_ != 0) return v;
   v.window_end = true;
   const bool first_window = s.best_step == 0;

@@ -19,6 +19,7 @@ std::string format_exact(double x) {
 }
 
 void write_curve(Hdf5ResultWriter& out, const std::vector<CurvePoint>& curve) {
+  if (curve.empty()) return;  // a run stopped before its first step (a divergence rolled back to 0)
   Matrix m(curve.size(), 4);
   for (size_t i = 0; i < curve.size(); ++i)
     m.row(i) << static_cast<double>(curve[i].step), static_cast<double>(curve[i].epoch), curve[i].objective,
@@ -265,7 +266,7 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   s.step = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "step"));
   s.adam.steps = in.read_attribute_int64("/state", "adam_steps");
   s.wall_seconds = in.read_attribute_double("/state", "wall_seconds");
-  const Matrix curve = in.read_matrix("/train/curve");
+  const Matrix curve = in.exists("/train/curve") ? in.read_matrix("/train/curve") : Matrix(0, 4);
   for (Index i = 0; i < curve.rows(); ++i)
     s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)),
                        curve(i, 2), curve(i, 3)});

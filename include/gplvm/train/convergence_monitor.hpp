@@ -12,10 +12,10 @@
 //   relative to |best|, below `tolerance` counts the window as stalled; a window above it resets
 //   the count. `patience` stalled windows in a row: converged.
 //   Best: the parameters at the window end with the highest S (the caller keeps them).
-//   Divergence: a non-finite objective or gradient norm, or S falling below its highest value so
-//   far by more than divergence_drop * max(|peak|, peak - first S): a fraction of the objective's
-//   magnitude or of the progress made, whichever is larger (an objective near zero has no scale
-//   of its own).
+//   Divergence: a non-finite objective or gradient norm, or (from the end of the first window on)
+//   S falling below its highest value since then by more than divergence_drop * max(|peak|,
+//   peak - S at the first window's end): a fraction of the objective's magnitude or of the
+//   progress made, whichever is larger (an objective near zero has no scale of its own).
 #include <cstdint>
 #include <string>
 
@@ -66,6 +66,9 @@ class ConvergenceMonitor {
                       double gradient_norm) const;
 
  private:
+  // The window-end part of observe(): the best so far and the stopping rule.
+  StepVerdict finish_step(ConvergenceState& state, std::uint64_t step, StepVerdict verdict) const;
+
   ConvergenceOptions options_;
   std::uint64_t window_;
   double alpha_;
