@@ -109,14 +109,25 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   const double seconds = stats.seconds;
   const double points_per_second = stats.points / std::max(seconds, 1e-12);
   const double objective = state.curve.empty() ? 0.0 : state.curve.back().objective;
+  const bool converged = state.convergence.converged;
+  const std::string reason = to_string(stats.reason);
   if (!json) {
-    std::printf("wrote %s: %llu steps, final objective %.6g, %.1f s\n", s.output_path.c_str(),
-                static_cast<unsigned long long>(state.step), objective, seconds);
+    std::printf("wrote %s: %llu steps, final objective %.6g, %.1f s, %s (%s)\n", s.output_path.c_str(),
+                static_cast<unsigned long long>(state.step), objective, seconds,
+                converged ? ("converged at step " + std::to_string(state.convergence.converged_step)).c_str()
+                          : "not converged",
+                reason.c_str());
     return;
   }
   JsonWriter w = json_summary("train");
   w.key("output").value(s.output_path).key("checkpoint_dir").value(s.checkpoint_dir);
   w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
+  w.key("converged").value(converged).key("reason").value(reason).key("converged_step");
+  if (converged)
+    w.value(state.convergence.converged_step);
+  else
+    w.null();
+  w.key("best_step").value(state.convergence.best_step).key("rollbacks").value(state.convergence.rollbacks);
   w.key("wall_seconds").value(seconds).key("points_per_second").value(points_per_second);
   w.key("bytes_per_step_per_rank").value(bytes_per_step);
   w.key("peak_rss_bytes_max_rank").value(peak_rss_max).key("peak_rss_bytes_mean_rank").value(peak_rss_mean);
@@ -207,6 +218,16 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const TrainRunStats stats = trainer.run(state, checkpoint, stop_requested);
   const LocalLatents latents = encode_local_latents(model, state.params, rows);
   if (checkpointed_step != state.step) write_checkpoint(state, latents);
+  if (stats.reason == StopReason::diverged) {
+    // The state is the last good one (never the parameters that failed); it is checkpointed above.
+    if (comm.is_root())
+      std::fprintf(
+          stderr, "error: training diverged at step %llu: %s; the last good state (step %llu) is in %s\n",
+          static_cast<unsigned long long>(stats.divergence_step), stats.divergence.c_str(),
+          static_cast<unsigned long long>(state.step), checkpoint_name(s.checkpoint_dir, state.step).c_str());
+    if (cl.has("json")) print_summary(true, s, state, stats, comm);
+    return kExitFailure;
+  }
   if (!stats.finished) {
     if (comm.is_root())
       std::fprintf(
@@ -216,7 +237,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
           checkpoint_name(s.checkpoint_dir, state.step).c_str());
     return kExitStopped;
   }
-  write_run_file(s.output_path, comm, {model, state, latents, labels, meta}, false);
+  const LocalLatents best_latents = encode_local_latents(model, state.best_params, rows);
+  write_run_file(s.output_path, comm, {model, state, latents, labels, meta, &best_latents}, false);
   print_summary(cl.has("json"), s, state, stats, comm);
   return kExitOk;
 }

@@ -104,6 +104,38 @@ ConfigSchema train_config_schema() {
       .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})
       .add_double("train.beta2", 0.999, "Adam beta2", {R::range(0, 0.999999999)})
       .add_double("train.epsilon", 1e-8, "Adam epsilon", {R::greater_than(0)})
+      .add_string("train.lr_schedule", "constant",
+                  "learning rate by global step: constant, cosine (to zero at the last step) or step "
+                  "(times train.lr_step_factor every train.lr_step_every steps)",
+                  {R::one_of({"constant", "cosine", "step"})})
+      .add_int("train.lr_warmup_steps", 0, "linear learning-rate warm-up over this many steps (0: none)",
+               {R::at_least(0)})
+      .add_int("train.lr_step_every", 1000, "step schedule: steps between learning-rate decays",
+               {R::at_least(1)})
+      .add_double("train.lr_step_factor", 0.5, "step schedule: factor of each decay, in (0, 1]",
+                  {R::greater_than(0), R::range(0, 1)})
+      .add_double("train.clip_norm", 0.0,
+                  "clip the global gradient 2-norm (all parameters, all ranks) to this value (0: off)",
+                  {R::at_least(0)})
+      .add_double("train.tolerance", 1e-3,
+                  "stopping rule: a window (whole epochs, >= 10 steps) counts as stalled when the smoothed "
+                  "objective (moving average, span one window) improves on its best by less than this "
+                  "fraction of |best| (0: off)",
+                  {R::at_least(0)})
+      .add_int("train.patience", 3, "stopping rule: stalled windows in a row that end the run (converged)",
+               {R::at_least(1)})
+      .add_double("train.divergence_drop", 0.5,
+                  "divergence: the smoothed objective falls below its peak by more than this fraction of "
+                  "max(|peak|, peak - first smoothed value) (0: only non-finite values count)",
+                  {R::at_least(0)})
+      .add_string("train.on_divergence", "rollback",
+                  "rollback (restore the last window end's state, lower the learning rate, continue) or "
+                  "stop (exit 1)",
+                  {R::one_of({"rollback", "stop"})})
+      .add_double("train.rollback_lr_factor", 0.5, "each rollback multiplies the learning rate by this",
+                  {R::greater_than(0), R::range(0, 0.999999)})
+      .add_int("train.max_rollbacks", 3, "rollbacks allowed; the next divergence stops the run (exit 1)",
+               {R::at_least(0)})
       .add_int("train.checkpoint_every", 0, "steps between checkpoints (0: only at the end)",
                {R::at_least(0)})
       .add_int("train.keep_checkpoints", 2, "checkpoints kept in output.checkpoint_dir", {R::at_least(1)})
@@ -168,6 +200,16 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   o.max_steps = static_cast<std::uint64_t>(c.get_int("train.max_steps"));
   o.adam = {c.get_double("train.learning_rate"), c.get_double("train.beta1"), c.get_double("train.beta2"),
             c.get_double("train.epsilon")};
+  o.schedule.decay = parse_learning_rate_decay(c.get_string("train.lr_schedule"));
+  o.schedule.warmup_steps = static_cast<std::uint64_t>(c.get_int("train.lr_warmup_steps"));
+  o.schedule.step_every = static_cast<std::uint64_t>(c.get_int("train.lr_step_every"));
+  o.schedule.step_factor = c.get_double("train.lr_step_factor");
+  o.clip_norm = c.get_double("train.clip_norm");
+  o.convergence = {c.get_double("train.tolerance"), static_cast<std::uint64_t>(c.get_int("train.patience")),
+                   c.get_double("train.divergence_drop")};
+  o.on_divergence = parse_divergence_action(c.get_string("train.on_divergence"));
+  o.rollback_lr_factor = c.get_double("train.rollback_lr_factor");
+  o.max_rollbacks = static_cast<std::uint64_t>(c.get_int("train.max_rollbacks"));
   o.checkpoint_every = static_cast<std::uint64_t>(c.get_int("train.checkpoint_every"));
   o.progress_seconds = c.get_double("train.progress_seconds");
   o.seed = m.seed;
@@ -191,6 +233,9 @@ std::map<std::string, std::string> resume_identity(const Config& config) {
     const bool may_change = key.name == "train.epochs" || key.name == "train.max_steps" ||
                             key.name.rfind("output.", 0) == 0 || key.name == "train.progress_seconds" ||
                             key.name == "train.checkpoint_every" || key.name == "train.keep_checkpoints" ||
+                            key.name == "train.tolerance" || key.name == "train.patience" ||
+                            key.name == "train.divergence_drop" || key.name == "train.on_divergence" ||
+                            key.name == "train.max_rollbacks" ||
                             key.name == "data.path";  // the data are checked by fingerprint instead
     if (!may_change) identity[key.name] = config_value_to_toml(config.get(key.name));
   }

@@ -1,5 +1,7 @@
 #include "gplvm/models/model.hpp"
 
+#include <algorithm>
+
 #include "gplvm/core/error.hpp"
 
 namespace gplvm {
@@ -19,6 +21,24 @@ std::unique_ptr<Kernel> kernel_with_hyperparameters(const Kernel& prototype, con
   std::unique_ptr<Kernel> k = prototype.clone();
   k->set_hyperparameters(params.segment(offset, prototype.num_hyperparameters()));
   return k;
+}
+
+DecoderSummary Model::decoder_summary(const Vector& params) const {
+  DecoderSummary summary;
+  summary.noise_variance = noise_variance(params);
+  if (!has_gp_decoder()) return summary;
+  for (const NamedHyperparameter& group : kernel(params)->named_hyperparameters()) {
+    const std::string suffix = "lengthscales";
+    const bool is_lengthscale =
+        group.name.size() >= suffix.size() &&
+        group.name.compare(group.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (!is_lengthscale || group.values.size() == 0) continue;
+    const double lo = group.values.minCoeff(), hi = group.values.maxCoeff();
+    summary.min_lengthscale = summary.has_lengthscales ? std::min(summary.min_lengthscale, lo) : lo;
+    summary.max_lengthscale = summary.has_lengthscales ? std::max(summary.max_lengthscale, hi) : hi;
+    summary.has_lengthscales = true;
+  }
+  return summary;
 }
 
 void write_gp_parameters(Hdf5ResultWriter& out, const Kernel& kernel, double noise_variance) {

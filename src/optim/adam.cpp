@@ -103,7 +103,8 @@ void Adam::ascend(VectorRef params, const ConstVectorRef& objective_gradient) {
 }
 
 void Adam::ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
-                         const std::vector<IndexRange>& ranges, Float32Shadow* shadow) {
+                         const std::vector<IndexRange>& ranges, Float32Shadow* shadow,
+                         double gradient_scale) {
   const Index n = state_.first_moment.size();
   for (const IndexRange& r : ranges)
     if (r.begin < 0 || r.begin > r.end || r.end > n)  // the message is built only when it fails
@@ -121,7 +122,16 @@ void Adam::ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradi
       throw InputError("Adam step: the fp32 shadow holds no gradient from a step",
                        {"", "shadow.gradient_ready", "false"});
   }
-  step(params, objective_gradient, -1.0, ranges.data(), ranges.data() + ranges.size(), shadow);
+  // -1 * 1.0 is exact: an unscaled step is bit for bit the one before scaling existed.
+  step(params, objective_gradient, -1.0 * gradient_scale, ranges.data(), ranges.data() + ranges.size(),
+       shadow);
+}
+
+void Adam::set_learning_rate(double learning_rate) {
+  // Zero is allowed here (a schedule's end); the configured base rate must be > 0.
+  require_in(std::isfinite(learning_rate) && learning_rate >= 0.0, "learning rate", learning_rate,
+             "finite and >= 0");
+  options_.learning_rate = learning_rate;
 }
 
 void Adam::set_state(AdamState state) {

@@ -1,5 +1,6 @@
 #include "gplvm/optim/sharded_adam.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "gplvm/core/error.hpp"
@@ -23,14 +24,15 @@ ShardedAdam::ShardedAdam(const Communicator& comm, Index num_parameters, IndexRa
   updated_ = {{0, block.begin}, own_, {block.end, num_parameters}};
 }
 
-void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient) {
-  adam_.ascend_ranges(params, objective_gradient, updated_);
+void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, double gradient_scale) {
+  adam_.ascend_ranges(params, objective_gradient, updated_, nullptr, gradient_scale);
   comm_.allgather_slices(params.data() + block_.begin, counts_);
 }
 
-void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow) {
+void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow,
+                         double gradient_scale) {
   shadow.require_block(block_);
-  adam_.ascend_ranges(params, objective_gradient, updated_, &shadow);
+  adam_.ascend_ranges(params, objective_gradient, updated_, &shadow, gradient_scale);
   comm_.allgather_slices(params.data() + block_.begin, counts_);
   // This rank wrote float weights for its own slice; the others' slices are converted from what
   // was just gathered (cheaper than a second, fp32 allgather).
@@ -38,6 +40,29 @@ void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradi
   shadow.convert_weights(params, {own_.end, block_.end});
   shadow.weights_current = true;
   shadow.gradient_ready = false;
+}
+
+double ShardedAdam::gradient_norm(const ConstVectorRef& g, Index replicated_end,
+                                  const Float32Shadow* shadow) const {
+  const Index n = g.size();
+  require(block_.end <= replicated_end && replicated_end <= n,
+          "gradient norm: the replicated prefix must hold the sharded block and fit the gradient",
+          {"", "replicated_end", std::to_string(replicated_end)});
+  const double replicated =
+      g.head(block_.begin).squaredNorm() + g.segment(block_.end, replicated_end - block_.end).squaredNorm();
+  double own = g.tail(n - replicated_end).squaredNorm();
+  if (shadow && shadow->gradient_ready)
+    own += shadow->gradient.segment(own_.begin - block_.begin, own_.end - own_.begin)
+               .cast<double>()
+               .squaredNorm();
+  else
+    own += g.segment(own_.begin, own_.end - own_.begin).squaredNorm();
+  std::vector<double> partials(comm_.size(), 0.0);
+  partials[comm_.rank()] = own;
+  comm_.allgather_slices(partials.data(), std::vector<int>(comm_.size(), 1));
+  double total = replicated;
+  for (const double p : partials) total += p;
+  return std::sqrt(total);
 }
 
 AdamState ShardedAdam::state() const {

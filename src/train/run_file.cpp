@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
@@ -19,6 +20,7 @@ std::string format_exact(double x) {
 }
 
 void write_curve(Hdf5ResultWriter& out, const std::vector<CurvePoint>& curve) {
+  if (curve.empty()) return;  // a run stopped before its first step (a divergence rolled back to 0)
   Matrix m(curve.size(), 4);
   for (size_t i = 0; i < curve.size(); ++i)
     m.row(i) << static_cast<double>(curve[i].step), static_cast<double>(curve[i].epoch), curve[i].objective,
@@ -42,6 +44,72 @@ void write_identity(Hdf5ResultWriter& out, const RunMetadata& meta) {
   out.write_attribute("/state", "data_weighted_sum", meta.data.position_weighted_sum);
 }
 
+// The stopping rule's state as attributes "convergence:<name>" on /state: counters as int64,
+// the rest as float64 (exact, so a resumed run judges as the uninterrupted one).
+constexpr const char* kConvergencePrefix = "convergence:";
+
+template <typename Convergence, typename F>
+void for_each_convergence_field(Convergence& c, F&& f) {
+  f("observed", c.observed);
+  f("smoothed", c.smoothed);
+  f("first_smoothed", c.first_smoothed);
+  f("peak_smoothed", c.peak_smoothed);
+  f("best_smoothed", c.best_smoothed);
+  f("best_step", c.best_step);
+  f("stalled_windows", c.stalled_windows);
+  f("converged", c.converged);
+  f("converged_step", c.converged_step);
+  f("learning_rate_factor", c.learning_rate_factor);
+  f("rollbacks", c.rollbacks);
+}
+
+void write_convergence_state(Hdf5ResultWriter& out, const Model& model, const TrainingState& s) {
+  for_each_convergence_field(s.convergence, [&](const char* name, const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, double>)
+      out.write_attribute("/state", std::string(kConvergencePrefix) + name, value);
+    else
+      out.write_attribute("/state", std::string(kConvergencePrefix) + name, static_cast<std::int64_t>(value));
+  });
+  if (s.best_params.size() != s.params.size()) return;
+  out.write_vector("/state/best_shared", s.best_params.head(model.num_shared_parameters()));
+  if (model.local_values_per_row() > 0)
+    out.write_distributed_rows("/state/best_local", model.local_block_rows(s.best_params),
+                               model.local_begin(), model.num_data());
+}
+
+// Checkpoints written before the stopping rule existed have none of it: the run then starts
+// judging afresh, with the resumed parameters as the best so far.
+void read_convergence_state(const Hdf5ResultReader& in, const Model& model, TrainingState& s) {
+  if (!in.has_attribute("/state", std::string(kConvergencePrefix) + "observed")) return;
+  for_each_convergence_field(s.convergence, [&](const char* name, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    const std::string attribute = std::string(kConvergencePrefix) + name;
+    if constexpr (std::is_same_v<T, double>)
+      value = in.read_attribute_double("/state", attribute);
+    else
+      value = static_cast<T>(in.read_attribute_int64("/state", attribute));
+  });
+  if (!in.exists("/state/best_shared")) return;
+  s.best_params = Vector::Zero(model.num_parameters());
+  s.best_params.head(model.num_shared_parameters()) = in.read_vector("/state/best_shared");
+  if (model.local_values_per_row() > 0)
+    model.set_local_block_rows(
+        s.best_params,
+        in.read_distributed_rows("/state/best_local", model.local_begin(), model.local_rows()));
+}
+
+// /best: the parameters with the highest smoothed objective at a window end, and their latents.
+void write_best(Hdf5ResultWriter& out, const Model& model, const TrainingState& s,
+                const LocalLatents& latents) {
+  const std::uint64_t n = model.num_data(), begin = model.local_begin();
+  out.write_vector("/best/shared", s.best_params.head(model.num_shared_parameters()));
+  out.write_distributed_rows("/best/latent/mean", latents.mean, begin, n);
+  if (model.bayesian()) out.write_distributed_rows("/best/latent/var", latents.variance, begin, n);
+  out.write_attribute("/best", "step", static_cast<std::int64_t>(s.convergence.best_step));
+  out.write_attribute("/best", "smoothed_objective", s.convergence.best_smoothed);
+}
+
 void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& model,
                  const TrainingState& s) {
   const Index shared = model.num_shared_parameters();
@@ -57,6 +125,7 @@ void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& m
   out.write_attribute("/state", "step", static_cast<std::int64_t>(s.step));
   out.write_attribute("/state", "adam_steps", static_cast<std::int64_t>(s.adam.steps));
   out.write_attribute("/state", "wall_seconds", s.wall_seconds);
+  write_convergence_state(out, model, s);
 }
 
 // Values must match bit for bit: they are written and read as float64.
@@ -163,6 +232,10 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_attribute("/", "steps", static_cast<std::int64_t>(run.state.step));
   out.write_attribute("/", "data_file", run.metadata.data_file);
   out.write_attribute("/", "data_path_as_given", run.metadata.data_file_as_given);
+  out.write_attribute("/", "converged", static_cast<std::int64_t>(run.state.convergence.converged));
+  if (run.best_latents && run.state.convergence.best_step > 0 &&
+      run.state.best_params.size() == run.state.params.size())
+    write_best(out, model, run.state, *run.best_latents);
   if (with_state) {
     write_state(out, comm, model, run.state);
     write_identity(out, run.metadata);
@@ -198,10 +271,11 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   s.step = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "step"));
   s.adam.steps = in.read_attribute_int64("/state", "adam_steps");
   s.wall_seconds = in.read_attribute_double("/state", "wall_seconds");
-  const Matrix curve = in.read_matrix("/train/curve");
+  const Matrix curve = in.exists("/train/curve") ? in.read_matrix("/train/curve") : Matrix(0, 4);
   for (Index i = 0; i < curve.rows(); ++i)
     s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)),
                        curve(i, 2), curve(i, 3)});
+  read_convergence_state(in, model, s);
   return s;
 }
 

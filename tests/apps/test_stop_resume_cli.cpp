@@ -30,6 +30,7 @@ batch_size = 32
 active_size = 8
 [train]
 epochs = 1000000
+tolerance = 0.0  # the stopping rule off: the run must last until the signal
 learning_rate = 0.01
 progress_seconds = 1000
 [output]

@@ -46,6 +46,13 @@ struct BatchTerms {
 // This rank's data rows, as float64 or (fp32 models: half the memory) float32.
 using LocalRows = std::variant<DataRef, DataRefF>;
 
+// What a progress line says about the decoder under some parameters.
+struct DecoderSummary {
+  double noise_variance = 0.0;
+  bool has_lengthscales = false;  // false: a decoder without lengthscales (a VAE's MLP)
+  double min_lengthscale = 0.0, max_lengthscale = 0.0;
+};
+
 // One training step of a model over this rank's rows: the objective of a batch and its gradient.
 class TrainingStep {
  public:
@@ -101,6 +108,9 @@ class Model {
   virtual bool has_gp_decoder() const { return true; }  // false: kernel() throws (a VAE)
   virtual std::unique_ptr<Kernel> kernel(const Vector& params) const = 0;
   virtual double noise_variance(const Vector& params) const = 0;
+  // The noise and the range of the kernel's hyperparameter groups named "lengthscales" (those of
+  // a sum or product's parts included); models without a GP decoder give the noise only.
+  virtual DecoderSummary decoder_summary(const Vector& params) const;
 
   // The local block as one row per data row (checkpoints store it in global row order, so a run
   // resumes at any rank count); zero columns when the model has no per-row parameters.

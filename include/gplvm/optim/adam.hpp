@@ -36,8 +36,13 @@ class Adam {
   // With a shadow (whose gradient_ready must be set), elements inside shadow->block take their
   // gradient from shadow->gradient (objective_gradient is not read there) and, once updated, are
   // also written to shadow->weights as float; the shadow's flags are left to the caller.
+  // gradient_scale multiplies the gradient before it enters the moments (gradient-norm clipping).
   void ascend_ranges(VectorRef params, const ConstVectorRef& objective_gradient,
-                     const std::vector<IndexRange>& ranges, Float32Shadow* shadow = nullptr);
+                     const std::vector<IndexRange>& ranges, Float32Shadow* shadow = nullptr,
+                     double gradient_scale = 1.0);
+
+  // The rate of the following steps (a schedule sets it before each step); finite and >= 0.
+  void set_learning_rate(double learning_rate);
 
   const AdamOptions& options() const noexcept { return options_; }
   const AdamState& state() const noexcept { return state_; }
@@ -45,6 +50,7 @@ class Adam {
 
  private:
   // Updates ranges [first, last); they are not checked here.
+  // sign: -1 ascends, +1 descends, times the gradient's scale.
   void step(VectorRef params, const ConstVectorRef& gradient, double sign, const IndexRange* first,
             const IndexRange* last, Float32Shadow* shadow = nullptr);
 

@@ -28,12 +28,24 @@ class ShardedAdam {
 
   // Collective. gradient must hold the summed gradient in this rank's slice of the block and this
   // rank's gradient outside the block; its other elements are not read.
-  void ascend(VectorRef params, const ConstVectorRef& objective_gradient);
+  // gradient_scale multiplies the whole gradient (clipping: clip_norm / gradient_norm).
+  void ascend(VectorRef params, const ConstVectorRef& objective_gradient, double gradient_scale = 1.0);
   // The same with the block's gradient taken from an fp32 shadow of the block (as a step left it:
   // gradient_ready, summed in this rank's slice) instead of objective_gradient, which is then not
   // read inside the block. Leaves the shadow's weights equal to float(params[block]) on every rank
   // (weights_current) and its gradient consumed (gradient_ready cleared).
-  void ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow);
+  void ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow,
+              double gradient_scale = 1.0);
+
+  // Collective: the 2-norm of the whole gradient as ascend() reads it, the same value on every rank.
+  // [0, replicated_end) outside the block is replicated (every rank holds the same values: counted
+  // once), this rank's slice of the block is its summed gradient (read from the shadow where one
+  // is given), and [replicated_end, n) is this rank's own (free latents of its rows). The ranks'
+  // partial sums of squares are gathered and added in rank order, so every rank gets the same bits.
+  double gradient_norm(const ConstVectorRef& objective_gradient, Index replicated_end,
+                       const Float32Shadow* shadow = nullptr) const;
+
+  void set_learning_rate(double learning_rate) { adam_.set_learning_rate(learning_rate); }
 
   // Collective: the full state, the block's moments gathered from their owners.
   AdamState state() const;

@@ -12,9 +12,15 @@
 //     (io/data_transform.hpp: the transform training applied to the data)
 //   attributes on "/": version, git_commit, ranks, seed, num_data, data_dim, latent_dim, model, kernel,
 //   latents, steps, data_file (absolute), data_path_as_given
+//   attribute converged (1 when the stopping rule ended the run)
+//   /best/shared, /best/latent/mean, /best/latent/var (Bayesian), attributes step and
+//   smoothed_objective: the parameters at the window end with the highest smoothed objective
+//   (train/convergence_monitor.hpp; absent when the run is shorter than one window)
 // Checkpoints add /state/{shared, adam_m_shared, adam_v_shared} (replicated), /state/local,
 // /state/adam_m_local, /state/adam_v_local (global row order), and attributes step, adam_steps,
-// wall_seconds, and the identity attributes checked on resume.
+// wall_seconds, the stopping rule's state (attributes convergence:<field> of ConvergenceState),
+// the best parameters (/state/best_shared, /state/best_local in global row order) and the
+// identity attributes checked on resume.
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +66,8 @@ struct RunOutput {
   const LocalLatents& latents;                    // of this rank's rows under state.params
   const std::vector<std::int64_t>* local_labels;  // may be null
   const RunMetadata& metadata;
+  // Latents of this rank's rows under state.best_params: with them the run file holds /best.
+  const LocalLatents* best_latents = nullptr;
 };
 
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gplvm/optim/adam.hpp"
+#include "gplvm/train/convergence_monitor.hpp"
 
 namespace gplvm {
 
@@ -22,6 +23,8 @@ struct TrainingState {
   std::uint64_t step = 0;     // steps completed
   double wall_seconds = 0.0;  // training time accumulated before this process started
   std::vector<CurvePoint> curve;
+  ConvergenceState convergence;  // the stopping rule's, the best-so-far's and the rollbacks' state
+  Vector best_params;            // parameters at convergence.best_step (layout of params; empty: none yet)
 };
 
 }  // namespace gplvm
