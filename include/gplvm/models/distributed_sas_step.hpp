@@ -53,6 +53,9 @@ class DistributedSasStep {
     std::vector<Index> positions;      // positions in the batch, ascending
     std::vector<std::uint64_t> rows;   // global row ids
     std::vector<int> active_per_rank;  // every rank's number of active rows (known to all ranks)
+    // The rows above, in runs that lie in one row block of the batch (batch_block_of): whole
+    // blocks for amortised models, the part of a block this rank owns for free latents.
+    std::vector<Index> block_rows;
   };
   WorkRows work_rows(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker,
                      Index num_active) const;
