@@ -1,17 +1,21 @@
 #pragma once
 // One data-parallel SAS / Bayesian SAS step (docs/architecture.md, "Data-parallel training"):
 //   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
-//   - each rank works on a share of the batch rows: amortised models split the active and the
-//     remainder rows evenly (batch_workers), owners sending their surplus rows to ranks short of
-//     their share (one alltoallv of a few rows); free latents are worked on by their owner;
-//   - workers compute the latents of their batch rows (encoder or free latents);
+//   - each rank works on a share of the batch rows: amortised models assign whole row blocks of
+//     the batch (batch_block_workers), whose rows move to that rank (one alltoallv); free latents
+//     are worked on by their owner;
+//   - workers compute the latents of their batch rows (encoder or free latents), one product per
+//     row block;
 //   - the active rows (position, latent sample, data) are allgathered: A x (1 + Q + D) values;
 //   - every rank factorises K_AA + s2 I redundantly;
-//   - each rank evaluates its own remainder rows; one allreduce sums the value, the A x A adjoint,
-//     dX_A, the kernel and noise gradients and the KL;
-//   - workers back-propagate their rows through the encoder; one allreduce sums the encoder
-//     gradient, or, for sharded Adam, one reduce-scatter leaves each rank the sum of its slice.
+//   - each rank evaluates its own remainder rows, block by block; one reproducible sum
+//     (parallel/reproducible_sum.hpp) adds the blocks' value, A x A adjoint, dX_A, kernel and
+//     noise gradients and KL;
+//   - workers back-propagate their rows through the encoder, one partial gradient per row block;
+//     one reproducible sum adds them, or, for sharded Adam, leaves each rank the sum of its slice.
 //     Free-latent gradients stay on their owner.
+// Every sum is over the same blocks, exactly, at any rank count: amortised models give the same
+// bits at any rank count (docs/reliability.md).
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
 #include <optional>
 #include <vector>
