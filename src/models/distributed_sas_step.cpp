@@ -118,7 +118,8 @@ SasPartials zero_partials(Index a, Index q, Index num_hyperparameters) {
 // columns of L^{-T} W L^{-1}, block by block, and one small reproducible sum adds the blocks'
 // contributions (A Q + hyperparameters + 1).
 GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, double noise,
-                              const SasActiveSet& set, const Matrix& X_active, const SasPartials& partials) {
+                              const SasActiveSet& set, const Matrix& X_active, const SasPartials& partials,
+                              bool reproducible) {
   const Index a = X_active.rows(), q = X_active.cols(), h = kernel.num_hyperparameters();
   const ColumnBlocks c = column_blocks(a, comm);
   const Matrix W = sas_whitened_adjoint(set, partials);
@@ -138,7 +139,11 @@ GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, do
     blocks.col(k) << mine.d_latents.reshaped(), mine.d_kernel, mine.d_log_noise;
   }
   Vector sum(length);
-  reproducible_sum(comm, BlockPartials<double>{blocks.data(), blocks.cols(), length, length}, sum.data());
+  const BlockPartials<double> column_partials{blocks.data(), blocks.cols(), length, length};
+  if (reproducible)
+    reproducible_sum(comm, column_partials, sum.data());
+  else
+    per_rank_sum(comm, column_partials, sum.data());
 
   GpGradient total = sas_partials_gradient(set, partials);
   total.d_latents += sum.head(a * q).reshaped(a, q);
@@ -180,7 +185,8 @@ DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std
     if (worker[p] == comm_.rank()) {
       work.positions.push_back(p);
       work.rows.push_back(batch_rows[p]);
-      const Index block = batch_block_of(p, num_active);
+      // Per-rank sums need only the active and the remainder rows apart.
+      const Index block = model_.config().reproducible_sums ? batch_block_of(p, num_active) : p >= num_active;
       if (block != last_block) work.block_rows.push_back(0);
       ++work.block_rows.back();
       last_block = block;
@@ -290,9 +296,10 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
   // Amortised models work on whole row blocks (batch_block_workers), so that every partial sum is
   // formed over the same rows at any rank count; free latents live with their owner, who works
   // on its rows (a row block may then be split over ranks).
-  const std::vector<int> worker = model_.config().latents == LatentKind::amortised
+  const bool amortised = model_.config().latents == LatentKind::amortised;
+  const std::vector<int> worker = amortised && model_.config().reproducible_sums
                                       ? batch_block_workers(b, num_active, comm_.size())
-                                      : batch_workers(batch_rows, num_active, partition_, false);
+                                      : batch_workers(batch_rows, num_active, partition_, amortised);
   const WorkRows work = work_rows(batch_rows, worker, num_active);
   if (model_.config().precision == Precision::float64)
     return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
@@ -313,11 +320,14 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
                                            Float32Shadow* shadow) const {
   const double weight = model_.remainder_weight(b, num_active);
   SasModel::LatentBatch latents;
-  const std::span<const Index> row_block_sizes(own.block_rows);
+  const bool reproducible = model_.config().reproducible_sums;
+  // Per-rank sums: the encoder runs over all of this rank's rows at once.
+  const SasModel::RowBlocks row_blocks =
+      reproducible ? SasModel::RowBlocks(std::span<const Index>(own.block_rows)) : std::nullopt;
   if constexpr (std::is_same_v<Scalar, float>)
-    latents = model_.latents_forward(params, own.rows, data, key, shadow, row_block_sizes);
+    latents = model_.latents_forward(params, own.rows, data, key, shadow, row_blocks);
   else
-    latents = model_.latents_forward(params, own.rows, data, key, row_block_sizes);
+    latents = model_.latents_forward(params, own.rows, data, key, row_blocks);
   const ActiveRows active =
       gather_active(comm_, own.positions, own.active_per_rank, latents.sample, data, num_active);
 
@@ -333,9 +343,9 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
 
   // One partial per row block (remainder terms and the KL of its rows) and per column block of
   // the active data fit, summed reproducibly (the same bits at any rank count).
-  const Index row_blocks = static_cast<Index>(own.block_rows.size());
-  Matrix blocks = Matrix::Zero(length, row_blocks + share.columns.num_blocks());
-  for (Index k = 0, first = 0; k < row_blocks; first += own.block_rows[k], ++k) {
+  const Index num_row_blocks = static_cast<Index>(own.block_rows.size());
+  Matrix blocks = Matrix::Zero(length, num_row_blocks + share.columns.num_blocks());
+  for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
     const Index n = own.block_rows[k];
     if (first >= own_active) {  // blocks never mix active and remainder rows
       const SasPartials terms =
@@ -352,13 +362,18 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
     SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
     fit.add_active_data_fit(
         share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
-    fit.pack(blocks.col(row_blocks + k).data());
+    fit.pack(blocks.col(num_row_blocks + k).data());
   }
   std::vector<double> buffer(length);
-  reproducible_sum(comm_, BlockPartials<double>{blocks.data(), blocks.cols(), length, length}, buffer.data());
+  const BlockPartials<double> step_partials{blocks.data(), blocks.cols(), length, length};
+  if (reproducible)
+    reproducible_sum(comm_, step_partials, buffer.data());
+  else
+    per_rank_sum(comm_, step_partials, buffer.data());
   partials.unpack(buffer.data());
   const double kl = buffer.back();
-  const GpGradient total = combine_by_columns(comm_, kernel, noise, share.set, active.latents, partials);
+  const GpGradient total =
+      combine_by_columns(comm_, kernel, noise, share.set, active.latents, partials, reproducible);
 
   model_.zero_all_but_encoder(gradient);
   gradient.head(total.d_kernel.size()) = total.d_kernel;
@@ -370,10 +385,18 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   auto reduce = [&](const auto& partials_of_blocks, auto* g) {
     reproducible_sum(comm_, partials_of_blocks, g, encoder_slices);
   };
+  auto reduce_per_rank = [&](auto* g, Index n) {
+    if (encoder_slices)
+      comm_.reduce_scatter_sum(g, *encoder_slices);
+    else
+      comm_.allreduce_sum(g, n);
+  };
   SasModel::EncoderGradientSum sum;
-  sum.block_rows = row_block_sizes;
+  sum.block_rows = row_blocks;
   sum.blocks_f64 = [&](const BlockPartials<double>& p, double* g) { reduce(p, g); };
   sum.blocks_f32 = [&](const BlockPartials<float>& p, float* g) { reduce(p, g); };
+  sum.f64 = [&](double* g, Index n) { reduce_per_rank(g, n); };
+  sum.f32 = [&](float* g, Index n) { reduce_per_rank(g, n); };
   if constexpr (std::is_same_v<Scalar, float>)
     model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum, shadow);
   else

@@ -42,4 +42,10 @@ template <typename Scalar>
 void reproducible_sum(const Communicator& comm, const BlockPartials<Scalar>& blocks, Scalar* out,
                       const std::vector<int>* slices = nullptr);
 
+// The ordinary sum of the same blocks, for callers that may trade the bits for speed: this rank's
+// blocks added in order, then one allreduce (or reduce-scatter with slices) of doubles or floats.
+template <typename Scalar>
+void per_rank_sum(const Communicator& comm, const BlockPartials<Scalar>& blocks, Scalar* out,
+                  const std::vector<int>* slices = nullptr);
+
 }  // namespace gplvm
