@@ -10,9 +10,9 @@
 //
 //   [OMP_NUM_THREADS=T] [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
-//       [--keep-denormals] [--per-rank-sums] [--json]
-// --per-rank-sums: the step sums per rank (train.reproducible = false) instead of exactly over
-// fixed row blocks.
+//       [--keep-denormals] [--reproducible] [--json]
+// --reproducible: the step sums exactly over fixed row blocks (train.reproducible = true) instead
+// of per rank.
 // --keep-denormals: fp32 steps keep IEEE subnormals instead of flushing them (the default,
 // core/denormals.hpp); for measuring what the flush saves on processors that trap on them.
 #include <algorithm>
@@ -60,7 +60,7 @@ struct Options {
   std::vector<Index> hidden{512, 256};
   int rounds = 7, steps_per_round = 5;
   bool bayesian = false, free_latents = false, float32 = false, keep_denormals = false, json = false;
-  bool per_rank_sums = false;
+  bool reproducible = false;
 };
 
 std::vector<Index> parse_list(const std::string& s) {
@@ -99,8 +99,8 @@ Options parse(int argc, char** argv) {
       o.float32 = true;
     else if (a == "--keep-denormals")
       o.keep_denormals = true;
-    else if (a == "--per-rank-sums")
-      o.per_rank_sums = true;
+    else if (a == "--reproducible")
+      o.reproducible = true;
     else if (a == "--json")
       o.json = true;
     else if (a == "--bayesian")
@@ -236,7 +236,7 @@ Timings run(const Options& o, const Communicator& comm, int threads) {
   c.latents = o.free_latents ? LatentKind::free : LatentKind::amortised;
   c.precision = o.float32 ? Precision::float32 : Precision::float64;
   c.flush_denormals = !o.keep_denormals;
-  c.reproducible_sums = !o.per_rank_sums;
+  c.reproducible_sums = o.reproducible;
   c.seed = 1;
   const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
   const auto begin = partition.begin(comm.rank()), count = partition.count(comm.rank());

@@ -28,6 +28,7 @@ constexpr AdamOptions kAdam{.learning_rate = 1e-2};
 SasModelConfig config(const Variant& v) {
   SasModelConfig c = testing::training_test_config(kDim, v.bayesian, v.latents, v.precision, {24, 12}, 17);
   c.active_size = kActive;
+  c.reproducible_sums = true;
   return c;
 }
 
@@ -50,6 +51,30 @@ Vector train_shared(const Communicator& comm, const Variant& v, const RowMatrix&
     adam.ascend(params, grad);
   }
   return params.head(model.num_shared_parameters());
+}
+
+// The exact block sums are still the step's gradient: one step against the serial model's.
+TEST(ReproducibleStep, GradientEqualsTheSerialModelsToRounding) {
+  const Communicator comm;
+  const Variant v{true, LatentKind::amortised};
+  const RowMatrix Y = testing::random_normal(kRows, kDim, 29);
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const SasModel model(config(v), kRows, begin, count);
+  const RowMatrix local = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
+  const DistributedSasStep step(model, comm, partition, local);
+  const std::vector<std::uint64_t> rows = BatchSchedule(kRows, kBatch, 23).batch_rows(0, 0);
+  RowMatrix batch(rows.size(), kDim);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    batch.row(static_cast<Index>(i)) = Y.row(static_cast<Index>(rows[i]));
+  const Vector params = model.initial_parameters();
+  Vector grad, serial_grad;
+  const BatchTerms terms = step.evaluate(params, rows, kActive, {0, 0}, grad);
+  const BatchTerms serial =
+      SasModel(config(v), kRows, 0, kRows).evaluate(params, {rows, batch, kActive}, {0, 0}, serial_grad);
+  EXPECT_NEAR(terms.objective, serial.objective, 1e-11 * std::abs(serial.objective));
+  const Index shared = model.num_shared_parameters();
+  EXPECT_LT((grad.head(shared) - serial_grad.head(shared)).norm(), 1e-10 * serial_grad.head(shared).norm());
 }
 
 class ReproducibleTraining : public ::testing::TestWithParam<Variant> {};

@@ -1,9 +1,9 @@
 #pragma once
 // One data-parallel SAS / Bayesian SAS step (docs/architecture.md, "Data-parallel training"):
 //   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
-//   - each rank works on a share of the batch rows: amortised models assign whole row blocks of
-//     the batch (batch_block_workers), whose rows move to that rank (one alltoallv); free latents
-//     are worked on by their owner;
+//   - each rank works on a share of the batch rows: amortised models split the batch evenly
+//     (batch_workers) or, for reproducible sums, in whole row blocks (batch_block_workers), rows
+//     moving to their worker (one alltoallv); free latents are worked on by their owner;
 //   - workers compute the latents of their batch rows (encoder or free latents), one product per
 //     row block;
 //   - the active rows (position, latent sample, data) are allgathered: A x (1 + Q + D) values;
@@ -14,8 +14,9 @@
 //   - workers back-propagate their rows through the encoder, one partial gradient per row block;
 //     one reproducible sum adds them, or, for sharded Adam, leaves each rank the sum of its slice.
 //     Free-latent gradients stay on their owner.
-// Every sum is over the same blocks, exactly, at any rank count: amortised models give the same
-// bits at any rank count (docs/reliability.md).
+// With train.reproducible (SasModelConfig::reproducible_sums) the rows are assigned and summed in
+// fixed blocks, exactly: amortised models give the same bits at any rank count
+// (docs/reliability.md); otherwise whole shares are summed per rank, as fast as before.
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
 #include <optional>
 #include <vector>

@@ -48,8 +48,8 @@ struct SasModelConfig {
   Precision precision = Precision::float64;  // float32: encoder and data products in fp32
   bool flush_denormals = true;               // float32 steps flush subnormals to zero (core/denormals.hpp)
   // The data-parallel step sums over fixed row blocks, exactly: the same bits at any rank count
-  // (train.reproducible; DistributedSasStep). false: per-rank sums, as fast as one block per rank.
-  bool reproducible_sums = true;
+  // (train.reproducible; DistributedSasStep). false: per-rank sums, equal to rounding, faster.
+  bool reproducible_sums = false;
   std::uint64_t seed = 0;
 };
 
