@@ -10,7 +10,9 @@
 //
 //   [OMP_NUM_THREADS=T] [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
-//       [--keep-denormals] [--json]
+//       [--keep-denormals] [--reproducible] [--json]
+// --reproducible: the step sums exactly over fixed row blocks (train.reproducible = true) instead
+// of per rank.
 // --keep-denormals: fp32 steps keep IEEE subnormals instead of flushing them (the default,
 // core/denormals.hpp); for measuring what the flush saves on processors that trap on them.
 #include <algorithm>
@@ -31,11 +33,11 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/gemm.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
 #include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/models/distributed_sas_step.hpp"
 
 // CBLAS, not the Fortran dgemm_/sgemm_: EIGEN_USE_BLAS (GPLVM_GEMM=blas) declares those itself.
 extern "C" {
@@ -58,6 +60,7 @@ struct Options {
   std::vector<Index> hidden{512, 256};
   int rounds = 7, steps_per_round = 5;
   bool bayesian = false, free_latents = false, float32 = false, keep_denormals = false, json = false;
+  bool reproducible = false;
 };
 
 std::vector<Index> parse_list(const std::string& s) {
@@ -96,6 +99,8 @@ Options parse(int argc, char** argv) {
       o.float32 = true;
     else if (a == "--keep-denormals")
       o.keep_denormals = true;
+    else if (a == "--reproducible")
+      o.reproducible = true;
     else if (a == "--json")
       o.json = true;
     else if (a == "--bayesian")
@@ -231,6 +236,7 @@ Timings run(const Options& o, const Communicator& comm, int threads) {
   c.latents = o.free_latents ? LatentKind::free : LatentKind::amortised;
   c.precision = o.float32 ? Precision::float32 : Precision::float64;
   c.flush_denormals = !o.keep_denormals;
+  c.reproducible_sums = o.reproducible;
   c.seed = 1;
   const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
   const auto begin = partition.begin(comm.rank()), count = partition.count(comm.rank());

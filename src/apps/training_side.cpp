@@ -2,7 +2,6 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/data_transform.hpp"
-#include "gplvm/io/result_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
 
 namespace gplvm {

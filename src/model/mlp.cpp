@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -249,6 +250,35 @@ std::string layer_field(const char* field, std::size_t layer) {
   return std::string(field) + "[" + std::to_string(layer) + "]";
 }
 
+// Calls f(first, n) for the consecutive row blocks of the given sizes.
+template <typename F>
+void for_each_block(std::span<const Index> block_rows, F&& f) {
+  Index first = 0;
+  for (const Index n : block_rows) {
+    f(first, n);
+    first += n;
+  }
+}
+
+void check_block_rows(std::span<const Index> block_rows, Index rows) {
+  if (std::accumulate(block_rows.begin(), block_rows.end(), Index{0}) != rows)
+    throw InputError("MLP: the row blocks must cover the input's rows", {"", "rows", std::to_string(rows)});
+}
+
+// x[0] + x[1] + ... in this order (a vectorised sum's order depends on x's alignment).
+template <typename Scalar>
+Scalar ordered_sum(const Scalar* x, Index n) {
+  Scalar sum = 0;
+  for (Index i = 0; i < n; ++i) sum += x[i];
+  return sum;
+}
+
+// Rows [first, first + n) of a view.
+template <typename Scalar>
+ConstMatrixView<Scalar> row_range(const ConstMatrixView<Scalar>& m, Index first, Index n) {
+  return {m.data + first * m.row_stride, n, m.cols, m.row_stride, m.col_stride};
+}
+
 }  // namespace
 
 Activation parse_activation(const std::string& name) {
@@ -329,9 +359,18 @@ void Mlp::initialize(double* params, const CounterRng& rng, std::uint64_t stream
 template <typename Scalar>
 void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                   MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out) const {
+  const Index rows = input.rows();
+  forward_in_blocks<Scalar>(params, input, ws, out, std::span<const Index>(&rows, 1));
+}
+
+template <typename Scalar>
+void Mlp::forward_in_blocks(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                            MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out,
+                            std::span<const Index> block_rows) const {
   using ConstMap = Eigen::Map<const MatrixT<Scalar>>;
   check_input_width(input, input_dim());
   const Index rows = input.rows();
+  check_block_rows(block_rows, rows);
   ws.outputs.resize(static_cast<std::size_t>(num_layers()));
   for (Index l = 0; l < num_layers(); ++l) {
     const auto s = static_cast<std::size_t>(l);
@@ -344,8 +383,12 @@ void Mlp::forward(const Scalar* params, const std::type_identity_t<DataRefT<Scal
     // The product overwrites z; the bias is added in the activation's pass. (Filling z with the
     // bias for a beta = 1 product was one more pass over z, and made the product read it.) The
     // element-wise pass is split among the rank's threads by columns, the product by gemm itself
-    // (by whichever dimension balances better).
-    gemm(layer_input, view_of(w), mutable_view_of(z), GemmUpdate::overwrite);
+    // (by whichever dimension balances better). One product per row block: a product's last bits
+    // may depend on its shape (Eigen's blocking), so a block's rows get the same bits in any batch.
+    for_each_block(block_rows, [&](Index first, Index n) {
+      gemm(row_range(layer_input, first, n), view_of(w),
+           MutableMatrixView<Scalar>{z.data() + first, n, fan_out, rows}, GemmUpdate::overwrite);
+    });
     for_each_thread_share(fan_out, kColumnsPerShareUnit, [&](Index j0, Index j1) {
       add_bias_and_activate(layout_.activations[s], z.data() + j0 * rows, rows, j1 - j0, b + j0);
     });
@@ -357,12 +400,30 @@ template <typename Scalar>
 void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                    const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
                    Scalar* d_params, MatrixT<Scalar>* d_input) const {
+  const Index rows = input.rows();
+  backward_impl<Scalar>(params, input, ws, d_out, std::span<const Index>(&rows, 1), d_params, 0, d_input,
+                        false);
+}
+
+template <typename Scalar>
+void Mlp::backward_in_blocks(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                             const MlpWorkspace<Scalar>& ws,
+                             const std::type_identity_t<MatrixT<Scalar>>& d_out,
+                             std::span<const Index> block_rows, Scalar* d_params, Index block_stride,
+                             MatrixT<Scalar>* d_input) const {
+  backward_impl<Scalar>(params, input, ws, d_out, block_rows, d_params, block_stride, d_input, true);
+}
+
+template <typename Scalar>
+void Mlp::backward_impl(const Scalar* params, const DataRefT<Scalar>& input, const MlpWorkspace<Scalar>& ws,
+                        const MatrixT<Scalar>& d_out, std::span<const Index> block_rows, Scalar* d_params,
+                        Index block_stride, MatrixT<Scalar>* d_input, bool ordered_bias_sums) const {
   using ConstMap = Eigen::Map<const MatrixT<Scalar>>;
-  using Map = Eigen::Map<MatrixT<Scalar>>;
   check_backward_shapes<Scalar>(*this, input, ws.outputs, d_out);
   // Two ping-pong buffers, grown to the widest layer and never shrunk, so that neither a steady
   // state nor a smaller (last) batch allocates.
   const Index rows = input.rows();
+  check_block_rows(block_rows, rows);
   const Index widest = *std::max_element(layout_.widths.begin(), layout_.widths.end());
   for (VectorT<Scalar>& buffer : ws.scratch)
     if (buffer.size() < rows * widest) buffer.resize(rows * widest);
@@ -376,27 +437,44 @@ void Mlp::backward(const Scalar* params, const std::type_identity_t<DataRefT<Sca
     const Activation activation = layout_.activations[s];
     Scalar* const buffer = g_own ? g_own : scratch[0];
     const ConstMap dz(activation == Activation::identity ? g : buffer, rows, width);
-    Map dw(d_params + weight_offsets_[s], fan_in(l), width);
     const ConstMatrixView<Scalar> layer_input = l == 0 ? view_of(input) : view_of(ws.outputs[s - 1]);
     // Column j of dz and db_j depend on column j of g alone: the rank's threads take a block of
-    // columns each; the products split themselves.
+    // columns each; the products split themselves. By blocks, the bias gradient of the first
+    // pass is overwritten by the per-block sums below.
     for_each_thread_share(width, kColumnsPerShareUnit, [&](Index j0, Index j1) {
       const Index at = j0 * rows;
       layer_pre_gradient(activation, ws.outputs[s].data() + at, g + at, buffer + at, rows, j1 - j0,
                          d_params + bias_offsets_[s] + j0);
     });
-    gemm(layer_input.transposed(), view_of(dz), mutable_view_of(dw), GemmUpdate::overwrite);
+    // The parameter gradient sums over rows: one sum per row block, each over that block alone.
+    Index first_row = 0;
+    for (std::size_t k = 0; k < block_rows.size(); first_row += block_rows[k], ++k) {
+      Scalar* const block_gradient = d_params + static_cast<Index>(k) * block_stride;
+      const Index n = block_rows[k];
+      if (ordered_bias_sums)  // one addition after another: Eigen's sum depends on the alignment
+        for (Index j = 0; j < width; ++j)
+          block_gradient[bias_offsets_[s] + j] = ordered_sum(dz.data() + j * rows + first_row, n);
+      MutableMatrixView<Scalar> dw{block_gradient + weight_offsets_[s], fan_in(l), width, fan_in(l)};
+      gemm(row_range(layer_input, first_row, n).transposed(), row_range(view_of(dz), first_row, n), dw,
+           GemmUpdate::overwrite);
+    }
     const ConstMap w(params + weight_offsets_[s], fan_in(l), width);
+    // dL/d(input) row block by row block, as the forward products.
+    const auto input_gradient = [&](Scalar* into) {
+      for_each_block(block_rows, [&](Index first, Index n) {
+        gemm(row_range(view_of(dz), first, n), view_of(w).transposed(),
+             MutableMatrixView<Scalar>{into + first, n, fan_in(l), rows}, GemmUpdate::overwrite);
+      });
+    };
     if (l == 0) {
       if (d_input) {
         d_input->resize(rows, fan_in(l));
-        gemm(view_of(dz), view_of(w).transposed(), mutable_view_of(*d_input), GemmUpdate::overwrite);
+        input_gradient(d_input->data());
       }
       return;
     }
     Scalar* next = dz.data() == scratch[0] ? scratch[1] : scratch[0];
-    gemm(view_of(dz), view_of(w).transposed(), MutableMatrixView<Scalar>{next, rows, fan_in(l), rows},
-         GemmUpdate::overwrite);
+    input_gradient(next);
     g = g_own = next;
   }
 }
@@ -407,5 +485,15 @@ template void Mlp::backward<double>(const double*, const DataRef&, const MlpWork
                                     double*, Matrix*) const;
 template void Mlp::backward<float>(const float*, const DataRefF&, const MlpWorkspace<float>&,
                                    const MatrixT<float>&, float*, MatrixT<float>*) const;
+template void Mlp::forward_in_blocks<double>(const double*, const DataRef&, MlpWorkspace<double>&, Matrix&,
+                                             std::span<const Index>) const;
+template void Mlp::forward_in_blocks<float>(const float*, const DataRefF&, MlpWorkspace<float>&,
+                                            MatrixT<float>&, std::span<const Index>) const;
+template void Mlp::backward_in_blocks<double>(const double*, const DataRef&, const MlpWorkspace<double>&,
+                                              const Matrix&, std::span<const Index>, double*, Index,
+                                              Matrix*) const;
+template void Mlp::backward_in_blocks<float>(const float*, const DataRefF&, const MlpWorkspace<float>&,
+                                             const MatrixT<float>&, std::span<const Index>, float*, Index,
+                                             MatrixT<float>*) const;
 
 }  // namespace gplvm

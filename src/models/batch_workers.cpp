@@ -35,4 +35,23 @@ std::vector<int> batch_workers(const std::vector<std::uint64_t>& batch_rows, Ind
   return worker;
 }
 
+Index batch_block_of(Index position, Index num_active) {
+  if (position < num_active) return position / kRowsPerBatchBlock;
+  const Index active_blocks = (num_active + kRowsPerBatchBlock - 1) / kRowsPerBatchBlock;
+  return active_blocks + (position - num_active) / kRowsPerBatchBlock;
+}
+
+std::vector<int> batch_block_workers(Index batch_size, Index num_active, int ranks) {
+  const Index a = std::min(num_active, batch_size);
+  const auto blocks = [](Index rows) {
+    return static_cast<std::uint64_t>((rows + kRowsPerBatchBlock - 1) / kRowsPerBatchBlock);
+  };
+  const RowPartition active(blocks(a), ranks), remainder(blocks(batch_size - a), ranks);
+  std::vector<int> worker(static_cast<std::size_t>(batch_size));
+  for (Index p = 0; p < batch_size; ++p)
+    worker[p] = p < a ? active.owner(static_cast<std::uint64_t>(p / kRowsPerBatchBlock))
+                      : ranks - 1 - remainder.owner(static_cast<std::uint64_t>((p - a) / kRowsPerBatchBlock));
+  return worker;
+}
+
 }  // namespace gplvm

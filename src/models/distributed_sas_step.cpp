@@ -8,21 +8,15 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
-#include "gplvm/models/batch_workers.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
+#include "gplvm/models/batch_workers.hpp"
+#include "gplvm/parallel/reproducible_sum.hpp"
 
 namespace gplvm {
 namespace {
 
 // Batch rows per unit of a thread's share when rows are copied into place.
 constexpr Index kRowsPerShareUnit = 16;
-
-// Every rank's count in a partition, as the known-count gathers take them.
-std::vector<int> counts_of(const RowPartition& partition) {
-  std::vector<int> counts(partition.num_ranks());
-  for (int r = 0; r < partition.num_ranks(); ++r) counts[r] = static_cast<int>(partition.count(r));
-  return counts;
-}
 
 // Active rows gathered from all ranks as [batch position | latent sample | data], put back in
 // batch order so every rank factorises the same matrix whatever the rank count.
@@ -60,53 +54,101 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
   return out;
 }
 
-// The active set with its A^2 D whitening beta = L^{-1} Y_A split by columns of Y_A: every rank
-// factorises K_AA (A^3/3), whitens its slice of the D columns, and the slices are gathered, so
-// the active set's cost per rank falls with the rank count instead of being paid on every rank.
+// Columns per block of the data (the active data fit) and of the active set's adjoint: like the
+// batch's row blocks, units whose partial sums one rank forms whole, the same at every rank count.
+constexpr Index kColumnsPerBlock = 64;
+
+// This rank's share of n columns in whole blocks of kColumnsPerBlock, the blocks split over the
+// ranks as RowPartition splits rows; counts holds every rank's number of columns.
+struct ColumnBlocks {
+  Index first = 0, count = 0;
+  std::vector<int> counts;
+  Index num_blocks() const { return (count + kColumnsPerBlock - 1) / kColumnsPerBlock; }
+  Index block_first(Index k) const { return first + k * kColumnsPerBlock; }
+  Index block_count(Index k) const { return std::min(kColumnsPerBlock, first + count - block_first(k)); }
+};
+
+ColumnBlocks column_blocks(Index n, const Communicator& comm) {
+  const RowPartition blocks(static_cast<std::uint64_t>((n + kColumnsPerBlock - 1) / kColumnsPerBlock),
+                            comm.size());
+  ColumnBlocks share;
+  share.counts.resize(comm.size());
+  for (int r = 0; r < comm.size(); ++r) {
+    const Index begin = std::min(n, static_cast<Index>(blocks.begin(r)) * kColumnsPerBlock);
+    const Index end = std::min(n, static_cast<Index>(blocks.begin(r) + blocks.count(r)) * kColumnsPerBlock);
+    share.counts[r] = static_cast<int>(end - begin);
+    if (r == comm.rank()) share.first = begin, share.count = end - begin;
+  }
+  return share;
+}
+
+// The active set with its A^2 D whitening beta = L^{-1} Y_A split by blocks of the columns of Y_A:
+// every rank factorises K_AA (A^3/3), whitens its blocks of the D columns, and the slices are
+// gathered, so the active set's cost per rank falls with the rank count instead of being paid on
+// every rank.
 struct ActiveSetShare {
-  SasActiveSet set;        // factor and the full beta
-  Index first_column = 0;  // this rank's slice of beta's columns, whose data fit it adds to its
-  Index num_columns = 0;   // partials
-  auto own_columns() const { return set.whitened_data.middleCols(first_column, num_columns); }
+  SasActiveSet set;      // factor and the full beta
+  ColumnBlocks columns;  // this rank's blocks of beta's columns, whose data fit it adds
 };
 
 ActiveSetShare share_active_set(const Communicator& comm, const Kernel& kernel, double noise,
                                 const ActiveRows& active) {
-  ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols())};
-  const RowPartition columns(static_cast<std::uint64_t>(active.data.cols()), comm.size());
-  share.first_column = static_cast<Index>(columns.begin(comm.rank()));
-  share.num_columns = static_cast<Index>(columns.count(comm.rank()));
-  share.set.whitened_data = comm.allgather_columns(
-      whiten_active_columns(share.set, active.data.middleCols(share.first_column, share.num_columns)),
-      counts_of(columns));
+  ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols()),
+                       column_blocks(active.data.cols(), comm)};
+  const ColumnBlocks& c = share.columns;
+  Matrix own(active.data.rows(), c.count);
+  for (Index k = 0; k < c.num_blocks(); ++k)  // block by block: the same solves at any rank count
+    own.middleCols(k * kColumnsPerBlock, c.block_count(k)) =
+        whiten_active_columns(share.set, active.data.middleCols(c.block_first(k), c.block_count(k)));
+  share.set.whitened_data = comm.allgather_columns(own, c.counts);
   return share;
 }
 
-// sas_combine with its two A x A x A solves split by columns of the adjoint: V = L^{-T} W by
-// column slices, gathered; then each rank forms and back-propagates its own columns of
-// L^{-T} W L^{-1}, and one small allreduce sums those contributions (A Q + hyperparameters + 1).
-GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, double noise,
-                              const SasActiveSet& set, const Matrix& X_active, const SasPartials& partials) {
-  const Index a = X_active.rows();
-  const RowPartition columns(static_cast<std::uint64_t>(a), comm.size());
-  const Index first = static_cast<Index>(columns.begin(comm.rank()));
-  const Index count = static_cast<Index>(columns.count(comm.rank()));
-  Matrix v_columns = sas_whitened_adjoint(set, partials).middleCols(first, count);
-  set.factor.solve_upper_in_place(v_columns);
-  const Matrix V = comm.allgather_columns(v_columns, counts_of(columns));
+// SasPartials of an A-row active set with every sum zero, to which a block's terms are added.
+SasPartials zero_partials(Index a, Index q, Index num_hyperparameters) {
+  SasPartials p;
+  p.whitened_adjoint = Matrix::Zero(a, a);
+  p.d_latents_active = Matrix::Zero(a, q);
+  p.d_kernel = Vector::Zero(num_hyperparameters);
+  return p;
+}
 
-  GpGradient mine{0.0, Matrix::Zero(a, X_active.cols()), Vector::Zero(kernel.num_hyperparameters()), 0.0};
-  add_active_adjoint_columns(kernel, noise, set, X_active, V, first, count, mine);
-  std::vector<double> buffer(mine.d_latents.size() + mine.d_kernel.size() + 1);
-  std::copy_n(mine.d_latents.data(), mine.d_latents.size(), buffer.begin());
-  std::copy_n(mine.d_kernel.data(), mine.d_kernel.size(), buffer.begin() + mine.d_latents.size());
-  buffer.back() = mine.d_log_noise;
-  comm.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
+// sas_combine with its two A x A x A solves split by blocks of columns of the adjoint:
+// V = L^{-T} W by column blocks, gathered; then each rank forms and back-propagates its own
+// columns of L^{-T} W L^{-1}, block by block, and one small reproducible sum adds the blocks'
+// contributions (A Q + hyperparameters + 1).
+GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, double noise,
+                              const SasActiveSet& set, const Matrix& X_active, const SasPartials& partials,
+                              bool reproducible) {
+  const Index a = X_active.rows(), q = X_active.cols(), h = kernel.num_hyperparameters();
+  const ColumnBlocks c = column_blocks(a, comm);
+  const Matrix W = sas_whitened_adjoint(set, partials);
+  Matrix v_columns(a, c.count);
+  for (Index k = 0; k < c.num_blocks(); ++k) {
+    auto block = v_columns.middleCols(k * kColumnsPerBlock, c.block_count(k));
+    block = W.middleCols(c.block_first(k), c.block_count(k));
+    set.factor.solve_upper_in_place(block);
+  }
+  const Matrix V = comm.allgather_columns(v_columns, c.counts);
+
+  const Index length = a * q + h + 1;
+  Matrix blocks(length, c.num_blocks());  // one column of contributions per block
+  for (Index k = 0; k < c.num_blocks(); ++k) {
+    GpGradient mine{0.0, Matrix::Zero(a, q), Vector::Zero(h), 0.0};
+    add_active_adjoint_columns(kernel, noise, set, X_active, V, c.block_first(k), c.block_count(k), mine);
+    blocks.col(k) << mine.d_latents.reshaped(), mine.d_kernel, mine.d_log_noise;
+  }
+  Vector sum(length);
+  const BlockPartials<double> column_partials{blocks.data(), blocks.cols(), length, length};
+  if (reproducible)
+    reproducible_sum(comm, column_partials, sum.data());
+  else
+    per_rank_sum(comm, column_partials, sum.data());
 
   GpGradient total = sas_partials_gradient(set, partials);
-  total.d_latents += Eigen::Map<const Matrix>(buffer.data(), a, X_active.cols());
-  total.d_kernel += Eigen::Map<const Vector>(buffer.data() + mine.d_latents.size(), mine.d_kernel.size());
-  total.d_log_noise += buffer.back();
+  total.d_latents += sum.head(a * q).reshaped(a, q);
+  total.d_kernel += sum.segment(a * q, h);
+  total.d_log_noise += sum[length - 1];
   return total;
 }
 
@@ -138,10 +180,16 @@ DistributedSasStep::WorkRows DistributedSasStep::work_rows(const std::vector<std
   const auto own = static_cast<std::size_t>(std::count(worker.begin(), worker.end(), comm_.rank()));
   work.positions.reserve(own);
   work.rows.reserve(own);
+  Index last_block = -1;
   for (Index p = 0; p < static_cast<Index>(batch_rows.size()); ++p) {
     if (worker[p] == comm_.rank()) {
       work.positions.push_back(p);
       work.rows.push_back(batch_rows[p]);
+      // Per-rank sums need only the active and the remainder rows apart.
+      const Index block = model_.config().reproducible_sums ? batch_block_of(p, num_active) : p >= num_active;
+      if (block != last_block) work.block_rows.push_back(0);
+      ++work.block_rows.back();
+      last_block = block;
     }
     if (p < num_active) ++work.active_per_rank[worker[p]];
   }
@@ -245,9 +293,13 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
           "an fp32 shadow of the encoder was given to a step of an fp64 model",
           {"", "model.precision", "float64"});
   model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N before any communication
-  // Free latents live with their owner, so only amortised models move rows to balance the work.
-  const bool balance = model_.config().latents == LatentKind::amortised;
-  const std::vector<int> worker = batch_workers(batch_rows, num_active, partition_, balance);
+  // Amortised models work on whole row blocks (batch_block_workers), so that every partial sum is
+  // formed over the same rows at any rank count; free latents live with their owner, who works
+  // on its rows (a row block may then be split over ranks).
+  const bool amortised = model_.config().latents == LatentKind::amortised;
+  const std::vector<int> worker = amortised && model_.config().reproducible_sums
+                                      ? batch_block_workers(b, num_active, comm_.size())
+                                      : batch_workers(batch_rows, num_active, partition_, amortised);
   const WorkRows work = work_rows(batch_rows, worker, num_active);
   if (model_.config().precision == Precision::float64)
     return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
@@ -268,10 +320,14 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
                                            Float32Shadow* shadow) const {
   const double weight = model_.remainder_weight(b, num_active);
   SasModel::LatentBatch latents;
+  const bool reproducible = model_.config().reproducible_sums;
+  // Per-rank sums: the encoder runs over all of this rank's rows at once.
+  const SasModel::RowBlocks row_blocks =
+      reproducible ? SasModel::RowBlocks(std::span<const Index>(own.block_rows)) : std::nullopt;
   if constexpr (std::is_same_v<Scalar, float>)
-    latents = model_.latents_forward(params, own.rows, data, key, shadow);
+    latents = model_.latents_forward(params, own.rows, data, key, shadow, row_blocks);
   else
-    latents = model_.latents_forward(params, own.rows, data, key);
+    latents = model_.latents_forward(params, own.rows, data, key, row_blocks);
   const ActiveRows active =
       gather_active(comm_, own.positions, own.active_per_rank, latents.sample, data, num_active);
 
@@ -281,39 +337,66 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   const ActiveSetShare share = share_active_set(comm_, kernel, noise, active);
   const Index own_active =
       std::count_if(own.positions.begin(), own.positions.end(), [&](Index p) { return p < num_active; });
-  const Index own_remainder = static_cast<Index>(own.rows.size()) - own_active;
-  SasPartials partials =
-      sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.bottomRows(own_remainder),
-                          DataRefT<Scalar>(data.bottomRows(own_remainder)), weight);
-  partials.add_active_data_fit(share.own_columns());
+  Matrix d_sample(own.rows.size(), model_.config().latent_dim);
+  SasPartials partials = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
+  const Index length = partials.packed_size() + 1;  // the partials, then the KL
 
-  // One allreduce: the partials and this rank's share of the KL.
-  const double local_kl = model_.config().bayesian ? gaussian_kl(latents.mean, latents.variance) : 0.0;
-  std::vector<double> buffer(partials.packed_size() + 1);
-  partials.pack(buffer.data());
-  buffer.back() = local_kl;
-  comm_.allreduce_sum(buffer.data(), static_cast<Index>(buffer.size()));
+  // One partial per row block (remainder terms and the KL of its rows) and per column block of
+  // the active data fit, summed reproducibly (the same bits at any rank count).
+  const Index num_row_blocks = static_cast<Index>(own.block_rows.size());
+  Matrix blocks = Matrix::Zero(length, num_row_blocks + share.columns.num_blocks());
+  for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
+    const Index n = own.block_rows[k];
+    if (first >= own_active) {  // blocks never mix active and remainder rows
+      const SasPartials terms =
+          sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.middleRows(first, n),
+                              DataRefT<Scalar>(data.middleRows(first, n)), weight);
+      terms.pack(blocks.col(k).data());
+      d_sample.middleRows(first, n) = terms.d_latents_remainder;
+    }
+    if (model_.config().bayesian)
+      blocks(length - 1, k) =
+          gaussian_kl(latents.mean.middleRows(first, n), latents.variance.middleRows(first, n));
+  }
+  for (Index k = 0; k < share.columns.num_blocks(); ++k) {
+    SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
+    fit.add_active_data_fit(
+        share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
+    fit.pack(blocks.col(num_row_blocks + k).data());
+  }
+  std::vector<double> buffer(length);
+  const BlockPartials<double> step_partials{blocks.data(), blocks.cols(), length, length};
+  if (reproducible)
+    reproducible_sum(comm_, step_partials, buffer.data());
+  else
+    per_rank_sum(comm_, step_partials, buffer.data());
   partials.unpack(buffer.data());
   const double kl = buffer.back();
-  const GpGradient total = combine_by_columns(comm_, kernel, noise, share.set, active.latents, partials);
+  const GpGradient total =
+      combine_by_columns(comm_, kernel, noise, share.set, active.latents, partials, reproducible);
 
   model_.zero_all_but_encoder(gradient);
   gradient.head(total.d_kernel.size()) = total.d_kernel;
   gradient[total.d_kernel.size()] = total.d_log_noise;
-  Matrix d_sample(own.rows.size(), model_.config().latent_dim);
   for (Index i = 0; i < own_active; ++i) d_sample.row(i) = total.d_latents.row(own.positions[i]);
-  d_sample.bottomRows(own_remainder) = partials.d_latents_remainder;
   const double kl_w = model_.kl_weight(b);
-  // Second reduction: the encoder gradient (ranks back-propagated only their own rows), in the
-  // encoder's precision; a reduce-scatter when the optimiser is sharded.
-  auto reduce = [&](auto* g, Index n) {
+  // Last reduction: the encoder gradient (ranks back-propagated only their own rows, one partial
+  // per row block), in the encoder's precision; into this rank's slice when the optimiser is sharded.
+  auto reduce = [&](const auto& partials_of_blocks, auto* g) {
+    reproducible_sum(comm_, partials_of_blocks, g, encoder_slices);
+  };
+  auto reduce_per_rank = [&](auto* g, Index n) {
     if (encoder_slices)
       comm_.reduce_scatter_sum(g, *encoder_slices);
     else
       comm_.allreduce_sum(g, n);
   };
-  const SasModel::EncoderGradientSum sum{[&](double* g, Index n) { reduce(g, n); },
-                                         [&](float* g, Index n) { reduce(g, n); }};
+  SasModel::EncoderGradientSum sum;
+  sum.block_rows = row_blocks;
+  sum.blocks_f64 = [&](const BlockPartials<double>& p, double* g) { reduce(p, g); };
+  sum.blocks_f32 = [&](const BlockPartials<float>& p, float* g) { reduce(p, g); };
+  sum.f64 = [&](double* g, Index n) { reduce_per_rank(g, n); };
+  sum.f32 = [&](float* g, Index n) { reduce_per_rank(g, n); };
   if constexpr (std::is_same_v<Scalar, float>)
     model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum, shadow);
   else

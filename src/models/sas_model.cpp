@@ -212,18 +212,21 @@ template <typename Scalar>
 SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
                                                    const std::vector<std::uint64_t>& rows,
                                                    const DataRefT<Scalar>& data, StepKey key,
-                                                   Float32Shadow* shadow) const {
+                                                   Float32Shadow* shadow, RowBlocks block_rows) const {
   if (shadow) shadow->require_block(encoder_block());
   LatentBatch l;
   const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
   if (mean_encoder_) {
     const Scalar* weights = encoder_weights<Scalar>(params, shadow);
     MatrixT<Scalar> out;
-    mean_encoder_->forward<Scalar>(weights, data, workspace<Scalar>(false), out);
+    const Index all_rows = data.rows();
+    const std::span<const Index> blocks = block_rows ? *block_rows : std::span<const Index>(&all_rows, 1);
+    mean_encoder_->forward_in_blocks<Scalar>(weights, data, workspace<Scalar>(false), out, blocks);
     l.mean = out.template cast<double>();
     if (variance_encoder_) {
-      variance_encoder_->forward<Scalar>(weights + (variance_encoder_offset_ - mean_encoder_offset_), data,
-                                         workspace<Scalar>(true), out);
+      variance_encoder_->forward_in_blocks<Scalar>(
+          weights + (variance_encoder_offset_ - mean_encoder_offset_), data, workspace<Scalar>(true), out,
+          blocks);
       l.variance = out.template cast<double>();
     }
   } else {
@@ -252,14 +255,15 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
 }
 
 SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                                const DataRef& data, StepKey key) const {
-  return latents_forward_in<double>(params, rows, data, key, nullptr);
+                                                const DataRef& data, StepKey key,
+                                                RowBlocks block_rows) const {
+  return latents_forward_in<double>(params, rows, data, key, nullptr, block_rows);
 }
 
 SasModel::LatentBatch SasModel::latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                                const DataRefF& data, StepKey key,
-                                                Float32Shadow* shadow) const {
-  return latents_forward_in<float>(params, rows, data, key, shadow);
+                                                const DataRefF& data, StepKey key, Float32Shadow* shadow,
+                                                RowBlocks block_rows) const {
+  return latents_forward_in<float>(params, rows, data, key, shadow, block_rows);
 }
 
 template <typename Scalar>
@@ -290,11 +294,16 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
     if constexpr (std::is_same_v<Scalar, double>) {
       const double* weights = params.data() + mean_encoder_offset_;
       double* grad = gradient.data() + mean_encoder_offset_;
-      mean_encoder_->backward<double>(weights, data, mean_workspace_, d_mean, grad);
-      if (variance_encoder_)
-        variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
-                                            grad + variance_at);
-      if (sum.f64) sum.f64(grad, encoder_size);
+      if (sum.block_rows) {
+        encoder_backward_in_blocks<double>(weights, data, d_mean, d_variance, *sum.block_rows,
+                                           block_gradients_, grad, sum.blocks_f64);
+      } else {
+        mean_encoder_->backward<double>(weights, data, mean_workspace_, d_mean, grad);
+        if (variance_encoder_)
+          variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
+                                              grad + variance_at);
+        if (sum.f64) sum.f64(grad, encoder_size);
+      }
       freeze_translation(grad);
     } else {  // weights as converted by the forward call; gradient summed in fp32
       require(shadow || own_shadow_,
@@ -303,11 +312,16 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
       Float32Shadow& s = shadow ? *shadow : *own_shadow_;
       const float* weights = s.weights.data();
       float* grad = s.gradient.data();  // every value written by the backward calls
-      mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
-      if (variance_encoder_)
-        variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
-                                           d_variance.cast<float>(), grad + variance_at);
-      if (sum.f32) sum.f32(grad, encoder_size);
+      if (sum.block_rows) {
+        encoder_backward_in_blocks<float>(weights, data, d_mean.cast<float>(), d_variance.cast<float>(),
+                                          *sum.block_rows, block_gradients_f32_, grad, sum.blocks_f32);
+      } else {
+        mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
+        if (variance_encoder_)
+          variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
+                                             d_variance.cast<float>(), grad + variance_at);
+        if (sum.f32) sum.f32(grad, encoder_size);
+      }
       freeze_translation(grad);
       if (shadow) {  // left for the optimiser (ShardedAdam), which reads it as it updates
         shadow->gradient_ready = true;
@@ -330,6 +344,27 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
           (d_variance.row(i).array() * l.variance.row(i).array()).matrix().transpose();
   }
   return kl;
+}
+
+template <typename Scalar>
+void SasModel::encoder_backward_in_blocks(
+    const Scalar* weights, const DataRefT<Scalar>& data, const MatrixT<Scalar>& d_mean,
+    const MatrixT<Scalar>& d_variance, std::span<const Index> block_rows, std::vector<Scalar>& blocks,
+    Scalar* grad, const std::function<void(const BlockPartials<Scalar>&, Scalar*)>& sum) const {
+  const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
+  const Index encoder_size = num_shared_ - mean_encoder_offset_;
+  const auto num_blocks = static_cast<Index>(block_rows.size());
+  if (blocks.size() < static_cast<std::size_t>(num_blocks * encoder_size))
+    blocks.resize(static_cast<std::size_t>(num_blocks * encoder_size));  // grown only
+  if (num_blocks > 0) {
+    mean_encoder_->backward_in_blocks<Scalar>(weights, data, workspace<Scalar>(false), d_mean, block_rows,
+                                              blocks.data(), encoder_size);
+    if (variance_encoder_)
+      variance_encoder_->backward_in_blocks<Scalar>(weights + variance_at, data, workspace<Scalar>(true),
+                                                    d_variance, block_rows, blocks.data() + variance_at,
+                                                    encoder_size);
+  }
+  sum({blocks.data(), num_blocks, encoder_size, encoder_size}, grad);
 }
 
 double SasModel::latents_backward(const Vector& params, const std::vector<std::uint64_t>& rows,
@@ -387,7 +422,7 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   const std::unique_ptr<Kernel> kernel_ptr = kernel(params);
   const Kernel& k = *kernel_ptr;
   const double noise = noise_variance(params);
-  const LatentBatch l = latents_forward_in<Scalar>(params, batch.rows, data, key, nullptr);
+  const LatentBatch l = latents_forward_in<Scalar>(params, batch.rows, data, key, nullptr, std::nullopt);
   // The active rows as doubles of `data`: in fp32 mode, the fp32-rounded values (as in training).
   const RowMatrix active_rows = data.topRows(a).template cast<double>();
   const SasActiveSet active = sas_active_set(k, noise, l.sample.topRows(a), active_rows);

@@ -14,6 +14,7 @@ SasModelConfig sas_model_config(const Config& c, Index data_dim) {
   m.scaling = parse_remainder_scaling(c.get_string("sas.scaling"));
   m.precision = parse_precision(c.get_string("model.precision"));
   m.active_size = c.get_int("sas.active_size");
+  m.reproducible_sums = c.get_bool("train.reproducible");
   const std::int64_t batch = c.get_int("sas.batch_size");
   const bool sas_kind = c.get_string("model.kind") == "sas" || c.get_string("model.kind") == "bayesian_sas";
   require(!sas_kind || (m.active_size >= 1 && m.active_size < batch),

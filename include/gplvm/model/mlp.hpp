@@ -7,6 +7,7 @@
 //
 // Flat layout, layer by layer: W_l (fan_in x fan_out, column-major), then b_l (fan_out).
 // Rows of the input are data points: out = act(in * W + 1 b^T).
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -64,6 +65,14 @@ class Mlp {
   void forward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out) const;
 
+  // The same with one product per consecutive block of rows (block_rows[k] rows for block k, in
+  // order, covering the input): each block's outputs are then the same bits whatever other rows
+  // the input holds (a product's rounding may depend on its shape). For backward_in_blocks.
+  template <typename Scalar>
+  void forward_in_blocks(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                         MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out,
+                         std::span<const Index> block_rows) const;
+
   // Given d_out = dL/d(out), writes dL/d(params) to d_params (every one of the MLP's
   // num_parameters() values, whatever they held: no zeroing pass before, no read of the old
   // values). Needs the workspace of the forward call on the same input. Forms dL/d(input)
@@ -73,8 +82,22 @@ class Mlp {
   void backward(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                 const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
                 Scalar* d_params, MatrixT<Scalar>* d_input = nullptr) const;
+  // The same with the parameter gradient summed separately over consecutive blocks of rows
+  // (block_rows[k] rows for block k, in order, covering the input): block k's gradient goes to
+  // d_params + k * block_stride; every product runs per block, as in forward_in_blocks. What a reproducible
+  // sum over ranks needs (each block's partial, the same bits whichever rank holds the block;
+  // parallel/reproducible_sum.hpp). One block is backward() itself.
+  template <typename Scalar>
+  void backward_in_blocks(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
+                          const MlpWorkspace<Scalar>& ws, const std::type_identity_t<MatrixT<Scalar>>& d_out,
+                          std::span<const Index> block_rows, Scalar* d_params, Index block_stride,
+                          MatrixT<Scalar>* d_input = nullptr) const;
 
  private:
+  template <typename Scalar>
+  void backward_impl(const Scalar* params, const DataRefT<Scalar>& input, const MlpWorkspace<Scalar>& ws,
+                     const MatrixT<Scalar>& d_out, std::span<const Index> block_rows, Scalar* d_params,
+                     Index block_stride, MatrixT<Scalar>* d_input, bool ordered_bias_sums) const;
   Index fan_in(Index layer) const;  // rows of W_layer: input_dim, then the previous width
 
   MlpLayout layout_;

@@ -19,4 +19,15 @@ namespace gplvm {
 std::vector<int> batch_workers(const std::vector<std::uint64_t>& batch_rows, Index num_active,
                                const RowPartition& partition, bool balance);
 
+// Reproducible sums over ranks (parallel/reproducible_sum.hpp) need every partial sum formed over
+// the same rows at every rank count. The batch is cut into row blocks: positions [0, A) and [A, B)
+// each into blocks of kRowsPerBatchBlock consecutive positions, the last of each range shorter.
+constexpr Index kRowsPerBatchBlock = 64;
+// The block of position p (blocks numbered in position order).
+Index batch_block_of(Index position, Index num_active);
+// worker[p] when whole blocks are assigned: each range's blocks are split over the ranks as
+// RowPartition splits rows, the active blocks' extra ones to the first ranks and the remainder
+// blocks' to the last, so that no rank takes both.
+std::vector<int> batch_block_workers(Index batch_size, Index num_active, int ranks);
+
 }  // namespace gplvm

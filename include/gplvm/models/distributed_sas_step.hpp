@@ -1,17 +1,22 @@
 #pragma once
 // One data-parallel SAS / Bayesian SAS step (docs/architecture.md, "Data-parallel training"):
 //   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
-//   - each rank works on a share of the batch rows: amortised models split the active and the
-//     remainder rows evenly (batch_workers), owners sending their surplus rows to ranks short of
-//     their share (one alltoallv of a few rows); free latents are worked on by their owner;
-//   - workers compute the latents of their batch rows (encoder or free latents);
+//   - each rank works on a share of the batch rows: amortised models split the batch evenly
+//     (batch_workers) or, for reproducible sums, in whole row blocks (batch_block_workers), rows
+//     moving to their worker (one alltoallv); free latents are worked on by their owner;
+//   - workers compute the latents of their batch rows (encoder or free latents), one product per
+//     row block;
 //   - the active rows (position, latent sample, data) are allgathered: A x (1 + Q + D) values;
 //   - every rank factorises K_AA + s2 I redundantly;
-//   - each rank evaluates its own remainder rows; one allreduce sums the value, the A x A adjoint,
-//     dX_A, the kernel and noise gradients and the KL;
-//   - workers back-propagate their rows through the encoder; one allreduce sums the encoder
-//     gradient, or, for sharded Adam, one reduce-scatter leaves each rank the sum of its slice.
+//   - each rank evaluates its own remainder rows, block by block; one reproducible sum
+//     (parallel/reproducible_sum.hpp) adds the blocks' value, A x A adjoint, dX_A, kernel and
+//     noise gradients and KL;
+//   - workers back-propagate their rows through the encoder, one partial gradient per row block;
+//     one reproducible sum adds them, or, for sharded Adam, leaves each rank the sum of its slice.
 //     Free-latent gradients stay on their owner.
+// With train.reproducible (SasModelConfig::reproducible_sums) the rows are assigned and summed in
+// fixed blocks, exactly: amortised models give the same bits at any rank count
+// (docs/reliability.md); otherwise whole shares are summed per rank, as fast as before.
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
 #include <optional>
 #include <vector>
@@ -53,6 +58,9 @@ class DistributedSasStep {
     std::vector<Index> positions;      // positions in the batch, ascending
     std::vector<std::uint64_t> rows;   // global row ids
     std::vector<int> active_per_rank;  // every rank's number of active rows (known to all ranks)
+    // The rows above, in runs that lie in one row block of the batch (batch_block_of): whole
+    // blocks for amortised models, the part of a block this rank owns for free latents.
+    std::vector<Index> block_rows;
   };
   WorkRows work_rows(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker,
                      Index num_active) const;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include <memory>
@@ -23,6 +24,7 @@
 #include "gplvm/models/model.hpp"
 #include "gplvm/objectives/sas.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
+#include "gplvm/parallel/reproducible_sum.hpp"
 
 namespace gplvm {
 
@@ -52,6 +54,9 @@ struct SasModelConfig {
   RemainderScaling scaling = RemainderScaling::full_data;
   Precision precision = Precision::float64;  // float32: encoder and data products in fp32
   bool flush_denormals = true;               // float32 steps flush subnormals to zero (core/denormals.hpp)
+  // The data-parallel step sums over fixed row blocks, exactly: the same bits at any rank count
+  // (train.reproducible; DistributedSasStep). false: per-rank sums, equal to rounding, faster.
+  bool reproducible_sums = false;
   std::uint64_t seed = 0;
 };
 
@@ -125,17 +130,28 @@ class SasModel final : public Model {
   // encoder block (block == encoder_block()), the forward call uses the shadow's weights (making
   // them first unless weights_current) and the backward call leaves the summed float gradient in
   // the shadow (gradient_ready), not in `gradient`, whose encoder block it then does not write.
+  // With block_rows (the rows come in consecutive blocks of these sizes), the encoder runs one
+  // product per block (Mlp::forward_in_blocks), for a backward call that sums by blocks.
+  using RowBlocks = std::optional<std::span<const Index>>;
   LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                              const DataRef& data, StepKey key) const;
+                              const DataRef& data, StepKey key, RowBlocks block_rows = std::nullopt) const;
   LatentBatch latents_forward(const Vector& params, const std::vector<std::uint64_t>& rows,
-                              const DataRefF& data, StepKey key, Float32Shadow* shadow = nullptr) const;
+                              const DataRefF& data, StepKey key, Float32Shadow* shadow = nullptr,
+                              RowBlocks block_rows = std::nullopt) const;
   // Sums the encoder gradient over the ranks that share the encoder, in the precision it was
   // computed in: an fp32 model's float gradient is summed as floats (half the bytes of the fp64
   // master gradient) before it is cast into `gradient` or left in an fp32 shadow. Empty members:
   // nothing to sum (one process).
+  // With block_rows set (the rows given come in consecutive blocks of these sizes), the gradient
+  // is instead formed per block and the blocks' partials are summed by blocks_f64 / blocks_f32
+  // into the encoder block: a sum whose bits do not depend on which rank holds which block
+  // (parallel/reproducible_sum.hpp).
   struct EncoderGradientSum {
     std::function<void(double*, Index)> f64;
     std::function<void(float*, Index)> f32;
+    std::optional<std::span<const Index>> block_rows;
+    std::function<void(const BlockPartials<double>&, double*)> blocks_f64;
+    std::function<void(const BlockPartials<float>&, float*)> blocks_f32;
   };
   // Sizes gradient to num_parameters() and zeroes every element but the encoder block, which
   // latents_backward writes: what a step does before it fills in its terms.
@@ -174,7 +190,8 @@ class SasModel final : public Model {
  private:
   template <typename Scalar>
   LatentBatch latents_forward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
-                                 const DataRefT<Scalar>& data, StepKey key, Float32Shadow* shadow) const;
+                                 const DataRefT<Scalar>& data, StepKey key, Float32Shadow* shadow,
+                                 RowBlocks block_rows) const;
   template <typename Scalar>
   double latents_backward_in(const Vector& params, const std::vector<std::uint64_t>& rows,
                              const DataRefT<Scalar>& data, const LatentBatch& l, const Matrix& d_sample,
@@ -192,6 +209,12 @@ class SasModel final : public Model {
   const Scalar* encoder_weights(const Vector& params, Float32Shadow* shadow) const;
   template <typename Scalar>
   MlpWorkspace<Scalar>& workspace(bool variance) const;
+  // The encoders' backward pass with one gradient per row block, summed by `sum` into grad.
+  template <typename Scalar>
+  void encoder_backward_in_blocks(
+      const Scalar* weights, const DataRefT<Scalar>& data, const MatrixT<Scalar>& d_mean,
+      const MatrixT<Scalar>& d_variance, std::span<const Index> block_rows, std::vector<Scalar>& blocks,
+      Scalar* grad, const std::function<void(const BlockPartials<Scalar>&, Scalar*)>& sum) const;
   Index local_row(std::uint64_t global_row) const;
   // encoder_gradient: the gradient of the encoder block, from its first element.
   template <typename Scalar>
@@ -213,6 +236,9 @@ class SasModel final : public Model {
   // fp32 steps given no shadow: the float encoder weights (converted afresh by each forward call)
   // and gradient, made on first use.
   mutable std::optional<Float32Shadow> own_shadow_;
+  // Per-block encoder gradients of a step summed by blocks (EncoderGradientSum::block_rows).
+  mutable std::vector<double> block_gradients_;
+  mutable std::vector<float> block_gradients_f32_;
 };
 
 }  // namespace gplvm
