@@ -11,6 +11,7 @@
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/core/threads.hpp"
+#include "gplvm/io/hdf5_file.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 
 namespace {
@@ -39,16 +40,30 @@ void print_usage() {
 }
 
 // Input errors are detected collectively (every rank throws the same), so rank 0 reports them and
-// all ranks exit cleanly. Anything else may have happened on one rank only: report it with the
-// rank and abort the job so no rank waits forever in a collective.
-int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective) {
+// all ranks exit cleanly with 2. Anything else may have happened on one rank only: report it with
+// the rank and abort the job (exit 1) so no rank waits forever in a collective.
+int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective,
+           int exit_code) {
   if (comm.is_root() || !collective)
     std::fprintf(stderr, "gplvm %s: error%s: %s\n", command.c_str(),
                  comm.size() > 1 && !collective ? (" on rank " + std::to_string(comm.rank())).c_str() : "",
                  e.what());
   std::fflush(stderr);
   if (!collective && comm.size() > 1) MPI_Abort(comm.raw(), kExitFailure);
-  return collective ? kExitBadInput : kExitFailure;
+  return exit_code;
+}
+
+int run_command(Command command, const std::string& name, const Arguments& args, const Communicator& comm) {
+  try {
+    // OMP_NUM_THREADS threads per rank, 1 when unset (P ranks on P cores never oversubscribe).
+    threads_from_environment();
+    if (const std::string warning = thread_warning(); !warning.empty()) log_warning(warning);
+    return command(args, comm);
+  } catch (const InputError& e) {
+    return report(comm, name, e, true, kExitBadInput);
+  } catch (const std::exception& e) {
+    return report(comm, name, e, comm.size() == 1, kExitFailure);
+  }
 }
 
 }  // namespace
@@ -71,14 +86,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "gplvm: unknown command '%s' (see gplvm --help)\n", name.c_str());
     return kExitBadInput;
   }
-  try {
-    // OMP_NUM_THREADS threads per rank, 1 when unset (P ranks on P cores never oversubscribe).
-    threads_from_environment();
-    if (const std::string warning = thread_warning(); !warning.empty()) log_warning(warning);
-    return it->second.first(Arguments(argv + 2, argv + argc), comm);
-  } catch (const InputError& e) {
-    return report(comm, name, e, true);
-  } catch (const std::exception& e) {
-    return report(comm, name, e, false);
-  }
+  const int status = run_command(it->second.first, name, Arguments(argv + 2, argv + argc), comm);
+  // Every rank is here together (success or an agreed error): files a failed command left open are
+  // closed now, collectively, rather than by HDF5's exit handler after MPI_Finalize.
+  close_hdf5_library();
+  return status;
 }

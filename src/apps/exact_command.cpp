@@ -85,6 +85,11 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   const Latents latents = read_latents(latents_file, comm);
   const DistributedDataset data = load_distributed_dataset(
       cl.value_or("data", run.settings.data_file), cl.value_or("dataset", run.settings.data_path), "", comm);
+  require(data.cols == static_cast<std::uint64_t>(run.settings.model.data_dim),
+          "data have a different dimension from the training data",
+          {data.file, data.path,
+           std::to_string(data.cols) + " columns, model trained on " +
+               std::to_string(run.settings.model.data_dim)});
   require(static_cast<std::uint64_t>(latents.mean.rows()) == data.rows, "latents and data have different N",
           {latents_file, "/latent/mean",
            std::to_string(latents.mean.rows()) + " latents for " + std::to_string(data.rows) + " data rows"});

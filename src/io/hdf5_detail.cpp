@@ -85,8 +85,12 @@ void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t me
   select_block(file_space.get(), dataset.dims(), block, where);
   const Hdf5Handle mem_space = memory_space(dataset.dims(), block, where);
   const Hdf5Handle dxpl = transfer_plist(io, where);
-  check_hdf5(H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), nonnull(buffer)),
-             "cannot read dataset", where);
+  // A read fails where a file is truncated or corrupt, possibly on some ranks only (each reads its
+  // own rows): agreed, so that every rank reports the input file rather than one waiting.
+  io.all_or_none([&] {
+    if (H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), nonnull(buffer)) < 0)
+      throw InputError("cannot read dataset (truncated or corrupt file?): " + take_hdf5_error_message(), where);
+  });
 }
 
 void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const Communicator& io,

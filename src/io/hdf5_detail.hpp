@@ -29,6 +29,7 @@ void require_block_in_range(const Communicator& io, RowBlock block, std::uint64_
 
 // Collective read of a row block, converted by HDF5 to mem_type, into buffer (count x row_width).
 // The caller checks the block with require_block_in_range first (before allocating the buffer).
+// InputError naming the file and dataset on every rank when the read fails on any.
 void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t mem_type, RowBlock block,
                     void* buffer);
 

@@ -133,6 +133,12 @@ Hdf5Handle checked_handle(hid_t id, Hdf5Handle::Closer closer, const std::string
   return Hdf5Handle(id, closer);
 }
 
+void close_hdf5_library() noexcept {
+  silence_hdf5_errors();
+  // H5close closes every object still open, files last, and clears them even where a flush fails.
+  H5close();
+}
+
 Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel)
     : path_(std::move(path)), comm_(comm), handle_(std::move(handle)), parallel_(parallel) {}
 
@@ -144,8 +150,16 @@ Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess acces
   io.on_root([&] { require_readable_hdf5(path); });
   const Hdf5Handle fapl = file_access_plist(io, path);
   const unsigned flags = access == FileAccess::read_only ? H5F_ACC_RDONLY : H5F_ACC_RDWR;
-  Hdf5Handle file = checked_handle(H5Fopen(path.c_str(), flags, fapl.get()), H5Fclose,
-                                   "cannot open HDF5 file", ErrorContext(path));
+  // Every rank reads the same superblock, so a truncated or corrupt file fails on all of them;
+  // agreeing anyway keeps a rank that could open it from waiting for one that could not.
+  Hdf5Handle file;
+  io.all_or_none([&] {
+    const hid_t id = H5Fopen(path.c_str(), flags, fapl.get());
+    if (id < 0)
+      throw InputError("cannot open HDF5 file (truncated or corrupt?): " + take_hdf5_error_message(),
+                       ErrorContext(path));
+    file = Hdf5Handle(id, H5Fclose);
+  });
   return Hdf5File(path, comm, std::move(file), io.mpi_running());
 }
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <filesystem>
-#include <random>
-#include <sstream>
 #include <utility>
 
+#include "gplvm/io/temporary_files.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "hdf5_detail.hpp"
 
@@ -24,19 +24,10 @@ std::string directory_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-// Unique among concurrent writers to the same directory: process id plus 64 random bits.
-std::string unique_suffix() {
-  std::random_device device;
-  const std::uint64_t bits = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  std::ostringstream out;
-  out << ::getpid() << '-' << std::hex << bits;
-  return out.str();
-}
-
 // Creating (and deleting) a file is the only test that also covers read-only mounts, ACLs and
 // root, for which access(2) answers "writable" regardless.
 void probe_directory(const std::string& final_path, const std::string& dir) {
-  const std::string probe = (fs::path(dir) / (".gplvm-write-probe-" + unique_suffix())).string();
+  const std::string probe = (fs::path(dir) / (".gplvm-write-probe-" + unique_temporary_suffix())).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     throw InputError("output directory '" + dir + "' is not writable: " + std::strerror(errno),
@@ -120,16 +111,17 @@ void require_tiling(const Communicator& io, std::uint64_t begin, std::uint64_t c
 }  // namespace
 
 Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
-    : final_path_(std::move(final_path)), comm_(comm) {
+    : final_path_(std::move(final_path)), comm_(comm), exceptions_at_construction_(std::uncaught_exceptions()) {
   silence_hdf5_errors();
   const Communicator io(comm_);
   io.on_root([&] { check_writable(final_path_); });
-  std::string suffix = io.is_root() ? unique_suffix() : std::string();
+  std::string suffix = io.is_root() ? unique_temporary_suffix() : std::string();
   suffix = io.broadcast(suffix);
-  temp_path_ = final_path_ + ".tmp-" + suffix;
+  temp_path_ = temporary_path(final_path_, suffix);
   try {
-    file_.emplace(Hdf5File::create(temp_path_, comm_));
+    io.all_or_none([&] { file_.emplace(Hdf5File::create(temp_path_, comm_)); });
   } catch (...) {
+    if (file_) file_->release();  // another rank failed: this rank's half-made file is left to close_hdf5_library
     // The name is unique to this writer, so whatever a failed creation left there is ours.
     std::error_code ignored;
     if (io.is_root()) fs::remove(temp_path_, ignored);
@@ -138,7 +130,13 @@ Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
 }
 
 Hdf5ResultWriter::~Hdf5ResultWriter() {
-  if (state_ == State::open) discard();
+  if (state_ != State::open) return;
+  // An exception from outside the writer may be this rank's alone: a collective close here would
+  // wait forever for ranks that carried on. Without one in flight, every rank is here together.
+  if (std::uncaught_exceptions() > exceptions_at_construction_)
+    abandon_locally();
+  else
+    discard();
 }
 
 void Hdf5ResultWriter::check_writable(const std::string& final_path) {
@@ -158,6 +156,16 @@ void Hdf5ResultWriter::check_writable(const std::string& final_path) {
   probe_directory(final_path, dir);
 }
 
+template <class Write>
+void Hdf5ResultWriter::agreed_write(Write&& write) {
+  try {
+    Communicator(comm_).all_or_none(write);
+  } catch (...) {
+    discard();  // every rank is here: the failure was agreed
+    throw;
+  }
+}
+
 void Hdf5ResultWriter::discard() noexcept {
   try {
     if (file_ && file_->is_open()) file_->close();
@@ -173,6 +181,14 @@ void Hdf5ResultWriter::discard() noexcept {
   // every rank by the time it leaves the destructor.
   std::error_code ignored;
   fs::remove(temp_path_, ignored);
+  state_ = State::discarded;
+}
+
+void Hdf5ResultWriter::abandon_locally() noexcept {
+  if (file_) file_->release();
+  file_.reset();
+  std::error_code ignored;
+  fs::remove(temp_path_, ignored);  // the name goes now; the open file goes at close_hdf5_library
   state_ = State::discarded;
 }
 
@@ -221,12 +237,16 @@ Hdf5Handle Hdf5ResultWriter::create_dataset(const std::string& path, hid_t file_
 void Hdf5ResultWriter::write_replicated(const std::string& path, hid_t file_type, hid_t mem_type,
                                         const std::vector<std::uint64_t>& dims, const void* data) {
   const Communicator io(comm_);
+  require_open(path);
   require_same_shape(io, dims, ErrorContext(final_path_, path));
-  const Hdf5Handle dataset = create_dataset(path, file_type, dims);
-  const std::uint64_t rows = dims.empty() ? 1 : dims[0];
-  // Rank 0 writes the whole dataset; the others join the collective transfer with nothing.
-  const io_detail::RowBlock block{0, io.is_root() ? rows : 0};
-  io_detail::write_row_block(dataset.get(), dims, io, mem_type, block, data, ErrorContext(final_path_, path));
+  agreed_write([&] {
+    const Hdf5Handle dataset = create_dataset(path, file_type, dims);
+    const std::uint64_t rows = dims.empty() ? 1 : dims[0];
+    // Rank 0 writes the whole dataset; the others join the collective transfer with nothing.
+    const io_detail::RowBlock block{0, io.is_root() ? rows : 0};
+    io_detail::write_row_block(dataset.get(), dims, io, mem_type, block, data,
+                               ErrorContext(final_path_, path));
+  });
 }
 
 void Hdf5ResultWriter::write_matrix(const std::string& path, const ConstMatrixRef& m, StorageType storage) {
@@ -259,6 +279,11 @@ void Hdf5ResultWriter::write_string(const std::string& path, const std::string& 
 void Hdf5ResultWriter::write_attribute_value(const std::string& object_path, const std::string& name,
                                              hid_t file_type, hid_t mem_type, const void* data) {
   require_open(object_path);
+  agreed_write([&] { write_attribute_here(object_path, name, file_type, mem_type, data); });
+}
+
+void Hdf5ResultWriter::write_attribute_here(const std::string& object_path, const std::string& name,
+                                            hid_t file_type, hid_t mem_type, const void* data) {
   const ErrorContext where{final_path_, object_path, name};
   if (!file_->exists(object_path)) {
     require_absolute(object_path, final_path_);
@@ -330,22 +355,26 @@ void Hdf5ResultWriter::write_distributed_rows(const std::string& path, const Dat
   const auto rows = static_cast<std::uint64_t>(local_rows.rows());
   const std::uint64_t width =
       check_distribution(path, rows, static_cast<std::uint64_t>(local_rows.cols()), row_begin, total_rows);
-  const Hdf5Handle dataset = create_dataset(path, float_file_type(storage), {total_rows, width});
   // A Ref may skip memory between rows (a column block of a wider matrix); HDF5 needs them packed.
   const bool packed = rows <= 1 || local_rows.outerStride() == local_rows.cols();
   const RowMatrix copy = packed ? RowMatrix() : RowMatrix(local_rows);
-  io_detail::write_row_block(dataset.get(), {total_rows, width}, Communicator(comm_), H5T_NATIVE_DOUBLE,
-                             {row_begin, rows}, packed ? local_rows.data() : copy.data(),
-                             ErrorContext(final_path_, path));
+  agreed_write([&] {
+    const Hdf5Handle dataset = create_dataset(path, float_file_type(storage), {total_rows, width});
+    io_detail::write_row_block(dataset.get(), {total_rows, width}, Communicator(comm_), H5T_NATIVE_DOUBLE,
+                               {row_begin, rows}, packed ? local_rows.data() : copy.data(),
+                               ErrorContext(final_path_, path));
+  });
 }
 
 void Hdf5ResultWriter::write_distributed_int64(const std::string& path,
                                                const std::vector<std::int64_t>& local,
                                                std::uint64_t row_begin, std::uint64_t total_rows) {
   check_distribution(path, local.size(), 1, row_begin, total_rows);
-  const Hdf5Handle dataset = create_dataset(path, H5T_STD_I64LE, {total_rows});
-  io_detail::write_row_block(dataset.get(), {total_rows}, Communicator(comm_), H5T_NATIVE_INT64,
-                             {row_begin, local.size()}, local.data(), ErrorContext(final_path_, path));
+  agreed_write([&] {
+    const Hdf5Handle dataset = create_dataset(path, H5T_STD_I64LE, {total_rows});
+    io_detail::write_row_block(dataset.get(), {total_rows}, Communicator(comm_), H5T_NATIVE_INT64,
+                               {row_begin, local.size()}, local.data(), ErrorContext(final_path_, path));
+  });
 }
 
 }  // namespace gplvm

@@ -45,6 +45,9 @@ class Hdf5Handle {
   bool valid() const noexcept { return id_ >= 0; }
   // Closes now. Returns false when HDF5 reported an error, which for a file means a failed flush.
   bool reset() noexcept;
+  // Gives up ownership without closing (for an object that must not be closed by a collective call
+  // on this rank alone); close_hdf5_library() closes it later on every rank together.
+  void release() noexcept { id_ = -1; }
 
  private:
   hid_t id_ = -1;
@@ -60,6 +63,10 @@ void check_hdf5(herr_t status, const std::string& what, const ErrorContext& wher
 // Takes ownership of id, throwing Error as check_hdf5 does when it is negative.
 Hdf5Handle checked_handle(hid_t id, Hdf5Handle::Closer closer, const std::string& what,
                           const ErrorContext& where);
+// Collective over every rank that holds HDF5 objects: closes whatever this process still has open
+// (files a failed command gave up) and shuts the library down. Called before MPI_Finalize, since
+// HDF5's own exit handler would otherwise close MPI-IO files after MPI is gone.
+void close_hdf5_library() noexcept;
 
 class Hdf5Dataset;
 
@@ -67,7 +74,8 @@ enum class FileAccess { read_only, read_write };
 
 class Hdf5File {
  public:
-  // Collective. InputError naming the file when it is missing, unreadable or not an HDF5 file.
+  // Collective. InputError naming the file, on every rank, when it is missing, unreadable, not an
+  // HDF5 file or truncated (HDF5 checks the stored end of file against the file's size).
   static Hdf5File open(const std::string& path, MPI_Comm comm, FileAccess access = FileAccess::read_only);
   // Collective. Creates a new file; Error when it exists already or cannot be created.
   static Hdf5File create(const std::string& path, MPI_Comm comm);
@@ -84,6 +92,8 @@ class Hdf5File {
 
   // Collective: closes the file, throwing Error when HDF5 fails to flush it (data would be lost).
   void close();
+  // Not collective: forgets the file without closing it (see Hdf5Handle::release).
+  void release() noexcept { handle_.release(); }
   // Whether an object (group or dataset) exists at the absolute path; "/" always does.
   bool exists(const std::string& object_path) const;
   // InputError naming the file and path when there is no dataset there.

@@ -5,7 +5,10 @@
 // run that fails (or is killed) before commit() leaves the final path untouched.
 //
 // Everything here is collective over the communicator: every rank makes the same calls in the
-// same order with the same paths. "Replicated" writes take the same values on every rank and
+// same order with the same paths. Every write ends in an agreement (Communicator::agree): when it
+// fails on any rank (a full disk fails on the rank that writes), every rank closes the file,
+// removes the temporary file and throws the same error, naming the output; no rank is left
+// waiting in a collective call while another unwinds. "Replicated" writes take the same values on every rank and
 // rank 0's copy is written; write_distributed_rows() takes each rank's own rows.
 //
 // Object paths are absolute ("/params/kernel/variance"); missing groups are created.
@@ -31,7 +34,10 @@ class Hdf5ResultWriter {
   // Collective. Creates "<final_path>.tmp-<unique suffix>" next to final_path. InputError naming
   // the directory when it is missing or not writable, before anything is created.
   Hdf5ResultWriter(std::string final_path, MPI_Comm comm);
-  // Collective. Without commit(), closes and removes the temporary file: nothing is left behind.
+  // Without commit(), removes the temporary file: nothing is left behind. After a failure that the
+  // writer agreed on, the file is closed already; when another exception unwinds through it (one
+  // that may have been raised on this rank only), it makes no collective call: the file is left
+  // to close_hdf5_library() if the error was agreed, or to the job's abort if it was not.
   ~Hdf5ResultWriter();
   Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;
   Hdf5ResultWriter& operator=(const Hdf5ResultWriter&) = delete;
@@ -88,16 +94,23 @@ class Hdf5ResultWriter {
                         const std::vector<std::uint64_t>& dims, const void* data);
   void write_attribute_value(const std::string& object_path, const std::string& name, hid_t file_type,
                              hid_t mem_type, const void* data);
+  void write_attribute_here(const std::string& object_path, const std::string& name, hid_t file_type,
+                            hid_t mem_type, const void* data);
   std::uint64_t check_distribution(const std::string& path, std::uint64_t rows, std::uint64_t cols,
                                    std::uint64_t row_begin, std::uint64_t total_rows) const;
   void require_open(const std::string& path) const;
+  // Runs one write on every rank and agrees on its outcome; on failure, discards and rethrows.
+  template <class Write>
+  void agreed_write(Write&& write);
   void discard() noexcept;
+  void abandon_locally() noexcept;
 
   enum class State { open, committed, discarded };
   std::string final_path_, temp_path_;
   MPI_Comm comm_;
   std::optional<Hdf5File> file_;
   State state_ = State::open;
+  int exceptions_at_construction_ = 0;
 };
 
 // Reads result and checkpoint files (to resume, evaluate or encode). Collective like the writer.
