@@ -86,8 +86,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   if (const auto output = cl.value("output")) {
     require_output_not_input({*output, "--output"}, {{run.path, "--run"},
-                                                    {cl.required("test"), "--test"},
-                                                    {run.settings.data_file, "the run's data.path"}});
+                                                     {cl.required("test"), "--test"},
+                                                     {run.settings.data_file, "the run's data.path"}});
     Hdf5ResultWriter::check_writable(*output);
     clean_stale_temporaries_beside(*output, comm);
   }

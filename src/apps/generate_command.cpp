@@ -8,8 +8,8 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
-#include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/synthetic/synthetic.hpp"
 
 namespace gplvm {
 namespace {

@@ -58,7 +58,8 @@ int import_command(const Arguments& args, const Communicator& comm) {
   options.csv.header = parse_header(cl.value_or("csv-header", "auto"));
   options.csv.label_column = cl.value_or("csv-label-column", "");
   const std::string input = cl.required("input"), output = cl.required("output");
-  require_output_not_input({output, "--output"}, {{input, "--input"}, {cl.value_or("labels", ""), "--labels"}});
+  require_output_not_input({output, "--output"},
+                           {{input, "--input"}, {cl.value_or("labels", ""), "--labels"}});
   clean_stale_temporaries_beside(output, comm);
   // Rank 0 converts; its error (if any) is shared so that every rank fails the same way.
   ImportSummary summary;

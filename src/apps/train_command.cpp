@@ -31,14 +31,14 @@ namespace {
 namespace fs = std::filesystem;
 
 CommandLine train_command_line() {
-  return CommandLine("train",
-                     {{"config", true, "TOML configuration file (keys: see below)"},
-                      {"resume", true,
-                       "checkpoint file to continue from, or 'auto': the newest valid one in "
-                       "output.checkpoint_dir (a fresh start if there is none)"},
-                      {"force", false,
-                       "replace an existing run file at output.path (checkpoints are replaced regardless)"}},
-                     true);
+  return CommandLine(
+      "train",
+      {{"config", true, "TOML configuration file (keys: see below)"},
+       {"resume", true,
+        "checkpoint file to continue from, or 'auto': the newest valid one in "
+        "output.checkpoint_dir (a fresh start if there is none)"},
+       {"force", false, "replace an existing run file at output.path (checkpoints are replaced regardless)"}},
+      true);
 }
 
 std::string checkpoint_name(const std::string& dir, std::uint64_t step) {
@@ -85,13 +85,12 @@ ResumePoint newest_valid_checkpoint(const std::string& dir, const Communicator& 
   return {};
 }
 
-
-
 // Creates the output and checkpoint directories (rank 0) and proves both writable before any
 // work, so that a bad path fails in seconds rather than after hours of training.
 void prepare_outputs(const TrainSettings& s, const Communicator& comm, bool force,
                      const std::string& config_file) {
-  require_output_not_input({s.output_path, "output.path"}, {{s.data_file, "data.path"}, {config_file, "--config"}});
+  require_output_not_input({s.output_path, "output.path"},
+                           {{s.data_file, "data.path"}, {config_file, "--config"}});
   require(force || !fs::exists(s.output_path),
           "the run file exists already; pass --force to replace it (or choose another output.path)",
           {s.output_path, "output.path", ""});
@@ -207,7 +206,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const RunMetadata meta = metadata();
   const std::string resume = cl.value_or("resume", "");
   // An explicit checkpoint that is invalid is an input error naming it; `auto` skips invalid ones.
-  ResumePoint start = resume == "auto"   ? newest_valid_checkpoint(s.checkpoint_dir, comm, model, meta)
+  ResumePoint start = resume == "auto" ? newest_valid_checkpoint(s.checkpoint_dir, comm, model, meta)
                       : resume.empty() ? ResumePoint{}
                                        : ResumePoint{resume, read_checkpoint(resume, comm, model, meta)};
   TrainingState state = start.file.empty() ? trainer.initial_state() : std::move(start.state);

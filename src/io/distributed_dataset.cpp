@@ -16,16 +16,19 @@ namespace {
 // unit mistake (or corrupt), and are named at load with their largest magnitude.
 template <class Rows>
 void require_kernel_safe_magnitude(const Rows& local, const DistributedDataset& d, const Communicator& comm) {
-  const double largest = comm.allreduce_max(local.size() ? static_cast<double>(local.cwiseAbs().maxCoeff()) : 0.0);
-  const double bound = std::pow(std::numeric_limits<double>::max() / static_cast<double>(d.rows * d.cols), 0.25);
+  const double largest =
+      comm.allreduce_max(local.size() ? static_cast<double>(local.cwiseAbs().maxCoeff()) : 0.0);
+  const double bound =
+      std::pow(std::numeric_limits<double>::max() / static_cast<double>(d.rows * d.cols), 0.25);
   comm.all_or_none([&] {
     if (largest <= bound) return;
     char text[128];
-    std::snprintf(text, sizeof text, "largest |value| %.3g, limit %.3g for %llu x %llu values", largest, bound,
-                  static_cast<unsigned long long>(d.rows), static_cast<unsigned long long>(d.cols));
-    throw NumericalError("the data's values overflow the kernel (their fourth powers summed over the data "
-                         "exceed the double range); rescale the data",
-                         {d.file, d.path, text});
+    std::snprintf(text, sizeof text, "largest |value| %.3g, limit %.3g for %llu x %llu values", largest,
+                  bound, static_cast<unsigned long long>(d.rows), static_cast<unsigned long long>(d.cols));
+    throw NumericalError(
+        "the data's values overflow the kernel (their fourth powers summed over the data "
+        "exceed the double range); rescale the data",
+        {d.file, d.path, text});
   });
 }
 

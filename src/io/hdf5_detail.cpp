@@ -89,7 +89,8 @@ void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t me
   // own rows): agreed, so that every rank reports the input file rather than one waiting.
   io.all_or_none([&] {
     if (H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), nonnull(buffer)) < 0)
-      throw InputError("cannot read dataset (truncated or corrupt file?): " + take_hdf5_error_message(), where);
+      throw InputError("cannot read dataset (truncated or corrupt file?): " + take_hdf5_error_message(),
+                       where);
   });
 }
 

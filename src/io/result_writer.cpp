@@ -111,7 +111,9 @@ void require_tiling(const Communicator& io, std::uint64_t begin, std::uint64_t c
 }  // namespace
 
 Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
-    : final_path_(std::move(final_path)), comm_(comm), exceptions_at_construction_(std::uncaught_exceptions()) {
+    : final_path_(std::move(final_path)),
+      comm_(comm),
+      exceptions_at_construction_(std::uncaught_exceptions()) {
   silence_hdf5_errors();
   const Communicator io(comm_);
   io.on_root([&] { check_writable(final_path_); });
@@ -121,7 +123,8 @@ Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
   try {
     io.all_or_none([&] { file_.emplace(Hdf5File::create(temp_path_, comm_)); });
   } catch (...) {
-    if (file_) file_->release();  // another rank failed: this rank's half-made file is left to close_hdf5_library
+    if (file_)
+      file_->release();  // another rank failed: this rank's half-made file is left to close_hdf5_library
     // The name is unique to this writer, so whatever a failed creation left there is ours.
     std::error_code ignored;
     if (io.is_root()) fs::remove(temp_path_, ignored);

@@ -97,8 +97,9 @@ void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
 // A replicated block of the state, InputError unless it has the model's length.
 Vector read_shared_block(const Hdf5ResultReader& in, const std::string& dataset, Index length) {
   const Vector stored = in.read_vector(dataset);
-  require(stored.size() == length, "checkpoint has a different number of model parameters",
-          {in.path(), dataset, std::to_string(stored.size()) + " stored, model has " + std::to_string(length)});
+  require(
+      stored.size() == length, "checkpoint has a different number of model parameters",
+      {in.path(), dataset, std::to_string(stored.size()) + " stored, model has " + std::to_string(length)});
   return stored;
 }
 

@@ -79,7 +79,9 @@ std::vector<std::string> files_in(const std::string& dir) {
   return names;
 }
 
-void truncate_to_half(const std::string& file) { fs::resize_file(file, fs::file_size(file) / 2); }
+void truncate_to_half(const std::string& file) {
+  fs::resize_file(file, fs::file_size(file) / 2);
+}
 
 // A tmpfs of a few pages mounted at <dir>/full: an empty file fits, an HDF5 output does not.
 class FullDisk {
@@ -112,8 +114,8 @@ TEST_P(FullDiskFaults, TrainFailsNamingTheRunFile) {
   FullDisk disk(w.dir);
   REQUIRE_FULL_DISK(disk);
   const CliResult r =
-      run_gplvm("train --config config.toml output.path=full/run.h5 output.checkpoint_dir=ckpt2", GetParam(),
-                w.dir, kBounded);
+      run_gplvm("train --config config.toml --output.path=full/run.h5 --output.checkpoint_dir=ckpt2",
+                GetParam(), w.dir, kBounded);
   expect_failure(r, 1, {"full/run.h5"});
   EXPECT_TRUE(files_in(disk.path()).empty());
 }
@@ -122,8 +124,8 @@ TEST_P(FullDiskFaults, EncodeFailsNamingTheOutput) {
   Workspace w;
   FullDisk disk(w.dir);
   REQUIRE_FULL_DISK(disk);
-  const CliResult r = run_gplvm("encode --run run.h5 --data data.h5 --output full/latents.h5", GetParam(),
-                                w.dir, kBounded);
+  const CliResult r =
+      run_gplvm("encode --run run.h5 --data data.h5 --output full/latents.h5", GetParam(), w.dir, kBounded);
   expect_failure(r, 1, {"full/latents.h5"});
   EXPECT_TRUE(files_in(disk.path()).empty());
 }
@@ -132,8 +134,8 @@ TEST_P(FullDiskFaults, EvaluateFailsNamingTheOutput) {
   Workspace w;
   FullDisk disk(w.dir);
   REQUIRE_FULL_DISK(disk);
-  const CliResult r = run_gplvm("evaluate --run run.h5 --test test.h5 --output full/eval.h5", GetParam(),
-                                w.dir, kBounded);
+  const CliResult r =
+      run_gplvm("evaluate --run run.h5 --test test.h5 --output full/eval.h5", GetParam(), w.dir, kBounded);
   expect_failure(r, 1, {"full/eval.h5"});
   EXPECT_TRUE(files_in(disk.path()).empty());
 }
@@ -174,7 +176,8 @@ INSTANTIATE_TEST_SUITE_P(Ranks, FullDiskFaults, ::testing::Values(1, 2));
 TEST(OverwriteRefusal, TrainOutputEqualToData) {
   Workspace w;
   const auto before = fs::file_size(w.dir / "data.h5");
-  const CliResult r = run_gplvm("train --config config.toml output.path=./data.h5 --force", 2, w.dir, kBounded);
+  const CliResult r =
+      run_gplvm("train --config config.toml --output.path=./data.h5 --force", 2, w.dir, kBounded);
   expect_failure(r, 2, {"data.h5", "refusing to overwrite an input"});
   EXPECT_EQ(fs::file_size(w.dir / "data.h5"), before);
 }
@@ -198,9 +201,9 @@ TEST(OverwriteRefusal, EncodeOutputThroughASymlinkToTheRun) {
 
 TEST(OverwriteRefusal, EvaluateOutputEqualToTheTestFile) {
   Workspace w;
-  const CliResult r = run_gplvm("evaluate --run run.h5 --test test.h5 --output ../" +
-                                    w.dir.path().filename().string() + "/test.h5",
-                                2, w.dir, kBounded);
+  const CliResult r = run_gplvm(
+      "evaluate --run run.h5 --test test.h5 --output ../" + w.dir.path().filename().string() + "/test.h5", 2,
+      w.dir, kBounded);
   expect_failure(r, 2, {"test.h5", "--test", "refusing to overwrite an input"});
 }
 
@@ -218,7 +221,8 @@ class TruncatedInputs : public ::testing::TestWithParam<int> {};
 TEST_P(TruncatedInputs, DataFile) {
   Workspace w;
   truncate_to_half(w.dir / "data.h5");
-  const CliResult r = run_gplvm("train --config config.toml output.path=run2.h5", GetParam(), w.dir, kBounded);
+  const CliResult r =
+      run_gplvm("train --config config.toml --output.path=run2.h5", GetParam(), w.dir, kBounded);
   expect_failure(r, 2, {"data.h5"});
   EXPECT_FALSE(fs::exists(w.dir / "run2.h5"));
 }
@@ -243,7 +247,7 @@ TEST_P(TruncatedInputs, ExplicitCheckpoint) {
   Workspace w;
   const std::string checkpoint = "ckpt/checkpoint-000000000004.h5";
   truncate_to_half(w.dir / checkpoint);
-  const CliResult r = run_gplvm("train --config config.toml output.path=run2.h5 --resume " + checkpoint,
+  const CliResult r = run_gplvm("train --config config.toml --output.path=run2.h5 --resume " + checkpoint,
                                 GetParam(), w.dir, kBounded);
   expect_failure(r, 2, {checkpoint});
 }
@@ -260,20 +264,22 @@ void poison_checkpoint(const std::string& file) {
 TEST(CheckpointValidation, NanCheckpointIsSkippedByResumeAuto) {
   Workspace w;
   poison_checkpoint(w.dir / "ckpt/checkpoint-000000000006.h5");
-  const CliResult r = run_gplvm("train --config config.toml output.path=run2.h5 train.max_steps=8 --resume auto",
-                                2, w.dir, kBounded);
+  const CliResult r =
+      run_gplvm("train --config config.toml --output.path=run2.h5 --train.max_steps=8 --resume auto", 2,
+                w.dir, kBounded);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("skipping invalid checkpoint ckpt/checkpoint-000000000006.h5"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("non-finite"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("resuming from ckpt/checkpoint-000000000004.h5 at step 4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resuming from ckpt/checkpoint-000000000004.h5 at step 4"), std::string::npos)
+      << r.err;
 }
 
 TEST(CheckpointValidation, ExplicitNanCheckpointIsAnInputError) {
   Workspace w;
   const std::string checkpoint = "ckpt/checkpoint-000000000006.h5";
   poison_checkpoint(w.dir / checkpoint);
-  const CliResult r = run_gplvm("train --config config.toml output.path=run2.h5 --resume " + checkpoint, 2,
+  const CliResult r = run_gplvm("train --config config.toml --output.path=run2.h5 --resume " + checkpoint, 2,
                                 w.dir, kBounded);
   expect_failure(r, 2, {checkpoint, "non-finite"});
   EXPECT_FALSE(fs::exists(w.dir / "run2.h5"));
@@ -284,12 +290,13 @@ TEST(StaleTemporaries, OldOnesOfDeadWritersAreRemovedAtStart) {
   // Process ids above the kernel's pid_max limit (4194304) belong to no live process.
   const std::string stale_run = w.dir / "run3.h5.tmp-99999999-0123abcd",
                     stale_checkpoint = w.dir / "ckpt/checkpoint-000000000002.h5.tmp-99999998-ff",
-                    foreign = w.dir / "notes.tmp-keep", live = w.dir / ("x.h5.tmp-" + std::to_string(::getpid()) + "-1");
+                    foreign = w.dir / "notes.tmp-keep",
+                    live = w.dir / ("x.h5.tmp-" + std::to_string(::getpid()) + "-1");
   for (const std::string& f : {stale_run, stale_checkpoint, foreign, live}) {
     write_text(f, "partial");
     fs::last_write_time(f, fs::file_time_type::clock::now() - std::chrono::hours(1));
   }
-  const CliResult r = run_gplvm("train --config config.toml output.path=run3.h5", 2, w.dir, kBounded);
+  const CliResult r = run_gplvm("train --config config.toml --output.path=run3.h5", 2, w.dir, kBounded);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(stale_run));
   EXPECT_FALSE(fs::exists(stale_checkpoint));

@@ -8,8 +8,8 @@
 // same order with the same paths. Every write ends in an agreement (Communicator::agree): when it
 // fails on any rank (a full disk fails on the rank that writes), every rank closes the file,
 // removes the temporary file and throws the same error, naming the output; no rank is left
-// waiting in a collective call while another unwinds. "Replicated" writes take the same values on every rank and
-// rank 0's copy is written; write_distributed_rows() takes each rank's own rows.
+// waiting in a collective call while another unwinds. "Replicated" writes take the same values on every rank
+// and rank 0's copy is written; write_distributed_rows() takes each rank's own rows.
 //
 // Object paths are absolute ("/params/kernel/variance"); missing groups are created.
 // Matrices are stored row-major, so h5py reads an N x Q matrix as an (N, Q) array in natural order.
