@@ -39,9 +39,10 @@ void print_usage() {
   for (const auto& [name, entry] : commands()) std::printf("  %-10s %s\n", name.c_str(), entry.second);
 }
 
-// Input errors are detected collectively (every rank throws the same), so rank 0 reports them and
-// all ranks exit cleanly with 2. Anything else may have happened on one rank only: report it with
-// the rank and abort the job (exit 1) so no rank waits forever in a collective.
+// Input errors and errors agreed through Communicator::agree (a failed output write, a numerical
+// failure every rank met) are raised on every rank alike, so rank 0 reports them and all ranks
+// exit cleanly with the documented code. Anything else may have happened on one rank only: report
+// it with the rank and abort the job (exit 1) so no rank waits forever in a collective.
 int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective,
            int exit_code) {
   if (comm.is_root() || !collective)
@@ -61,6 +62,8 @@ int run_command(Command command, const std::string& name, const Arguments& args,
     return command(args, comm);
   } catch (const InputError& e) {
     return report(comm, name, e, true, kExitBadInput);
+  } catch (const Error& e) {
+    return report(comm, name, e, e.agreed() || comm.size() == 1, kExitFailure);
   } catch (const std::exception& e) {
     return report(comm, name, e, comm.size() == 1, kExitFailure);
   }
@@ -87,8 +90,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   const int status = run_command(it->second.first, name, Arguments(argv + 2, argv + argc), comm);
-  // Every rank is here together (success or an agreed error): files a failed command left open are
-  // closed now, collectively, rather than by HDF5's exit handler after MPI_Finalize.
+  // Every file is closed by now (a failed write closes its own); the library ends before MPI does.
   close_hdf5_library();
   return status;
 }
