@@ -111,13 +111,17 @@ void require_tiling(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& 
 }
 
 // Any exception a write raises becomes an Error naming the output, so that every rank reports
-// the file (a std::bad_alloc while buffering rows would otherwise name nothing).
+// the file users asked for (HDF5's errors name the temporary file; a std::bad_alloc while
+// buffering rows would name nothing).
 template <class F>
 void naming_the_output(const std::string& final_path, const std::string& object_path, F&& f) {
   try {
     f();
-  } catch (const Error&) {
+  } catch (const InputError&) {
     throw;
+  } catch (const Error& e) {
+    if (e.context().file == final_path) throw;
+    throw Error(e.reason(), {final_path, "temporary file", e.context().file});
   } catch (const std::exception& e) {
     throw Error(e.what(), ErrorContext(final_path, object_path));
   }
@@ -126,7 +130,9 @@ void naming_the_output(const std::string& final_path, const std::string& object_
 }  // namespace
 
 Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
-    : final_path_(std::move(final_path)), comm_(comm) {
+    : final_path_(std::move(final_path)),
+      comm_(comm),
+      exceptions_at_construction_(std::uncaught_exceptions()) {
   silence_hdf5_errors();
   const Communicator io(comm_);
   io.on_root([&] { check_writable(final_path_); });
@@ -134,7 +140,8 @@ Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
   suffix = io.broadcast(suffix);
   temp_path_ = temporary_path(final_path_, suffix);
   try {
-    io.on_root([&] { file_.emplace(Hdf5File::create(temp_path_)); });
+    io.on_root(
+        [&] { naming_the_output(final_path_, "", [&] { file_.emplace(Hdf5File::create(temp_path_)); }); });
   } catch (...) {
     discard();
     throw;
@@ -142,7 +149,16 @@ Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
 }
 
 Hdf5ResultWriter::~Hdf5ResultWriter() {
-  if (state_ == State::open) discard();
+  if (state_ != State::open) return;
+  discard();
+  // Without an exception in flight every rank is here together, and waits until the temporary
+  // file is gone; an exception may be this rank's alone, so then no rank waits for the others.
+  if (std::uncaught_exceptions() == exceptions_at_construction_) {
+    try {
+      Communicator(comm_).barrier();
+    } catch (...) {
+    }
+  }
 }
 
 void Hdf5ResultWriter::check_writable(const std::string& final_path) {
@@ -165,9 +181,16 @@ void Hdf5ResultWriter::check_writable(const std::string& final_path) {
 template <class Write>
 void Hdf5ResultWriter::on_writer(const std::string& object_path, Write&& write) {
   try {
-    Communicator(comm_).on_root([&] { naming_the_output(final_path_, object_path, write); });
+    Communicator(comm_).on_root([&] {
+      try {
+        naming_the_output(final_path_, object_path, write);
+      } catch (...) {
+        discard();  // before the agreement: no rank learns of the failure while the file remains
+        throw;
+      }
+    });
   } catch (...) {
-    discard();  // every rank is here (the outcome was agreed); only the writer holds a file
+    state_ = State::discarded;
     throw;
   }
 }
@@ -361,6 +384,8 @@ void Hdf5ResultWriter::write_rows_through_writer(const std::string& path, hid_t 
       naming_the_output(final_path_, path, step);
     } catch (...) {
       failure = std::current_exception();
+      dataset.reset();
+      discard();  // before the agreement, as in on_writer; the messages are still drained
     }
   };
   if (io.is_root()) {
@@ -391,8 +416,7 @@ void Hdf5ResultWriter::write_rows_through_writer(const std::string& path, hid_t 
   try {
     io.agree(failure);
   } catch (...) {
-    dataset.reset();
-    discard();
+    state_ = State::discarded;
     throw;
   }
 }

@@ -68,8 +68,8 @@ void expect_failure(const CliResult& r, int exit_code, const std::vector<std::st
   EXPECT_NE(r.exit_code, kTimedOut) << "timed out (a rank hung): " << r.err;
   EXPECT_EQ(r.exit_code, exit_code) << r.err;
   for (const std::string& needle : needles) EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-  // Input errors are agreed on every rank: a clean exit, never the job's abort.
-  if (exit_code == 2) EXPECT_EQ(r.err.find("MPI_ABORT"), std::string::npos) << r.err;
+  // Input errors and failed writes are agreed on every rank: a clean exit, never the job's abort.
+  EXPECT_EQ(r.err.find("MPI_ABORT"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("Segmentation"), std::string::npos) << r.err;
 }
 

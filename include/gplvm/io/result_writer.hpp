@@ -38,8 +38,9 @@ class Hdf5ResultWriter {
   // Collective. Rank 0 creates "<final_path>.tmp-<unique suffix>" next to final_path. InputError
   // naming the directory when it is missing or not writable, before anything is created.
   Hdf5ResultWriter(std::string final_path, MPI_Comm comm);
-  // Not collective: without commit(), the writer closes and removes the temporary file, so
-  // nothing is left behind whichever rank's exception unwinds through it.
+  // Without commit(), the writer closes and removes the temporary file, so nothing is left
+  // behind. Collective (every rank returns once the file is gone) unless an exception unwinds
+  // through it, which may be one rank's alone: then it waits for no other rank.
   ~Hdf5ResultWriter();
   Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;
   Hdf5ResultWriter& operator=(const Hdf5ResultWriter&) = delete;
@@ -120,6 +121,7 @@ class Hdf5ResultWriter {
   MPI_Comm comm_;
   std::optional<Hdf5File> file_;  // on the writer rank only
   State state_ = State::open;
+  int exceptions_at_construction_ = 0;
 };
 
 // Reads result and checkpoint files (to resume, evaluate or encode). Collective like the writer.
