@@ -27,7 +27,8 @@ for split in train t10k; do
 done
 
 rm -rf "$out/run.h5.checkpoints"
-mpirun -n 2 "${mpi_flags[@]}" "$gplvm" train --config configs/demo_fashion_mnist.toml "$@"
+# Each demo trains afresh, replacing the previous run file.
+mpirun -n 2 "${mpi_flags[@]}" "$gplvm" train --config configs/demo_fashion_mnist.toml --force "$@"
 /usr/bin/python3 tools/plot_run.py "$out/run.h5" --out-dir "$out"
 mpirun -n 2 "${mpi_flags[@]}" "$gplvm" evaluate --run "$out/run.h5" --test "$out/fashion_mnist_test.h5" \
   --output "$out/evaluation.h5"

@@ -14,6 +14,7 @@
 #include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/core/version.hpp"
+#include "gplvm/io/hdf5_file.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 
 namespace {
@@ -63,24 +64,40 @@ void print_json_error(const std::string& message, int exit_code, const ErrorCont
   std::fflush(stdout);
 }
 
-// Input errors are detected collectively (every rank throws the same), so rank 0 reports them and
-// all ranks exit cleanly. Anything else may have happened on one rank only: report it with the
-// rank and abort the job so no rank waits forever in a collective.
+// Input errors and errors agreed through Communicator::agree (a failed output write, a numerical
+// failure every rank met) are raised on every rank alike, so rank 0 reports them and all ranks
+// exit cleanly with the documented code. Anything else may have happened on one rank only: report
+// it with the rank and abort the job (exit 1) so no rank waits forever in a collective.
 int report(const Communicator& comm, const std::string& command, const std::exception& e, bool collective,
-           bool json) {
-  const int code = collective ? kExitBadInput : kExitFailure;
+           int exit_code, bool json) {
   if (comm.is_root() || !collective) {
     std::fprintf(stderr, "gplvm %s: error%s: %s\n", command.c_str(),
                  comm.size() > 1 && !collective ? (" on rank " + std::to_string(comm.rank())).c_str() : "",
                  e.what());
     if (json) {
       const auto* error = dynamic_cast<const Error*>(&e);
-      print_json_error(e.what(), code, error ? error->context() : ErrorContext{});
+      print_json_error(e.what(), exit_code, error ? error->context() : ErrorContext{});
     }
   }
   std::fflush(stderr);
   if (!collective && comm.size() > 1) MPI_Abort(comm.raw(), kExitFailure);
-  return code;
+  return exit_code;
+}
+
+int run_command(Command command, const std::string& name, const Arguments& args, const Communicator& comm,
+                bool json) {
+  try {
+    // OMP_NUM_THREADS threads per rank, 1 when unset (P ranks on P cores never oversubscribe).
+    threads_from_environment();
+    if (const std::string warning = thread_warning(); !warning.empty()) log_warning(warning);
+    return command(args, comm);
+  } catch (const InputError& e) {
+    return report(comm, name, e, true, kExitBadInput, json);
+  } catch (const Error& e) {
+    return report(comm, name, e, e.agreed() || comm.size() == 1, kExitFailure, json);
+  } catch (const std::exception& e) {
+    return report(comm, name, e, comm.size() == 1, kExitFailure, json);
+  }
 }
 
 bool wants_json(int argc, char** argv) {
@@ -116,14 +133,8 @@ int main(int argc, char** argv) {
     }
     return kExitBadInput;
   }
-  try {
-    // OMP_NUM_THREADS threads per rank, 1 when unset (P ranks on P cores never oversubscribe).
-    threads_from_environment();
-    if (const std::string warning = thread_warning(); !warning.empty()) log_warning(warning);
-    return it->second.first(Arguments(argv + 2, argv + argc), comm);
-  } catch (const InputError& e) {
-    return report(comm, name, e, true, json);
-  } catch (const std::exception& e) {
-    return report(comm, name, e, false, json);
-  }
+  const int status = run_command(it->second.first, name, Arguments(argv + 2, argv + argc), comm, json);
+  // Every file is closed by now (a failed write closes its own); the library ends before MPI does.
+  close_hdf5_library();
+  return status;
 }

@@ -13,7 +13,9 @@
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/io/temporary_files.hpp"
 #include "gplvm/train/run_file.hpp"
 
 namespace gplvm {
@@ -35,7 +37,9 @@ int encode_command(const Arguments& args, const Communicator& comm) {
     return kExitOk;
   }
   const std::string run_path = cl.required("run"), output = cl.required("output");
+  require_output_not_input({output, "--output"}, {{run_path, "--run"}, {cl.required("data"), "--data"}});
   Hdf5ResultWriter::check_writable(output);
+  clean_stale_temporaries_beside(output, comm);
   const TrainedRun run = load_trained_run(run_path, comm);
   const bool own_data = !cl.value("data");
   DistributedDataset data = load_distributed_dataset(

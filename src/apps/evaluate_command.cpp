@@ -21,6 +21,8 @@
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/output_guard.hpp"
+#include "gplvm/io/temporary_files.hpp"
 
 namespace gplvm {
 namespace {
@@ -141,6 +143,13 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   }
   PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
+  if (const auto output = cl.value("output")) {
+    require_output_not_input({*output, "--output"}, {{run.path, "--run"},
+                                                     {cl.required("test"), "--test"},
+                                                     {run.settings.data_file, "the run's data.path"}});
+    Hdf5ResultWriter::check_writable(*output);
+    clean_stale_temporaries_beside(*output, comm);
+  }
   run.require_gp_decoder("gplvm evaluate");
   const Hdf5ResultReader run_file(run.path, comm.raw());
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
@@ -165,7 +174,6 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   std::optional<std::vector<std::int64_t>> train_labels;
   if (run_file.exists("/labels") && test.labels.has_value())
     train_labels = run_file.read_int64_vector("/labels");
-  if (cl.value("output")) Hdf5ResultWriter::check_writable(*cl.value("output"));
 
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
   const std::unique_ptr<Model> model = run.model(test.rows, test_begin, test.partition.count(comm.rank()));

@@ -10,6 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/io/temporary_files.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/synthetic/synthetic.hpp"
 
@@ -131,6 +132,7 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   }
   const std::string kind = cl.required("kind"), output = cl.required("output");
   Hdf5ResultWriter::check_writable(output);
+  clean_stale_temporaries_beside(output, comm);
   std::uint64_t begin = 0, total = 0;
   const SyntheticData data = generate_local(cl, kind, comm, begin, total);
   const std::string description = comm.broadcast(data.description);  // attributes are written collectively

@@ -9,6 +9,8 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/importers.hpp"
+#include "gplvm/io/output_guard.hpp"
+#include "gplvm/io/temporary_files.hpp"
 
 namespace gplvm {
 namespace {
@@ -55,18 +57,13 @@ int import_command(const Arguments& args, const Communicator& comm) {
   options.csv.header = parse_header(cl.value_or("csv-header", "auto"));
   options.csv.label_column = cl.value_or("csv-label-column", "");
   const std::string input = cl.required("input"), output = cl.required("output");
-  // Rank 0 converts; its error (if any) is shared so that every rank fails the same way.
+  require_output_not_input({output, "--output"},
+                           {{input, "--input"}, {cl.value_or("labels", ""), "--labels"}});
+  clean_stale_temporaries_beside(output, comm);
+  // Rank 0 converts; its error (bad input, a full disk) is agreed so that every rank fails the
+  // same way, with the same exit code.
   ImportSummary summary;
-  std::string failure;
-  if (comm.is_root()) {
-    try {
-      summary = import_to_hdf5(input, cl.value_or("labels", ""), output, options);
-    } catch (const InputError& e) {
-      failure = e.what();
-    }
-  }
-  failure = comm.broadcast(failure);
-  if (!failure.empty()) throw InputError(failure);
+  comm.on_root([&] { summary = import_to_hdf5(input, cl.value_or("labels", ""), output, options); });
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
     JsonWriter w = json_summary("import");

@@ -19,7 +19,9 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/io/temporary_files.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/train/run_file.hpp"
@@ -30,12 +32,14 @@ namespace {
 namespace fs = std::filesystem;
 
 CommandLine train_command_line() {
-  return CommandLine("train",
-                     {{"config", true, "TOML configuration file (keys: see below)"},
-                      {"resume", true,
-                       "checkpoint file to continue from, or 'auto': the newest valid one in "
-                       "output.checkpoint_dir (a fresh start if there is none)"}},
-                     true);
+  return CommandLine(
+      "train",
+      {{"config", true, "TOML configuration file (keys: see below)"},
+       {"resume", true,
+        "checkpoint file to continue from, or 'auto': the newest valid one in "
+        "output.checkpoint_dir (a fresh start if there is none)"},
+       {"force", false, "replace an existing run file at output.path (checkpoints are replaced regardless)"}},
+      true);
 }
 
 std::string checkpoint_name(const std::string& dir, std::uint64_t step) {
@@ -54,10 +58,17 @@ void prune_checkpoints(const std::string& dir, std::int64_t keep) {
   for (size_t i = 0; i + keep < files.size(); ++i) fs::remove(files[i]);
 }
 
-// The newest checkpoint of the directory that opens and holds a training state; unreadable or
-// partial ones (a job killed mid-write leaves only a temporary file, but a disk can still
-// corrupt one) are skipped with a warning. Empty if there is none.
-std::string newest_valid_checkpoint(const std::string& dir, const Communicator& comm) {
+struct ResumePoint {
+  std::string file;  // empty: a fresh start
+  TrainingState state;
+};
+
+// The newest checkpoint of the directory that reads back as a valid state of this model (finite,
+// shapes matching, the same run identity); unreadable, truncated, non-finite or foreign ones (a
+// disk can corrupt one, a rank killed mid-write leaves only a temporary file) are skipped with a
+// warning. A fresh start if there is none.
+ResumePoint newest_valid_checkpoint(const std::string& dir, const Communicator& comm, const Model& model,
+                                    const RunMetadata& meta) {
   std::vector<fs::path> files;
   static const std::regex pattern("checkpoint-[0-9]{12}\\.h5");
   std::error_code ec;
@@ -66,11 +77,10 @@ std::string newest_valid_checkpoint(const std::string& dir, const Communicator& 
   std::sort(files.rbegin(), files.rend());
   for (const auto& file : files) {
     try {
-      const Hdf5ResultReader reader(file.string(), comm.raw());
-      if (reader.exists("/state") && reader.has_attribute("/state", "step")) return file.string();
-      if (comm.is_root()) log_warning("skipping checkpoint without training state: " + file.string());
-    } catch (const Error& e) {
-      if (comm.is_root()) log_warning("skipping unreadable checkpoint " + file.string() + ": " + e.what());
+      return {file.string(), read_checkpoint(file.string(), comm, model, meta)};
+    } catch (const InputError& e) {
+      // Every rank skips together: read_checkpoint's input errors are agreed over the ranks.
+      if (comm.is_root()) log_warning("skipping invalid checkpoint " + file.string() + ": " + e.what());
     }
   }
   return {};
@@ -90,11 +100,21 @@ void create_directory(const fs::path& dir, const TrainSettings& s, const Communi
   require(failure.empty(), failure, {s.output_path, "output.path", ""});
 }
 
-void prepare_outputs(const TrainSettings& s, const Communicator& comm) {
+// Refuses an output that is one of the inputs, or an existing run file without --force, first.
+void prepare_outputs(const TrainSettings& s, const Communicator& comm, bool force,
+                     const std::string& config_file) {
+  require_output_not_input({s.output_path, "output.path"},
+                           {{s.data_file, "data.path"}, {config_file, "--config"}});
+  require(force || !fs::exists(s.output_path),
+          "the run file exists already; pass --force to replace it (or choose another output.path)",
+          {s.output_path, "output.path", ""});
   create_directory(fs::path(s.output_path).parent_path(), s, comm);
   Hdf5ResultWriter::check_writable(s.output_path);
   create_directory(fs::path(s.checkpoint_dir), s, comm);
   Hdf5ResultWriter::check_writable(checkpoint_name(s.checkpoint_dir, 0));
+  // Temporary files a killed writer left next to the run file or among the checkpoints.
+  clean_stale_temporaries_beside(s.output_path, comm);
+  clean_stale_temporaries_beside(checkpoint_name(s.checkpoint_dir, 0), comm);
 }
 
 void print_summary(bool json, const TrainSettings& s, const TrainingState& state, const TrainRunStats& stats,
@@ -187,18 +207,22 @@ int train_command(const Arguments& args, const Communicator& comm) {
         s.data_file, s.data_file_as_given, preprocess};
   };
   if (s.full_batch || model.trained_full_batch_only()) {
-    prepare_outputs(s, comm);
+    prepare_outputs(s, comm, cl.has("force"), cl.value_or("config", ""));
     const RunMetadata meta = metadata();
     return run_full_batch_training(s, {model, rows, data.partition, labels, meta}, comm, cl.has("json"));
   }
   const Trainer trainer(model, comm, data.partition, rows, s.trainer);  // validates B, A and the rows
   const RunMetadata meta = metadata();
-  std::string resume = cl.value_or("resume", "");
-  if (resume == "auto") resume = newest_valid_checkpoint(s.checkpoint_dir, comm);
-  TrainingState state = resume.empty() ? trainer.initial_state() : read_checkpoint(resume, comm, model, meta);
-  prepare_outputs(s, comm);  // after the checkpoint is read: a bad one leaves no directories behind
-  if (comm.is_root() && !resume.empty())
-    std::fprintf(stderr, "resuming from %s at step %llu\n", resume.c_str(),
+  const std::string resume = cl.value_or("resume", "");
+  // An explicit checkpoint that is invalid is an input error naming it; `auto` skips invalid ones.
+  ResumePoint start = resume == "auto" ? newest_valid_checkpoint(s.checkpoint_dir, comm, model, meta)
+                      : resume.empty() ? ResumePoint{}
+                                       : ResumePoint{resume, read_checkpoint(resume, comm, model, meta)};
+  TrainingState state = start.file.empty() ? trainer.initial_state() : std::move(start.state);
+  // After the checkpoint is read: a bad one leaves no directories behind.
+  prepare_outputs(s, comm, cl.has("force"), cl.value_or("config", ""));
+  if (comm.is_root() && !start.file.empty())
+    std::fprintf(stderr, "resuming from %s at step %llu\n", start.file.c_str(),
                  static_cast<unsigned long long>(state.step));
 
   // Each write encodes the latents of all local rows (a full encoder pass): the final checkpoint

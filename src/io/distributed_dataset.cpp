@@ -1,9 +1,38 @@
 #include "gplvm/io/distributed_dataset.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/dataset_reader.hpp"
 
 namespace gplvm {
+namespace {
+
+// Kernels, data fits and their adjoints multiply squared differences of values by further squared
+// factors and sum them over the data: fourth powers summed over all N x D entries must stay finite,
+// or the objective becomes Inf or NaN many steps later, far from the cause. Data this large are a
+// unit mistake (or corrupt), and are named at load with their largest magnitude.
+template <class Rows>
+void require_kernel_safe_magnitude(const Rows& local, const DistributedDataset& d, const Communicator& comm) {
+  const double largest =
+      comm.allreduce_max(local.size() ? static_cast<double>(local.cwiseAbs().maxCoeff()) : 0.0);
+  const double bound =
+      std::pow(std::numeric_limits<double>::max() / static_cast<double>(d.rows * d.cols), 0.25);
+  comm.all_or_none([&] {
+    if (largest <= bound) return;
+    char text[128];
+    std::snprintf(text, sizeof text, "largest |value| %.3g, limit %.3g for %llu x %llu values", largest,
+                  bound, static_cast<unsigned long long>(d.rows), static_cast<unsigned long long>(d.cols));
+    throw NumericalError(
+        "the data's values overflow the kernel (their fourth powers summed over the data "
+        "exceed the double range); rescale the data",
+        {d.file, d.path, text});
+  });
+}
+
+}  // namespace
 
 DistributedDataset load_distributed_dataset(const std::string& file, const std::string& path,
                                             const std::string& labels_path, const Communicator& comm,
@@ -24,9 +53,11 @@ DistributedDataset load_distributed_dataset(const std::string& file, const std::
   if (storage == Precision::float32) {
     d.local_f32 = read_rows_float32(file, path, begin, count, comm.raw());
     require_finite_rows(d.local_f32, begin, file, path, comm.raw());
+    require_kernel_safe_magnitude(d.local_f32, d, comm);
   } else {
     d.local = read_rows(file, path, begin, count, comm.raw());
     require_finite_rows(d.local, begin, file, path, comm.raw());
+    require_kernel_safe_magnitude(d.local, d, comm);
   }
   if (!labels_path.empty() && info.has_labels && labels_path == "/labels") {
     validate_labels_length(file, labels_path, info.label_count, info.rows);

@@ -85,18 +85,22 @@ void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t me
   select_block(file_space.get(), dataset.dims(), block, where);
   const Hdf5Handle mem_space = memory_space(dataset.dims(), block, where);
   const Hdf5Handle dxpl = transfer_plist(io, where);
-  check_hdf5(H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), nonnull(buffer)),
-             "cannot read dataset", where);
+  // A read fails where a file is truncated or corrupt, possibly on some ranks only (each reads its
+  // own rows): agreed, so that every rank reports the input file rather than one waiting.
+  io.all_or_none([&] {
+    if (H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), nonnull(buffer)) < 0)
+      throw InputError("cannot read dataset (truncated or corrupt file?): " + take_hdf5_error_message(),
+                       where);
+  });
 }
 
-void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const Communicator& io,
-                     hid_t mem_type, RowBlock block, const void* buffer, const ErrorContext& where) {
+void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, hid_t mem_type, RowBlock block,
+                     const void* buffer, const ErrorContext& where) {
   const Hdf5Handle file_space =
       checked_handle(H5Dget_space(dataset), H5Sclose, "cannot read dataset shape", where);
   select_block(file_space.get(), dims, block, where);
   const Hdf5Handle mem_space = memory_space(dims, block, where);
-  const Hdf5Handle dxpl = transfer_plist(io, where);
-  check_hdf5(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), dxpl.get(),
+  check_hdf5(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT,
                       nonnull(const_cast<void*>(buffer))),
              "cannot write dataset", where);
 }

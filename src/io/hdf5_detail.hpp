@@ -3,8 +3,8 @@
 //
 // A "row block" is rows [begin, begin + count) of a dataset along its first dimension, with all
 // of its other dimensions (a scalar dataset is one row). Every rank of the file's communicator
-// calls a transfer together; a rank with count 0 selects nothing but still takes part, because
-// a collective MPI-IO transfer needs every rank.
+// calls a read together; a rank with count 0 selects nothing but still takes part, because a
+// collective MPI-IO transfer needs every rank. Writes are made by one process alone.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,12 +29,14 @@ void require_block_in_range(const Communicator& io, RowBlock block, std::uint64_
 
 // Collective read of a row block, converted by HDF5 to mem_type, into buffer (count x row_width).
 // The caller checks the block with require_block_in_range first (before allocating the buffer).
+// InputError naming the file and dataset on every rank when the read fails on any.
 void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t mem_type, RowBlock block,
                     void* buffer);
 
-// Collective write of a row block from buffer (count x row_width elements of mem_type).
-void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, const Communicator& io,
-                     hid_t mem_type, RowBlock block, const void* buffer, const ErrorContext& where);
+// Write of a row block from buffer (count x row_width elements of mem_type) by the one process
+// that writes the file (not collective).
+void write_row_block(hid_t dataset, const std::vector<std::uint64_t>& dims, hid_t mem_type, RowBlock block,
+                     const void* buffer, const ErrorContext& where);
 
 // A fixed-length string type of the given size (at least 1), null-padded, UTF-8.
 Hdf5Handle fixed_string_type(std::size_t size, const ErrorContext& where);

@@ -1,8 +1,10 @@
 #include "gplvm/io/hdf5_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +17,11 @@ namespace {
 
 herr_t collect_error(unsigned /*depth*/, const H5E_error2_t* entry, void* out) {
   auto* messages = static_cast<std::vector<std::string>*>(out);
-  if (entry->desc && *entry->desc) messages->emplace_back(entry->desc);
+  if (entry->desc && *entry->desc) {
+    std::string text = entry->desc;
+    std::replace(text.begin(), text.end(), '\n', ' ');  // the sec2 driver's messages span lines
+    messages->push_back(std::move(text));
+  }
   return 0;
 }
 
@@ -66,6 +72,25 @@ std::string class_name(H5T_class_t type_class, std::size_t size) {
     default:
       return "unsupported type class " + std::to_string(static_cast<int>(type_class));
   }
+}
+
+// Beyond the file's current size and its cached metadata, for what the final flush adds (the
+// superblock's end-of-file address, a heap grown by the last names): generous, and still cheap.
+constexpr hsize_t kFlushHeadroomBytes = hsize_t{64} << 10;
+
+// The file descriptor of a file opened with the sec2 driver.
+int sec2_descriptor(hid_t file, const ErrorContext& where) {
+  void* handle = nullptr;
+  check_hdf5(H5Fget_vfd_handle(file, H5P_DEFAULT, &handle), "cannot get the file descriptor", where);
+  return *static_cast<int*>(handle);
+}
+
+// Allocates disk blocks for [0, length) of the file without changing its size; where the file
+// system cannot (EOPNOTSUPP), glibc's posix_fallocate writes the blocks instead.
+int reserve_blocks(int fd, hsize_t length) {
+  if (::fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(length)) == 0) return 0;
+  if (errno != EOPNOTSUPP) return errno;
+  return ::posix_fallocate(fd, 0, static_cast<off_t>(length));
 }
 
 std::string describe_dims(const std::vector<std::uint64_t>& dims) {
@@ -133,8 +158,17 @@ Hdf5Handle checked_handle(hid_t id, Hdf5Handle::Closer closer, const std::string
   return Hdf5Handle(id, closer);
 }
 
-Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel)
-    : path_(std::move(path)), comm_(comm), handle_(std::move(handle)), parallel_(parallel) {}
+void close_hdf5_library() noexcept {
+  silence_hdf5_errors();
+  H5close();
+}
+
+Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel, bool written)
+    : path_(std::move(path)),
+      comm_(comm),
+      handle_(std::move(handle)),
+      parallel_(parallel),
+      written_(written) {}
 
 Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess access) {
   silence_hdf5_errors();
@@ -144,25 +178,80 @@ Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess acces
   io.on_root([&] { require_readable_hdf5(path); });
   const Hdf5Handle fapl = file_access_plist(io, path);
   const unsigned flags = access == FileAccess::read_only ? H5F_ACC_RDONLY : H5F_ACC_RDWR;
-  Hdf5Handle file = checked_handle(H5Fopen(path.c_str(), flags, fapl.get()), H5Fclose,
-                                   "cannot open HDF5 file", ErrorContext(path));
-  return Hdf5File(path, comm, std::move(file), io.mpi_running());
+  // Every rank reads the same superblock, so a truncated or corrupt file fails on all of them;
+  // agreeing anyway keeps a rank that could open it from waiting for one that could not.
+  Hdf5Handle file;
+  io.all_or_none([&] {
+    const hid_t id = H5Fopen(path.c_str(), flags, fapl.get());
+    if (id < 0)
+      throw InputError("cannot open HDF5 file (truncated or corrupt?): " + take_hdf5_error_message(),
+                       ErrorContext(path));
+    file = Hdf5Handle(id, H5Fclose);
+  });
+  return Hdf5File(path, comm, std::move(file), io.mpi_running(), false);
 }
 
-Hdf5File Hdf5File::create(const std::string& path, MPI_Comm comm) {
+Hdf5File Hdf5File::create(const std::string& path) {
   silence_hdf5_errors();
-  const Communicator io(comm);
-  const Hdf5Handle fapl = file_access_plist(io, path);
+  const ErrorContext where(path);
+  const Hdf5Handle fapl =
+      checked_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot create file access list", where);
+  check_hdf5(H5Pset_fapl_sec2(fapl.get()), "cannot select the serial driver", where);
+  // Closing the file closes every object still open in it, so that a close leaves nothing open.
+  check_hdf5(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "cannot set the close degree", where);
+  // Raw data go to the disk in H5Dwrite, whose failure leaves the file intact, rather than from a
+  // sieve buffer in the final flush, whose failure would not.
+  check_hdf5(H5Pset_sieve_buf_size(fapl.get(), 0), "cannot disable the sieve buffer", where);
   Hdf5Handle file = checked_handle(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose,
-                                   "cannot create HDF5 file", ErrorContext(path));
-  return Hdf5File(path, comm, std::move(file), io.mpi_running());
+                                   "cannot create HDF5 file", where);
+  return Hdf5File(path, MPI_COMM_SELF, std::move(file), false, true);
+}
+
+// HDF5 1.10 writes a file's metadata when it is flushed or closed; if that write fails, the
+// file's identifier stays registered but half torn down, and closing it again (as H5close and
+// HDF5's exit handler do) crashes the process. Reserving the blocks first means the flush cannot
+// run out of space.
+void Hdf5File::reserve_space_for_flush() {
+  const ErrorContext where(path_);
+  hsize_t size = 0;
+  check_hdf5(H5Fget_filesize(id(), &size), "cannot read the file size", where);
+  std::size_t max_size = 0, min_clean_size = 0, cached = 0;
+  int entries = 0;
+  check_hdf5(H5Fget_mdc_size(id(), &max_size, &min_clean_size, &cached, &entries),
+             "cannot read the metadata cache size", where);
+  const int error = reserve_blocks(sec2_descriptor(id(), where), size + cached + kFlushHeadroomBytes);
+  if (error != 0) {
+    throw Error("cannot reserve the disk space to complete the file: " + std::string(std::strerror(error)),
+                where);
+  }
 }
 
 void Hdf5File::close() {
   if (!handle_.valid()) return;
+  if (written_) reserve_space_for_flush();
   if (!handle_.reset())
     throw Error("cannot close HDF5 file (its data may be incomplete): " + take_hdf5_error_message(),
                 ErrorContext(path_));
+}
+
+void Hdf5File::close_discarding() noexcept {
+  if (!handle_.valid()) return;
+  if (written_) {
+    // The descriptor now refers to an anonymous memory file: the flush HDF5 makes while closing
+    // writes there (a few pages of metadata) and cannot fail for want of disk space.
+    try {
+      const int fd = sec2_descriptor(id(), ErrorContext(path_));
+      const int memory = ::memfd_create("gplvm-discarded-output", MFD_CLOEXEC);
+      if (memory >= 0) {
+        ::dup2(memory, fd);
+        ::close(memory);
+      }
+    } catch (...) {
+      // Closing as it is remains the best left to do.
+    }
+  }
+  handle_.reset();
+  take_hdf5_error_message();
 }
 
 bool Hdf5File::exists(const std::string& object_path) const {

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <filesystem>
-#include <random>
-#include <sstream>
 #include <utility>
 
+#include "gplvm/io/temporary_files.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "hdf5_detail.hpp"
 
@@ -19,24 +19,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The largest message a rank sends to the writer: bounds the writer's receive buffer (a 3 GB
+// data set passes through 64 MiB at a time) and stays far below MPI's int element counts.
+constexpr std::size_t kMaxMessageBytes = std::size_t{64} << 20;
+
 std::string directory_of(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   return parent.empty() ? "." : parent.string();
 }
 
-// Unique among concurrent writers to the same directory: process id plus 64 random bits.
-std::string unique_suffix() {
-  std::random_device device;
-  const std::uint64_t bits = (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  std::ostringstream out;
-  out << ::getpid() << '-' << std::hex << bits;
-  return out.str();
-}
-
 // Creating (and deleting) a file is the only test that also covers read-only mounts, ACLs and
 // root, for which access(2) answers "writable" regardless.
 void probe_directory(const std::string& final_path, const std::string& dir) {
-  const std::string probe = (fs::path(dir) / (".gplvm-write-probe-" + unique_suffix())).string();
+  const std::string probe = (fs::path(dir) / (".gplvm-write-probe-" + unique_temporary_suffix())).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) {
     throw InputError("output directory '" + dir + "' is not writable: " + std::strerror(errno),
@@ -81,8 +76,8 @@ hid_t float_file_type(StorageType storage) {
   return storage == StorageType::float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
 }
 
-// Replicated writes must agree on the shape, or ranks would create different datasets and
-// corrupt the file's metadata. Values may differ harmlessly: rank 0's are written.
+// Replicated writes must agree on the shape, or the file would hold rank 0's shape while other
+// ranks believe they wrote theirs. Values may differ harmlessly: rank 0's are written.
 void require_same_shape(const Communicator& io, const std::vector<std::uint64_t>& dims,
                         const ErrorContext& where) {
   std::vector<std::uint64_t> root_dims = dims;
@@ -97,19 +92,17 @@ void require_same_shape(const Communicator& io, const std::vector<std::uint64_t>
 }
 
 // The ranks' blocks must cover [0, total) once each: a gap would leave uninitialised values.
-void require_tiling(const Communicator& io, std::uint64_t begin, std::uint64_t count, std::uint64_t total,
-                    const ErrorContext& where) {
-  const std::vector<std::int64_t> begins = io.allgather(static_cast<std::int64_t>(begin)),
-                                  counts = io.allgather(static_cast<std::int64_t>(count));
+void require_tiling(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& blocks_by_rank,
+                    std::uint64_t total, const ErrorContext& where) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;
-  for (std::size_t r = 0; r < begins.size(); ++r) {
-    if (counts[r] > 0) blocks.emplace_back(begins[r], counts[r]);
+  for (const auto& block : blocks_by_rank) {
+    if (block.second > 0) blocks.push_back(block);
   }
   std::sort(blocks.begin(), blocks.end());
   std::uint64_t next = 0;
-  for (const auto& [b, c] : blocks) {
-    if (b != next) break;
-    next = b + c;
+  for (const auto& [begin, count] : blocks) {
+    if (begin != next) break;
+    next = begin + count;
   }
   if (next != total) {
     throw Error("the ranks' row blocks do not cover rows [0, " + std::to_string(total) + ") exactly once",
@@ -117,28 +110,55 @@ void require_tiling(const Communicator& io, std::uint64_t begin, std::uint64_t c
   }
 }
 
+// Any exception a write raises becomes an Error naming the output, so that every rank reports
+// the file users asked for (HDF5's errors name the temporary file; a std::bad_alloc while
+// buffering rows would name nothing).
+template <class F>
+void naming_the_output(const std::string& final_path, const std::string& object_path, F&& f) {
+  try {
+    f();
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    if (e.context().file == final_path) throw;
+    throw Error(e.reason(), {final_path, "temporary file", e.context().file});
+  } catch (const std::exception& e) {
+    throw Error(e.what(), ErrorContext(final_path, object_path));
+  }
+}
+
 }  // namespace
 
 Hdf5ResultWriter::Hdf5ResultWriter(std::string final_path, MPI_Comm comm)
-    : final_path_(std::move(final_path)), comm_(comm) {
+    : final_path_(std::move(final_path)),
+      comm_(comm),
+      exceptions_at_construction_(std::uncaught_exceptions()) {
   silence_hdf5_errors();
   const Communicator io(comm_);
   io.on_root([&] { check_writable(final_path_); });
-  std::string suffix = io.is_root() ? unique_suffix() : std::string();
+  std::string suffix = io.is_root() ? unique_temporary_suffix() : std::string();
   suffix = io.broadcast(suffix);
-  temp_path_ = final_path_ + ".tmp-" + suffix;
+  temp_path_ = temporary_path(final_path_, suffix);
   try {
-    file_.emplace(Hdf5File::create(temp_path_, comm_));
+    io.on_root(
+        [&] { naming_the_output(final_path_, "", [&] { file_.emplace(Hdf5File::create(temp_path_)); }); });
   } catch (...) {
-    // The name is unique to this writer, so whatever a failed creation left there is ours.
-    std::error_code ignored;
-    if (io.is_root()) fs::remove(temp_path_, ignored);
+    discard();
     throw;
   }
 }
 
 Hdf5ResultWriter::~Hdf5ResultWriter() {
-  if (state_ == State::open) discard();
+  if (state_ != State::open) return;
+  discard();
+  // Without an exception in flight every rank is here together, and waits until the temporary
+  // file is gone; an exception may be this rank's alone, so then no rank waits for the others.
+  if (std::uncaught_exceptions() == exceptions_at_construction_) {
+    try {
+      Communicator(comm_).barrier();
+    } catch (...) {
+    }
+  }
 }
 
 void Hdf5ResultWriter::check_writable(const std::string& final_path) {
@@ -158,21 +178,32 @@ void Hdf5ResultWriter::check_writable(const std::string& final_path) {
   probe_directory(final_path, dir);
 }
 
+template <class Write>
+void Hdf5ResultWriter::on_writer(const std::string& object_path, Write&& write) {
+  try {
+    Communicator(comm_).on_root([&] {
+      try {
+        naming_the_output(final_path_, object_path, write);
+      } catch (...) {
+        discard();  // before the agreement: no rank learns of the failure while the file remains
+        throw;
+      }
+    });
+  } catch (...) {
+    state_ = State::discarded;
+    throw;
+  }
+}
+
 void Hdf5ResultWriter::discard() noexcept {
-  try {
-    if (file_ && file_->is_open()) file_->close();
-  } catch (...) {
-    // The file is being thrown away: a failed flush does not matter.
-  }
+  if (file_) file_->close_discarding();
   file_.reset();
-  try {
-    Communicator(comm_).barrier();  // every rank has closed it before it disappears
-  } catch (...) {
+  // Only the writing rank ever held the file; the name is unique to this writer, so whatever a
+  // failed creation left there is ours.
+  if (Communicator(comm_).is_root()) {
+    std::error_code ignored;
+    fs::remove(temp_path_, ignored);
   }
-  // Every rank removes (the second removal finds nothing), so the temporary file is gone on
-  // every rank by the time it leaves the destructor.
-  std::error_code ignored;
-  fs::remove(temp_path_, ignored);
   state_ = State::discarded;
 }
 
@@ -183,23 +214,16 @@ void Hdf5ResultWriter::require_open(const std::string& path) const {
 
 void Hdf5ResultWriter::commit() {
   require_open("");
-  const Communicator io(comm_);
-  try {
-    io.all_or_none([&] { file_->close(); });
+  on_writer("", [&] {
+    file_->close();
     file_.reset();
-    io.barrier();  // every rank's data are in the file before it takes the final name
-    // Agreeing on rank 0's outcome doubles as the barrier after the rename.
-    io.on_root([&] { durable_rename(temp_path_, final_path_); });
-  } catch (...) {
-    discard();
-    throw;
-  }
+    durable_rename(temp_path_, final_path_);
+  });
   state_ = State::committed;
 }
 
 Hdf5Handle Hdf5ResultWriter::create_dataset(const std::string& path, hid_t file_type,
                                             const std::vector<std::uint64_t>& dims) {
-  require_open(path);
   require_absolute(path, final_path_);
   const ErrorContext where = ErrorContext(final_path_, path);
   if (file_->exists(path)) throw Error("dataset written twice", where);
@@ -220,13 +244,14 @@ Hdf5Handle Hdf5ResultWriter::create_dataset(const std::string& path, hid_t file_
 
 void Hdf5ResultWriter::write_replicated(const std::string& path, hid_t file_type, hid_t mem_type,
                                         const std::vector<std::uint64_t>& dims, const void* data) {
-  const Communicator io(comm_);
-  require_same_shape(io, dims, ErrorContext(final_path_, path));
-  const Hdf5Handle dataset = create_dataset(path, file_type, dims);
-  const std::uint64_t rows = dims.empty() ? 1 : dims[0];
-  // Rank 0 writes the whole dataset; the others join the collective transfer with nothing.
-  const io_detail::RowBlock block{0, io.is_root() ? rows : 0};
-  io_detail::write_row_block(dataset.get(), dims, io, mem_type, block, data, ErrorContext(final_path_, path));
+  require_open(path);
+  require_same_shape(Communicator(comm_), dims, ErrorContext(final_path_, path));
+  on_writer(path, [&] {
+    const Hdf5Handle dataset = create_dataset(path, file_type, dims);
+    const std::uint64_t rows = dims.empty() ? 1 : dims[0];
+    io_detail::write_row_block(dataset.get(), dims, mem_type, {0, rows}, data,
+                               ErrorContext(final_path_, path));
+  });
 }
 
 void Hdf5ResultWriter::write_matrix(const std::string& path, const ConstMatrixRef& m, StorageType storage) {
@@ -250,7 +275,7 @@ void Hdf5ResultWriter::write_int64_vector(const std::string& path, const std::ve
 }
 
 void Hdf5ResultWriter::write_string(const std::string& path, const std::string& text) {
-  // Fixed length rather than variable: parallel HDF5 cannot write variable-length data.
+  // Fixed length rather than variable, as readers of parallel HDF5 files expect.
   const Hdf5Handle type = io_detail::fixed_string_type(text.size(), ErrorContext(final_path_, path));
   const std::string padded = text.empty() ? std::string(1, '\0') : text;
   write_replicated(path, type.get(), type.get(), {}, padded.data());
@@ -259,6 +284,11 @@ void Hdf5ResultWriter::write_string(const std::string& path, const std::string& 
 void Hdf5ResultWriter::write_attribute_value(const std::string& object_path, const std::string& name,
                                              hid_t file_type, hid_t mem_type, const void* data) {
   require_open(object_path);
+  on_writer(object_path, [&] { write_attribute_here(object_path, name, file_type, mem_type, data); });
+}
+
+void Hdf5ResultWriter::write_attribute_here(const std::string& object_path, const std::string& name,
+                                            hid_t file_type, hid_t mem_type, const void* data) {
   const ErrorContext where{final_path_, object_path, name};
   if (!file_->exists(object_path)) {
     require_absolute(object_path, final_path_);
@@ -297,55 +327,120 @@ void Hdf5ResultWriter::write_attribute(const std::string& object_path, const std
   write_attribute_value(object_path, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
-// Validates the ranks' blocks together and returns the dataset width. Ranks without rows may
-// pass a 0 x 0 block, so the width comes from the ranks that have rows.
-std::uint64_t Hdf5ResultWriter::check_distribution(const std::string& path, std::uint64_t rows,
-                                                   std::uint64_t cols, std::uint64_t row_begin,
-                                                   std::uint64_t total_rows) const {
+// Validates the ranks' blocks together and returns every rank's block (rank order) and the
+// dataset width. Ranks without rows may pass a 0 x 0 block, so the width comes from those with rows.
+Hdf5ResultWriter::Distribution Hdf5ResultWriter::check_distribution(const std::string& path,
+                                                                    std::uint64_t rows, std::uint64_t cols,
+                                                                    std::uint64_t row_begin,
+                                                                    std::uint64_t total_rows) const {
   require_open(path);
   const Communicator io(comm_);
   const ErrorContext where = ErrorContext(final_path_, path);
   auto max_over_ranks = [&](std::uint64_t v) {
     return static_cast<std::uint64_t>(io.allreduce_max(static_cast<std::int64_t>(v)));
   };
-  const std::uint64_t width = total_rows > 0 ? max_over_ranks(rows > 0 ? cols : 0) : max_over_ranks(cols);
+  Distribution d;
+  d.width = total_rows > 0 ? max_over_ranks(rows > 0 ? cols : 0) : max_over_ranks(cols);
   const auto total = static_cast<std::int64_t>(total_rows);
   const bool same_total = io.allreduce_min(total) == io.allreduce_max(total);
   io.all_or_none([&] {
     if (!same_total) throw Error("ranks disagree on the total row count", where);
-    if (rows > 0 && cols != width) {
+    if (rows > 0 && cols != d.width) {
       throw Error("rank " + std::to_string(io.rank()) + " has " + std::to_string(cols) + " columns, others " +
-                      std::to_string(width),
+                      std::to_string(d.width),
                   where);
     }
   });
   io_detail::require_block_in_range(io, {row_begin, rows}, total_rows, where);
-  require_tiling(io, row_begin, rows, total_rows, where);
-  return width;
+  const std::vector<std::int64_t> begins = io.allgather(static_cast<std::int64_t>(row_begin)),
+                                  counts = io.allgather(static_cast<std::int64_t>(rows));
+  for (std::size_t r = 0; r < begins.size(); ++r)
+    d.blocks.emplace_back(static_cast<std::uint64_t>(begins[r]), static_cast<std::uint64_t>(counts[r]));
+  io.all_or_none([&] { require_tiling(d.blocks, total_rows, where); });
+  return d;
+}
+
+// Every rank's rows reach the writer rank by rank, in messages of at most kMaxMessageBytes; the
+// writer writes each as a hyperslab, its own rows straight from their memory. A failure on the
+// writer stops its writing but not its receiving, so every send finds its receive and the
+// outcome is agreed once every message has been passed.
+void Hdf5ResultWriter::write_rows_through_writer(const std::string& path, hid_t file_type, hid_t mem_type,
+                                                 std::size_t element_bytes, const Distribution& d,
+                                                 std::uint64_t total_rows, const void* local) {
+  const Communicator io(comm_);
+  const ErrorContext where(final_path_, path);
+  const std::vector<std::uint64_t> dims = file_type == H5T_STD_I64LE
+                                              ? std::vector<std::uint64_t>{total_rows}
+                                              : std::vector<std::uint64_t>{total_rows, d.width};
+  const std::size_t row_bytes = d.width * element_bytes;
+  const std::uint64_t chunk_rows =
+      std::max<std::size_t>(1, kMaxMessageBytes / std::max<std::size_t>(1, row_bytes));
+  std::exception_ptr failure;
+  Hdf5Handle dataset;
+  // Steps on the writer after a failure are skipped: the file is discarded once it is agreed.
+  auto writer_step = [&](auto&& step) {
+    if (failure) return;
+    try {
+      naming_the_output(final_path_, path, step);
+    } catch (...) {
+      failure = std::current_exception();
+      dataset.reset();
+      discard();  // before the agreement, as in on_writer; the messages are still drained
+    }
+  };
+  if (io.is_root()) {
+    writer_step([&] {
+      dataset = create_dataset(path, file_type, dims);
+      io_detail::write_row_block(dataset.get(), dims, mem_type, {d.blocks[0].first, d.blocks[0].second},
+                                 local, where);
+    });
+  }
+  std::vector<char> buffer;
+  for (int sender = 1; sender < io.size() && row_bytes > 0; ++sender) {
+    const auto [begin, count] = d.blocks[static_cast<std::size_t>(sender)];
+    if (io.rank() != sender && !io.is_root()) continue;
+    for (std::uint64_t done = 0; done < count; done += chunk_rows) {
+      const std::uint64_t rows = std::min(chunk_rows, count - done);
+      const std::size_t bytes = rows * row_bytes;
+      if (io.rank() == sender) {
+        io.send_bytes(static_cast<const char*>(local) + done * row_bytes, bytes, 0);
+        continue;
+      }
+      buffer.resize(std::max(buffer.size(), bytes));
+      io.receive_bytes(buffer.data(), bytes, sender);
+      writer_step([&] {
+        io_detail::write_row_block(dataset.get(), dims, mem_type, {begin + done, rows}, buffer.data(), where);
+      });
+    }
+  }
+  try {
+    io.agree(failure);
+  } catch (...) {
+    state_ = State::discarded;
+    throw;
+  }
 }
 
 void Hdf5ResultWriter::write_distributed_rows(const std::string& path, const DataRef& local_rows,
                                               std::uint64_t row_begin, std::uint64_t total_rows,
                                               StorageType storage) {
   const auto rows = static_cast<std::uint64_t>(local_rows.rows());
-  const std::uint64_t width =
+  const Distribution d =
       check_distribution(path, rows, static_cast<std::uint64_t>(local_rows.cols()), row_begin, total_rows);
-  const Hdf5Handle dataset = create_dataset(path, float_file_type(storage), {total_rows, width});
-  // A Ref may skip memory between rows (a column block of a wider matrix); HDF5 needs them packed.
+  // A Ref may skip memory between rows (a column block of a wider matrix); messages need them packed.
   const bool packed = rows <= 1 || local_rows.outerStride() == local_rows.cols();
   const RowMatrix copy = packed ? RowMatrix() : RowMatrix(local_rows);
-  io_detail::write_row_block(dataset.get(), {total_rows, width}, Communicator(comm_), H5T_NATIVE_DOUBLE,
-                             {row_begin, rows}, packed ? local_rows.data() : copy.data(),
-                             ErrorContext(final_path_, path));
+  write_rows_through_writer(path, float_file_type(storage), H5T_NATIVE_DOUBLE, sizeof(double), d, total_rows,
+                            packed ? local_rows.data() : copy.data());
 }
 
 void Hdf5ResultWriter::write_distributed_int64(const std::string& path,
                                                const std::vector<std::int64_t>& local,
                                                std::uint64_t row_begin, std::uint64_t total_rows) {
-  check_distribution(path, local.size(), 1, row_begin, total_rows);
-  const Hdf5Handle dataset = create_dataset(path, H5T_STD_I64LE, {total_rows});
-  io_detail::write_row_block(dataset.get(), {total_rows}, Communicator(comm_), H5T_NATIVE_INT64,
-                             {row_begin, local.size()}, local.data(), ErrorContext(final_path_, path));
+  Distribution d = check_distribution(path, local.size(), 1, row_begin, total_rows);
+  d.width = 1;
+  write_rows_through_writer(path, H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(std::int64_t), d, total_rows,
+                            local.data());
 }
 
 }  // namespace gplvm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -42,15 +43,21 @@ FlatError flatten(const std::exception_ptr& error) {
   }
 }
 
-[[noreturn]] void raise(const FlatError& flat) {
+template <class E>
+[[noreturn]] void throw_agreed(E error) {
+  error.mark_agreed();
+  throw error;
+}
+
+[[noreturn]] void raise_agreed(const FlatError& flat) {
   ErrorContext context{flat.text[1], flat.text[2], flat.text[3]};
   switch (flat.kind) {
     case ErrorKind::input:
-      throw InputError(flat.text[0], std::move(context));
+      throw_agreed(InputError(flat.text[0], std::move(context)));
     case ErrorKind::numerical:
-      throw NumericalError(flat.text[0], std::move(context));
+      throw_agreed(NumericalError(flat.text[0], std::move(context)));
     default:
-      throw Error(flat.text[0], std::move(context));
+      throw_agreed(Error(flat.text[0], std::move(context)));
   }
 }
 
@@ -174,14 +181,21 @@ void Communicator::agree(std::exception_ptr local) const {
     int kind = static_cast<int>(flat.kind);
     broadcast_bytes(&kind, sizeof kind, root);
     for (const std::string& s : flat.text) broadcast(s, root);
-    std::rethrow_exception(local);
+    try {
+      std::rethrow_exception(local);
+    } catch (Error& e) {
+      e.mark_agreed();
+      throw;
+    } catch (...) {
+      raise_agreed(flat);  // what the other ranks throw, so that every rank ends alike
+    }
   }
   FlatError flat;
   int kind = 0;
   broadcast_bytes(&kind, sizeof kind, root);
   flat.kind = static_cast<ErrorKind>(kind);
   for (std::string& s : flat.text) s = broadcast(s, root);
-  raise(flat);
+  raise_agreed(flat);
 }
 
 int Communicator::ranks_on_node() const {
@@ -214,6 +228,21 @@ void Communicator::broadcast_bytes(void* data, std::size_t bytes, int root) cons
   if (!mpi_running_ || size_ == 1 || bytes == 0) return;
   check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_), "broadcast");
   if (rank_ == root) count_bytes(bytes);
+}
+
+void Communicator::send_bytes(const void* data, std::size_t bytes, int destination, int tag) const {
+  if (!mpi_running_ || bytes == 0) return;
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error("message of " + std::to_string(bytes) + " bytes exceeds MPI's count limit");
+  check(MPI_Send(data, static_cast<int>(bytes), MPI_BYTE, destination, tag, comm_), "send");
+  count_bytes(bytes);
+}
+
+void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int tag) const {
+  if (!mpi_running_ || bytes == 0) return;
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Error("message of " + std::to_string(bytes) + " bytes exceeds MPI's count limit");
+  check(MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE), "receive");
 }
 
 void Communicator::alltoallv(const double* send, const std::vector<int>& send_counts,

@@ -164,6 +164,24 @@ void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
   }
 }
 
+// A replicated block of the state, InputError unless it has the model's length.
+Vector read_shared_block(const Hdf5ResultReader& in, const std::string& dataset, Index length) {
+  const Vector stored = in.read_vector(dataset);
+  require(
+      stored.size() == length, "checkpoint has a different number of model parameters",
+      {in.path(), dataset, std::to_string(stored.size()) + " stored, model has " + std::to_string(length)});
+  return stored;
+}
+
+// This rank's rows of a per-row block of the state, InputError unless the width matches the model's.
+RowMatrix read_local_block(const Hdf5ResultReader& in, const std::string& dataset, std::uint64_t begin,
+                           std::uint64_t count, Index width) {
+  RowMatrix rows = in.read_distributed_rows(dataset, begin, count);
+  require(rows.cols() == width || rows.rows() == 0, "checkpoint has a different number of values per row",
+          {in.path(), dataset, std::to_string(rows.cols()) + " stored, model has " + std::to_string(width)});
+  return rows;
+}
+
 }  // namespace
 
 namespace {
@@ -254,20 +272,25 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   s.params = Vector::Zero(model.num_parameters());
   s.adam.first_moment = Vector::Zero(model.num_parameters());
   s.adam.second_moment = Vector::Zero(model.num_parameters());
-  const Vector stored_shared = in.read_vector("/state/shared");
-  require(stored_shared.size() == shared, "checkpoint has a different number of model parameters",
-          {path, "/state/shared", std::to_string(stored_shared.size())});
-  s.params.head(shared) = stored_shared;
-  s.adam.first_moment.head(shared) = in.read_vector("/state/adam_m_shared");
-  s.adam.second_moment.head(shared) = in.read_vector("/state/adam_v_shared");
+  s.params.head(shared) = read_shared_block(in, "/state/shared", shared);
+  s.adam.first_moment.head(shared) = read_shared_block(in, "/state/adam_m_shared", shared);
+  s.adam.second_moment.head(shared) = read_shared_block(in, "/state/adam_v_shared", shared);
   if (model.local_values_per_row() > 0) {
     const std::uint64_t begin = model.local_begin(), count = model.local_rows();
-    model.set_local_block_rows(s.params, in.read_distributed_rows("/state/local", begin, count));
-    model.set_local_block_rows(s.adam.first_moment,
-                               in.read_distributed_rows("/state/adam_m_local", begin, count));
-    model.set_local_block_rows(s.adam.second_moment,
-                               in.read_distributed_rows("/state/adam_v_local", begin, count));
+    const auto local = [&](const char* dataset) {
+      return read_local_block(in, dataset, begin, count, model.local_values_per_row());
+    };
+    model.set_local_block_rows(s.params, local("/state/local"));
+    model.set_local_block_rows(s.adam.first_moment, local("/state/adam_m_local"));
+    model.set_local_block_rows(s.adam.second_moment, local("/state/adam_v_local"));
   }
+  // A state holding NaN or Inf (a diverged run checkpointed, or a corrupt file) would only fail
+  // steps later, as a numerical error far from its cause; each rank checks its own rows.
+  comm.all_or_none([&] {
+    require(s.params.allFinite() && s.adam.first_moment.allFinite() && s.adam.second_moment.allFinite(),
+            "checkpoint holds non-finite values (NaN or Inf) in its parameters or Adam moments",
+            {path, "/state", ""});
+  });
   s.step = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "step"));
   s.adam.steps = in.read_attribute_int64("/state", "adam_steps");
   s.wall_seconds = in.read_attribute_double("/state", "wall_seconds");

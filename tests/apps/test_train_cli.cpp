@@ -177,7 +177,8 @@ TEST(TrainCli, ThreadsPerRankGiveTheOneThreadRunBitForBit) {
 // by up to 2x), and says when OPENBLAS_CORETYPE forced them.
 TEST(TrainCli, ReportsTheOpenBlasKernels) {
   Sandbox r;
-  const std::string args = "train --config config.toml --train.max_steps=2";
+  // The second run replaces the first one's run file.
+  const std::string args = "train --config config.toml --train.max_steps=2 --force";
   auto core_of = [](const std::string& err) {
     const auto at = err.find("OpenBLAS kernels: ");
     if (at == std::string::npos) return std::string("(none reported)");

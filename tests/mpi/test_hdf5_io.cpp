@@ -3,7 +3,9 @@
 // results and attributes, the temporary-file-then-rename protocol, and errors that every rank
 // raises together (a rank that threw alone would leave the others hanging in a collective).
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <mpi.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -428,6 +430,7 @@ TEST_F(Hdf5Io, WriterDestroyedWithoutCommitLeavesNothingBehind) {
     out.write_scalar("/x", 1.0);
     EXPECT_TRUE(fs::exists(temp));
     EXPECT_FALSE(fs::exists(file));
+    comm_.barrier();  // every rank has looked before rank 0 removes the file
   }
   EXPECT_FALSE(fs::exists(temp));
   EXPECT_FALSE(fs::exists(file));
@@ -441,8 +444,9 @@ TEST_F(Hdf5Io, WriterDestroyedWithoutCommitLeavesNothingBehind) {
     ADD_FAILURE() << "expected an exception";
   } catch (const InputError&) {
   }
-  EXPECT_FALSE(fs::exists(temp));
+  // Unwinding, the writer waits for no other rank: rank 0 removes the file by the barrier.
   comm_.barrier();
+  EXPECT_FALSE(fs::exists(temp));
   EXPECT_TRUE(listing().empty());
 }
 
@@ -486,6 +490,86 @@ TEST_F(Hdf5Io, UnwritableOutputDirectoryIsAnInputErrorNamingIt) {
   comm_.barrier();
   if (comm_.is_root()) fs::permissions(locked, fs::perms::owner_all);
   EXPECT_TRUE(fs::is_empty(locked));  // the probe file was removed
+}
+
+// ---- a full disk ---------------------------------------------------------------------------------
+
+// A tmpfs of two pages mounted by rank 0 at <dir>/full (root only), seen by every rank.
+class FullDisk {
+ public:
+  FullDisk(const Communicator& comm, std::string path) : comm_(comm), path_(std::move(path)) {
+    int mounted = 0;
+    if (comm_.is_root()) {
+      fs::create_directories(path_);
+      mounted = ::geteuid() == 0 && ::mount("tmpfs", path_.c_str(), "tmpfs", 0, "size=8k") == 0;
+    }
+    mounted_ = comm_.allreduce_max(std::int64_t{mounted}) > 0;
+  }
+  ~FullDisk() {
+    comm_.barrier();
+    if (mounted_ && comm_.is_root()) ::umount2(path_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  bool empty() const { return fs::is_empty(path_); }
+
+ private:
+  const Communicator& comm_;
+  std::string path_;
+  bool mounted_ = false;
+};
+
+// Runs f, which must throw a gplvm Error that is not an InputError; returns it.
+template <class F>
+Error expect_system_error(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    ADD_FAILURE() << "a full disk is not bad input: " << e.what();
+    return e;
+  } catch (const Error& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected gplvm::Error, got: " << e.what();
+    return Error("wrong exception");
+  }
+  ADD_FAILURE() << "expected an error, nothing thrown";
+  return Error("nothing thrown");
+}
+
+// Every rank throws the same agreed error naming the output; no HDF5 file stays open on any rank
+// (HDF5 would close it again at exit, which crashes after a failed flush); no file is left.
+void expect_clean_failure(const Error& e, const std::string& file, const FullDisk& disk) {
+  EXPECT_EQ(e.context().file, file) << e.what();
+  EXPECT_TRUE(e.agreed() || Communicator().size() == 1) << e.what();
+  EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+  Communicator().barrier();
+  EXPECT_TRUE(disk.empty());
+}
+
+TEST_F(Hdf5Io, DistributedRowsThatDoNotFitFailOnEveryRankAndLeaveNothingOpen) {
+  const FullDisk disk(comm_, path("full"));
+  if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const std::string file = path("full/out.h5");
+  const RowPartition rows(2000, comm_.size());
+  const RowMatrix Y = RowMatrix::Constant(rows.count(comm_.rank()), 8, 1.5);  // 128 kB in all
+  const Error e = expect_system_error([&] {
+    Hdf5ResultWriter out(file, comm_.raw());
+    out.write_distributed_rows("/Y", Y, rows.begin(comm_.rank()), 2000);
+    out.commit();
+  });
+  expect_clean_failure(e, file, disk);
+}
+
+TEST_F(Hdf5Io, AFinalFlushThatCannotFitFailsBeforeHdf5CanBeLeftHalfClosed) {
+  const FullDisk disk(comm_, path("full"));
+  if (!disk.mounted()) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  const std::string file = path("full/out.h5");
+  Hdf5ResultWriter out(file, comm_.raw());
+  for (int i = 0; i < 4; ++i) out.write_vector("/v" + std::to_string(i), Vector::Constant(100, 0.5));
+  const Error e = expect_system_error([&] { out.commit(); });
+  EXPECT_TRUE(contains(e.what(), "reserve")) << e.what();
+  EXPECT_FALSE(out.committed());
+  expect_clean_failure(e, file, disk);
 }
 
 }  // namespace

@@ -21,10 +21,15 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what, ErrorContext context = {});
   const ErrorContext& context() const noexcept { return context_; }
   const std::string& reason() const noexcept { return reason_; }
+  // Whether every rank of the job raised this same error together (Communicator::agree), so that
+  // each can exit with its code instead of aborting the job for ranks left in a collective.
+  bool agreed() const noexcept { return agreed_; }
+  void mark_agreed() noexcept { agreed_ = true; }
 
  private:
   std::string reason_;
   ErrorContext context_;
+  bool agreed_ = false;
 };
 
 // Bad user input: data, config, command line.

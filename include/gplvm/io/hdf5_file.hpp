@@ -6,8 +6,10 @@
 // HDF5's automatic error-stack printing is switched off: its stack is read into the exception
 // message instead, so a failure prints one line rather than a screenful from every rank.
 //
-// All calls that take or hold a communicator are collective: every rank of the communicator calls
-// them in the same order with the same object paths. Errors these functions raise because of the
+// Files are read on a communicator, collectively: every rank of the communicator makes the same
+// calls in the same order with the same object paths. Files are written by one process alone,
+// through the serial (sec2) driver (io/result_writer.hpp), so that a failing write can never
+// leave ranks on different paths inside a collective HDF5 call. Errors these functions raise because of the
 // file's content (missing object, wrong shape or type) are raised on every rank alike, since all
 // ranks read the same metadata.
 //
@@ -60,6 +62,9 @@ void check_hdf5(herr_t status, const std::string& what, const ErrorContext& wher
 // Takes ownership of id, throwing Error as check_hdf5 does when it is negative.
 Hdf5Handle checked_handle(hid_t id, Hdf5Handle::Closer closer, const std::string& what,
                           const ErrorContext& where);
+// Shuts the library down before MPI_Finalize, rather than in HDF5's own exit handler after MPI is
+// gone. Every file is closed by then (readers and writers close theirs as they unwind).
+void close_hdf5_library() noexcept;
 
 class Hdf5Dataset;
 
@@ -67,10 +72,12 @@ enum class FileAccess { read_only, read_write };
 
 class Hdf5File {
  public:
-  // Collective. InputError naming the file when it is missing, unreadable or not an HDF5 file.
+  // Collective. InputError naming the file, on every rank, when it is missing, unreadable, not an
+  // HDF5 file or truncated (HDF5 checks the stored end of file against the file's size).
   static Hdf5File open(const std::string& path, MPI_Comm comm, FileAccess access = FileAccess::read_only);
-  // Collective. Creates a new file; Error when it exists already or cannot be created.
-  static Hdf5File create(const std::string& path, MPI_Comm comm);
+  // Not collective. Creates a new file for this process alone to write, with the serial (sec2)
+  // driver; Error when it exists already or cannot be created.
+  static Hdf5File create(const std::string& path);
 
   Hdf5File(Hdf5File&&) noexcept = default;
   Hdf5File& operator=(Hdf5File&&) noexcept = default;
@@ -82,20 +89,28 @@ class Hdf5File {
   // True when the file uses the MPI-IO driver (MPI is initialised), so transfers can be collective.
   bool parallel() const noexcept { return parallel_; }
 
-  // Collective: closes the file, throwing Error when HDF5 fails to flush it (data would be lost).
+  // Closes the file (collectively where it was opened on a communicator). For a file made by
+  // create(), the disk space its final flush needs is reserved first: Error, with the file still
+  // open and intact, when it cannot be (a full disk), since HDF5 (1.10) cannot close a file whose
+  // flush failed and would crash closing it again at exit.
   void close();
+  // Not collective; for a file made by create() that is being thrown away: its remaining writes go
+  // to memory, so the close cannot fail, and nothing is left open for HDF5's shutdown.
+  void close_discarding() noexcept;
   // Whether an object (group or dataset) exists at the absolute path; "/" always does.
   bool exists(const std::string& object_path) const;
   // InputError naming the file and path when there is no dataset there.
   Hdf5Dataset open_dataset(const std::string& dataset_path) const;
 
  private:
-  Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel);
+  Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel, bool written);
+  void reserve_space_for_flush();
 
   std::string path_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   Hdf5Handle handle_;
   bool parallel_ = false;
+  bool written_ = false;  // made by create(): written through the sec2 driver
 };
 
 // An open dataset with its shape and element class, read once at opening.

@@ -5,8 +5,14 @@
 // run that fails (or is killed) before commit() leaves the final path untouched.
 //
 // Everything here is collective over the communicator: every rank makes the same calls in the
-// same order with the same paths. "Replicated" writes take the same values on every rank and
-// rank 0's copy is written; write_distributed_rows() takes each rank's own rows.
+// same order with the same paths. One rank (rank 0, "the writer") alone creates, writes, closes
+// and renames the file, through HDF5's serial driver: no HDF5 call on an output is collective, so
+// no failure can leave ranks on different paths inside HDF5. Every write ends with the writer's
+// outcome agreed on every rank (Communicator::agree): when it fails (a full disk), the writer
+// closes its file, which cannot hang, removes the temporary file, and every rank throws the same
+// error naming the output; nothing is left open for HDF5's shutdown. "Replicated" writes take the
+// same values on every rank and rank 0's copy is written; write_distributed_rows() takes each
+// rank's own rows, which the other ranks send to the writer in bounded messages.
 //
 // Object paths are absolute ("/params/kernel/variance"); missing groups are created.
 // Matrices are stored row-major, so h5py reads an N x Q matrix as an (N, Q) array in natural order.
@@ -16,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gplvm/core/types.hpp"
@@ -28,10 +35,12 @@ enum class StorageType { float64, float32 };
 
 class Hdf5ResultWriter {
  public:
-  // Collective. Creates "<final_path>.tmp-<unique suffix>" next to final_path. InputError naming
-  // the directory when it is missing or not writable, before anything is created.
+  // Collective. Rank 0 creates "<final_path>.tmp-<unique suffix>" next to final_path. InputError
+  // naming the directory when it is missing or not writable, before anything is created.
   Hdf5ResultWriter(std::string final_path, MPI_Comm comm);
-  // Collective. Without commit(), closes and removes the temporary file: nothing is left behind.
+  // Without commit(), the writer closes and removes the temporary file, so nothing is left
+  // behind. Collective (every rank returns once the file is gone) unless an exception unwinds
+  // through it, which may be one rank's alone: then it waits for no other rank.
   ~Hdf5ResultWriter();
   Hdf5ResultWriter(const Hdf5ResultWriter&) = delete;
   Hdf5ResultWriter& operator=(const Hdf5ResultWriter&) = delete;
@@ -77,27 +86,42 @@ class Hdf5ResultWriter {
   void write_distributed_int64(const std::string& path, const std::vector<std::int64_t>& local,
                                std::uint64_t row_begin, std::uint64_t total_rows);
 
-  // Collective. Closes the file and renames it to final_path (rank 0, after every rank closed);
-  // every rank returns once the final file is in place. Error when closing or renaming fails, in
-  // which case the temporary file is removed.
+  // Collective. The writer closes the file and renames it to final_path; every rank returns once
+  // the final file is in place. Error when closing or renaming fails, in which case the temporary
+  // file is removed.
   void commit();
 
  private:
+  // Every rank's row block (rank order) and the dataset's width, validated on every rank.
+  struct Distribution {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;  // (first row, row count)
+    std::uint64_t width = 0;
+  };
   Hdf5Handle create_dataset(const std::string& path, hid_t file_type, const std::vector<std::uint64_t>& dims);
   void write_replicated(const std::string& path, hid_t file_type, hid_t mem_type,
                         const std::vector<std::uint64_t>& dims, const void* data);
   void write_attribute_value(const std::string& object_path, const std::string& name, hid_t file_type,
                              hid_t mem_type, const void* data);
-  std::uint64_t check_distribution(const std::string& path, std::uint64_t rows, std::uint64_t cols,
-                                   std::uint64_t row_begin, std::uint64_t total_rows) const;
+  void write_attribute_here(const std::string& object_path, const std::string& name, hid_t file_type,
+                            hid_t mem_type, const void* data);
+  Distribution check_distribution(const std::string& path, std::uint64_t rows, std::uint64_t cols,
+                                  std::uint64_t row_begin, std::uint64_t total_rows) const;
+  void write_rows_through_writer(const std::string& path, hid_t file_type, hid_t mem_type,
+                                 std::size_t element_bytes, const Distribution& d, std::uint64_t total_rows,
+                                 const void* local);
   void require_open(const std::string& path) const;
+  // Runs one write on the writer rank and agrees on its outcome; on failure, discards and rethrows.
+  template <class Write>
+  void on_writer(const std::string& object_path, Write&& write);
+  // Not collective: the writer closes its file (a close that cannot fail) and removes it.
   void discard() noexcept;
 
   enum class State { open, committed, discarded };
   std::string final_path_, temp_path_;
   MPI_Comm comm_;
-  std::optional<Hdf5File> file_;
+  std::optional<Hdf5File> file_;  // on the writer rank only
   State state_ = State::open;
+  int exceptions_at_construction_ = 0;
 };
 
 // Reads result and checkpoint files (to resume, evaluate or encode). Collective like the writer.

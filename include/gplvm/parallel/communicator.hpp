@@ -57,7 +57,8 @@ class Communicator {
   // left waiting in a collective while another has thrown.
   void agree_on_problem(const std::string& problem, const std::string& key) const;
   // Collective: when any rank passes an exception, every rank throws the exception of the
-  // lowest such rank (gplvm::InputError, NumericalError and Error keep their type and context).
+  // lowest such rank (gplvm::InputError, NumericalError and Error keep their type and context),
+  // marked agreed (Error::agreed), so that the job can end without aborting.
   void agree(std::exception_ptr local) const;
   // Runs f on every rank, then agrees on its outcome: checks whose outcome can differ between
   // ranks must not leave one rank throwing while the others enter a collective.
@@ -83,6 +84,10 @@ class Communicator {
   void broadcast(double* data, Index count, int root = 0) const;
   std::string broadcast(const std::string& text, int root = 0) const;
   void broadcast_bytes(void* data, std::size_t bytes, int root = 0) const;
+  // Point to point: `bytes` (at most INT_MAX) from this rank to `destination`, received in send
+  // order by the matching receive_bytes there (for transfers to one rank in bounded pieces).
+  void send_bytes(const void* data, std::size_t bytes, int destination, int tag = 0) const;
+  void receive_bytes(void* data, std::size_t bytes, int source, int tag = 0) const;
   // MPI_Alltoallv: counts and displacements in elements, one entry per rank.
   void alltoallv(const double* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
                  double* receive, const std::vector<int>& receive_counts,

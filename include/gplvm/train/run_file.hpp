@@ -72,8 +72,10 @@ struct RunOutput {
 
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state);
 
-// Reads a checkpoint for this process's rows; throws InputError naming the file and the first
-// identity key (or data statistic) that differs from `expected`.
+// Reads a checkpoint for this process's rows; throws InputError (on every rank alike) naming the
+// file and the first identity key (or data statistic) that differs from `expected`, a block whose
+// shape differs from the model's, or a state holding NaN or Inf; unreadable or truncated files
+// are InputErrors too.
 TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const Model& model,
                               const RunMetadata& expected);
 
