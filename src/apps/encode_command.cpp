@@ -10,8 +10,8 @@
 #include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
-#include "gplvm/io/data_transform.hpp"
 #include "gplvm/core/version.hpp"
+#include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -37,14 +37,14 @@ int encode_command(const Arguments& args, const Communicator& comm) {
     return kExitOk;
   }
   const std::string run_path = cl.required("run"), output = cl.required("output");
-  require_output_not_input({output, "--output"}, {{run_path, "--run"}, {cl.required("data"), "--data"}});
   Hdf5ResultWriter::check_writable(output);
-  clean_stale_temporaries_beside(output, comm);
   const TrainedRun run = load_trained_run(run_path, comm);
   const bool own_data = !cl.value("data");
+  const std::string data_file = run.training_data_file(cl.value("data"), comm);
+  require_output_not_input({output, "--output"}, {{run_path, "--run"}, {data_file, "--data"}});
+  clean_stale_temporaries_beside(output, comm);
   DistributedDataset data = load_distributed_dataset(
-      run.training_data_file(cl.value("data"), comm),
-      cl.value_or("dataset", own_data ? run.settings.data_path : "/Y"), "/labels", comm);
+      data_file, cl.value_or("dataset", own_data ? run.settings.data_path : "/Y"), "/labels", comm);
   const SasModelConfig& m = run.settings.model;
   run.require_data_dim(data.file, data.cols);
   apply_data_transform(read_data_transform(run_path, comm), data);  // the run's data.center/standardize

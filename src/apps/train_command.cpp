@@ -202,9 +202,12 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const std::vector<std::int64_t>* labels = data.labels ? &*data.labels : nullptr;
   const auto metadata = [&] {
     return RunMetadata{
-        config.to_toml(), resume_identity(config),
+        config.to_toml(),
+        resume_identity(config),
         std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
-        s.data_file, s.data_file_as_given, preprocess};
+        s.data_file,
+        s.data_file_as_given,
+        preprocess};
   };
   if (s.full_batch || model.trained_full_batch_only()) {
     prepare_outputs(s, comm, cl.has("force"), cl.value_or("config", ""));

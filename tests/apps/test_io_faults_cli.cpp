@@ -268,10 +268,10 @@ TEST(CheckpointValidation, NanCheckpointIsSkippedByResumeAuto) {
       run_gplvm("train --config config.toml --output.path=run2.h5 --train.max_steps=8 --resume auto", 2,
                 w.dir, kBounded);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("skipping invalid checkpoint ckpt/checkpoint-000000000006.h5"), std::string::npos)
+  EXPECT_NE(r.err.find("checkpoint-000000000006.h5"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("non-finite"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("resuming from ckpt/checkpoint-000000000004.h5 at step 4"), std::string::npos)
+  EXPECT_NE(r.err.find("checkpoint-000000000004.h5 at step 4"), std::string::npos)
       << r.err;
 }
 
@@ -309,7 +309,7 @@ TEST(InputChecks, ExactRefusesDataOfAnotherDimension) {
   Workspace w;
   make_data(w.dir / "wide.h5", 48, 5);
   const CliResult r = run_gplvm("exact --run run.h5 --data wide.h5", 2, w.dir, kBounded);
-  expect_failure(r, 2, {"wide.h5", "different dimension"});
+  expect_failure(r, 2, {"wide.h5", "trained on D = 4"});
 }
 
 TEST(InputChecks, DataThatOverflowTheKernelAreNamedAtLoad) {
