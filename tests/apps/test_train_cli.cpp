@@ -177,20 +177,21 @@ TEST(TrainCli, ThreadsPerRankGiveTheOneThreadRunBitForBit) {
 // by up to 2x), and says when OPENBLAS_CORETYPE forced them.
 TEST(TrainCli, ReportsTheOpenBlasKernels) {
   Sandbox r;
-  // The second run replaces the first one's run file.
-  const std::string args = "train --config config.toml --train.max_steps=2 --force";
+  const std::string args = "train --config config.toml --train.max_steps=2";
   auto core_of = [](const std::string& err) {
     const auto at = err.find("OpenBLAS kernels: ");
     if (at == std::string::npos) return std::string("(none reported)");
     const auto begin = at + std::string("OpenBLAS kernels: ").size();
     return err.substr(begin, err.find_first_of(" \n", begin) - begin);
   };
-  const CliResult forced = run_gplvm(args, 1, r.dir, "env OPENBLAS_CORETYPE=Haswell");
+  const CliResult forced =
+      run_gplvm(args + " --output.path=out/forced.h5", 1, r.dir, "env OPENBLAS_CORETYPE=Haswell");
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(core_of(forced.err), "Haswell") << forced.err;
   EXPECT_NE(forced.err.find("set by OPENBLAS_CORETYPE=Haswell"), std::string::npos) << forced.err;
 
-  const CliResult automatic = run_gplvm(args, 1, r.dir, "env -u OPENBLAS_CORETYPE");
+  const CliResult automatic =
+      run_gplvm(args + " --output.path=out/automatic.h5", 1, r.dir, "env -u OPENBLAS_CORETYPE");
   ASSERT_EQ(automatic.exit_code, 0) << automatic.err;
   EXPECT_NE(core_of(automatic.err), "(none reported)") << automatic.err;
   EXPECT_NE(automatic.err.find("(auto-detected)"), std::string::npos) << automatic.err;

@@ -150,6 +150,7 @@ seed = 0
 epochs = 1000000
 max_steps = $steps
 progress_seconds = 1
+tolerance = 0  # the jobs must run their steps: no stopping rule
 
 [output]
 path = "$WORK/$name-run.h5"

@@ -56,7 +56,7 @@ run_job() {
       ;;
   esac
   grep -q '^# resolved configuration' "$log" || fail "no resolved configuration in the log"
-  grep -Eq "^epoch [0-9]+ step $STEPS/$STEPS objective -?[0-9.e+-]+ points/s" "$log" ||
+  grep -Eq "^epoch [0-9]+ step $STEPS/$STEPS objective -?[0-9.e+-]+ .*points/s" "$log" ||
     fail "no final progress line 'epoch E step $STEPS/$STEPS objective ...' in the log"
   grep -q 'gplvm-train: launcher exited with code 0' "$log" || fail "no 'launcher exited with code 0'"
   grep -q '^{"command":"train",.*"ranks":2,"steps":'"$STEPS"',' "$log" ||
