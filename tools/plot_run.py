@@ -33,6 +33,7 @@ try:
     import matplotlib.pyplot as plt
     from matplotlib.collections import EllipseCollection
     from matplotlib.lines import Line2D
+    from gplvm_run import InputProblem, open_h5, read_dataset  # the run loader (tools/gplvm_run.py)
 except ImportError as exc:  # pragma: no cover - depends on the host
     sys.stderr.write(
         f"plot_run.py: error: {exc}; install the Debian packages python3-h5py python3-matplotlib "
@@ -49,33 +50,8 @@ FASHION_MNIST_CLASSES = (
 CURVE_COLUMNS = ("step", "epoch", "objective", "wall_time")
 
 
-class InputProblem(Exception):
-    """A missing or malformed input: reported in one line, exit status 2."""
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Reading
-
-
-def open_h5(path, what):
-    if not os.path.isfile(path):
-        raise InputProblem(f"{what} file not found: {path}")
-    try:
-        return h5py.File(path, "r")
-    except OSError as exc:
-        raise InputProblem(f"cannot open {what} file {path} as HDF5: {exc}") from exc
-
-
-def read_dataset(h5, path, required=True):
-    """The dataset at `path` as a numpy array, or None when it is absent and not required."""
-    obj = h5.get(path)
-    if obj is None:
-        if required:
-            raise InputProblem(f"{h5.filename}: dataset '{path}' not found")
-        return None
-    if not isinstance(obj, h5py.Dataset):
-        raise InputProblem(f"{h5.filename}: '{path}' is a group, not a dataset")
-    return obj[()]
 
 
 def principal_components(y, count=2):
