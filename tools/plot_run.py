@@ -33,7 +33,7 @@ try:
     import matplotlib.pyplot as plt
     from matplotlib.collections import EllipseCollection
     from matplotlib.lines import Line2D
-    from gplvm_run import InputProblem, open_h5, read_dataset  # the run loader (tools/gplvm_run.py)
+    from gplvm_run import InputProblem, open_h5, read_curve, read_dataset  # the run loader (tools/gplvm_run.py)
 except ImportError as exc:  # pragma: no cover - depends on the host
     sys.stderr.write(
         f"plot_run.py: error: {exc}; install the Debian packages python3-h5py python3-matplotlib "
@@ -47,7 +47,6 @@ MAX_ELLIPSES = 1500  # posterior ellipses drawn for at most this many (random) p
 FASHION_MNIST_CLASSES = (
     "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"
 )
-CURVE_COLUMNS = ("step", "epoch", "objective", "wall_time")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -125,24 +124,6 @@ def class_names(h5, args, labels):
     if not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= len(FASHION_MNIST_CLASSES):
         return None
     return FASHION_MNIST_CLASSES
-
-
-def read_curve(run):
-    """Columns step, epoch, objective, wall_time as a dict of 1-D arrays (possibly empty)."""
-    raw = read_dataset(run, "/train/curve")
-    if raw.dtype.names:  # a compound dataset: take the columns by name
-        missing = [c for c in CURVE_COLUMNS if c not in raw.dtype.names]
-        if missing:
-            raise InputProblem(f"{run.filename}: '/train/curve' has no field(s) {', '.join(missing)}")
-        return {c: np.asarray(raw[c], dtype=float).ravel() for c in CURVE_COLUMNS}
-    curve = np.asarray(raw, dtype=float)
-    if curve.size == 0:
-        curve = curve.reshape(0, len(CURVE_COLUMNS))
-    if curve.ndim != 2 or curve.shape[1] < len(CURVE_COLUMNS):
-        raise InputProblem(
-            f"{run.filename}: '/train/curve' must be M x 4 (step, epoch, objective, wall time), got shape {curve.shape}"
-        )
-    return {c: curve[:, i] for i, c in enumerate(CURVE_COLUMNS)}
 
 
 def read_labels(run, args, n_rows):
