@@ -8,6 +8,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/array_writers.hpp"
@@ -156,8 +157,8 @@ int export_command(const Arguments& args, const Communicator& comm) {
   if (ec) throw Error("cannot create the output directory: " + ec.message(), {output, "output", output});
   write_all(directory, files);
   if (cl.has("json")) {
-    JsonWriter w(0);
-    w.begin_object().key("command").value("export").key("output").value(output).key("format").value(format);
+    JsonWriter w = json_summary("export");
+    w.key("output").value(output).key("format").value(format);
     w.key("files").begin_array();
     for (const ExportFile& f : files) w.value(f.name);
     w.end_array().end_object();

@@ -8,6 +8,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/apps/output_path.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/apps/training_side.hpp"
@@ -95,9 +96,8 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   write_prediction(output, run, latents, p.mean, variance, kind, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
-    JsonWriter w(0);
-    w.begin_object().key("command").value("predict").key("output").value(output).key("rows").value(
-        latents.rows);
+    JsonWriter w = json_summary("predict");
+    w.key("output").value(output).key("rows").value(latents.rows);
     w.key("data_dim").value(static_cast<std::int64_t>(model->data_dim())).key("model").value(kind);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
