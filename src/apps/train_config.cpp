@@ -122,10 +122,13 @@ ConfigSchema train_config_schema() {
                   "clip the global gradient 2-norm (all parameters, all ranks) to this value (0: off)",
                   {R::at_least(0)})
       .add_double("train.tolerance", 1e-3,
-                  "stopping rule: a window (whole epochs, >= 10 steps) counts as stalled when the smoothed "
+                  "stopping rule: a window (whole epochs, >= train.min_window_steps) counts as stalled when the smoothed "
                   "objective (moving average, span one window) improves on its best by less than this "
                   "fraction of |best| (0: off)",
                   {R::at_least(0)})
+      .add_int("train.min_window_steps", 50,
+               "stopping rule and divergence test: a window holds whole epochs and at least this many steps",
+               {R::at_least(1)})
       .add_int("train.patience", 3, "stopping rule: stalled windows in a row that end the run (converged)",
                {R::at_least(1)})
       .add_double("train.divergence_drop", 0.5,
@@ -210,7 +213,8 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   o.schedule.step_factor = c.get_double("train.lr_step_factor");
   o.clip_norm = c.get_double("train.clip_norm");
   o.convergence = {c.get_double("train.tolerance"), static_cast<std::uint64_t>(c.get_int("train.patience")),
-                   c.get_double("train.divergence_drop")};
+                   c.get_double("train.divergence_drop"),
+                   static_cast<std::uint64_t>(c.get_int("train.min_window_steps"))};
   o.on_divergence = parse_divergence_action(c.get_string("train.on_divergence"));
   o.rollback_lr_factor = c.get_double("train.rollback_lr_factor");
   o.max_rollbacks = static_cast<std::uint64_t>(c.get_int("train.max_rollbacks"));
@@ -238,6 +242,7 @@ std::map<std::string, std::string> resume_identity(const Config& config) {
                             key.name.rfind("output.", 0) == 0 || key.name == "train.progress_seconds" ||
                             key.name == "train.checkpoint_every" || key.name == "train.keep_checkpoints" ||
                             key.name == "train.tolerance" || key.name == "train.patience" ||
+                            key.name == "train.min_window_steps" ||
                             key.name == "train.divergence_drop" || key.name == "train.on_divergence" ||
                             key.name == "train.max_rollbacks" ||
                             key.name == "data.path";  // the data are checked by fingerprint instead

@@ -26,8 +26,10 @@ ConvergenceMonitor::ConvergenceMonitor(ConvergenceOptions options, std::uint64_t
   require(std::isfinite(options.divergence_drop) && options.divergence_drop >= 0,
           "train.divergence_drop must be finite and >= 0",
           {"", "train.divergence_drop", format(options.divergence_drop)});
+  require(options.min_window_steps >= 1, "train.min_window_steps must be >= 1",
+          {"", "train.min_window_steps", std::to_string(options.min_window_steps)});
   const std::uint64_t epoch = std::max<std::uint64_t>(steps_per_epoch, 1);
-  window_ = epoch * ((kMinWindowSteps + epoch - 1) / epoch);  // whole epochs, at least the minimum
+  window_ = epoch * ((options.min_window_steps + epoch - 1) / epoch);  // whole epochs, at least the minimum
   alpha_ = 2.0 / (static_cast<double>(window_) + 1.0);
 }
 

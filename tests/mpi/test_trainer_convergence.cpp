@@ -61,6 +61,7 @@ TrainerOptions options(double learning_rate, std::uint64_t max_steps) {
   o.adam.learning_rate = learning_rate;
   o.seed = 11;
   o.progress_seconds = 1e9;
+  o.convergence.min_window_steps = 10;  // short windows keep these runs short
   return o;
 }
 
