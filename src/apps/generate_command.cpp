@@ -19,6 +19,9 @@ namespace {
 
 constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;  // rows or columns: far beyond any disk
 constexpr double kMaxReal = std::numeric_limits<double>::max();
+// Rows when --n is not given: several default batches (sas.batch_size = 1024), so the default
+// data train with the default settings and an epoch holds more than one step.
+constexpr std::int64_t kDefaultRows = 5000;
 
 // The default data dimension of a generator: the cycle's images must be square (16 x 16).
 std::int64_t default_dim(const std::string& kind) {
@@ -73,7 +76,8 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
   require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree",
           "unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
   const std::int64_t depth = cl.integer_or("depth", 4, 1, 20);
-  const std::int64_t n = kind == "tree" ? tree_rows(cl, depth) : cl.integer_or("n", 1000, 1, kMaxCount);
+  const std::int64_t n =
+      kind == "tree" ? tree_rows(cl, depth) : cl.integer_or("n", kDefaultRows, 1, kMaxCount);
   const std::int64_t d = cl.integer_or("d", default_dim(kind), 1, kMaxCount),
                      q = cl.integer_or("q", 2, 1, kMaxCount);
   const std::uint64_t seed = cl.unsigned_or("seed", 0);
@@ -113,7 +117,9 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl("generate",
                  {{"kind", true, "gp | gp_rff | swiss_roll | cycle | tree"},
                   {"output", true, "HDF5 file to write"},
-                  {"n", true, "number of points (default 1000; tree: spread over the leaves, default 800)"},
+                  {"n", true,
+                   "number of points (default 5000, more than one default batch of 1024; tree: spread over "
+                   "the leaves, default 800)"},
                   {"d", true, "data dimension (default 50; cycle: a square number, default 256 = 16 x 16)"},
                   {"q", true, "latent dimension for gp and gp_rff (default 2)"},
                   {"seed", true, "seed (default 0)"},

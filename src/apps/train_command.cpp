@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <variant>
 
@@ -24,6 +25,7 @@
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/models/model_registry.hpp"
+#include "gplvm/train/curve_plateau.hpp"
 #include "gplvm/train/run_file.hpp"
 
 namespace gplvm {
@@ -131,12 +133,17 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   const double objective = state.curve.empty() ? 0.0 : state.curve.back().objective;
   const bool converged = state.convergence.converged;
   const std::string reason = to_string(stats.reason);
+  const std::optional<double> final_change = final_tenth_change(state.curve);
   if (!json) {
-    std::printf("wrote %s: %llu steps, final objective %.6g, %.1f s, %s (%s)\n", s.output_path.c_str(),
+    char change[96] = "";
+    if (final_change)
+      std::snprintf(change, sizeof change, "; the last 10%% of steps changed the objective by %.2g%%",
+                    100.0 * *final_change);
+    std::printf("wrote %s: %llu steps, final objective %.6g, %.1f s, %s (%s)%s\n", s.output_path.c_str(),
                 static_cast<unsigned long long>(state.step), objective, seconds,
                 converged ? ("converged at step " + std::to_string(state.convergence.converged_step)).c_str()
-                          : "not converged",
-                reason.c_str());
+                          : "not converged by the stopping rule",
+                reason.c_str(), change);
     return;
   }
   JsonWriter w = json_summary("train");
@@ -145,6 +152,11 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   w.key("converged").value(converged).key("reason").value(reason).key("converged_step");
   if (converged)
     w.value(state.convergence.converged_step);
+  else
+    w.null();
+  w.key("final_tenth_change");
+  if (final_change)
+    w.value(*final_change);
   else
     w.null();
   w.key("best_step").value(state.convergence.best_step).key("rollbacks").value(state.convergence.rollbacks);

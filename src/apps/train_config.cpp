@@ -57,7 +57,9 @@ ConfigSchema train_config_schema() {
       .add_string("model.encoder_activation", "relu", "hidden activation: relu or tanh",
                   {R::one_of({"relu", "tanh"})})
       .add_double("model.kernel_variance", 0.5, "initial kernel variance theta", {R::greater_than(0)})
-      .add_double("model.lengthscale", 0.1, "initial kernel lengthscale (all dimensions)",
+      .add_double("model.lengthscale", 0.1,
+                  "initial kernel lengthscale (all dimensions); when not set, free latents started at PCA "
+                  "(unit variance) take 1.0 instead",
                   {R::greater_than(0)})
       .add_double("model.kernel_period", 1.0, "initial period of periodic kernels", {R::greater_than(0)})
       .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
@@ -122,7 +124,8 @@ ConfigSchema train_config_schema() {
                   "clip the global gradient 2-norm (all parameters, all ranks) to this value (0: off)",
                   {R::at_least(0)})
       .add_double("train.tolerance", 1e-3,
-                  "stopping rule: a window (whole epochs, >= train.min_window_steps) counts as stalled when the smoothed "
+                  "stopping rule: a window (whole epochs, >= train.min_window_steps) counts as stalled when "
+                  "the smoothed "
                   "objective (moving average, span one window) improves on its best by less than this "
                   "fraction of |best| (0: off)",
                   {R::at_least(0)})
@@ -242,9 +245,8 @@ std::map<std::string, std::string> resume_identity(const Config& config) {
                             key.name.rfind("output.", 0) == 0 || key.name == "train.progress_seconds" ||
                             key.name == "train.checkpoint_every" || key.name == "train.keep_checkpoints" ||
                             key.name == "train.tolerance" || key.name == "train.patience" ||
-                            key.name == "train.min_window_steps" ||
-                            key.name == "train.divergence_drop" || key.name == "train.on_divergence" ||
-                            key.name == "train.max_rollbacks" ||
+                            key.name == "train.min_window_steps" || key.name == "train.divergence_drop" ||
+                            key.name == "train.on_divergence" || key.name == "train.max_rollbacks" ||
                             key.name == "data.path";  // the data are checked by fingerprint instead
     if (!may_change) identity[key.name] = config_value_to_toml(config.get(key.name));
   }

@@ -50,8 +50,10 @@ struct Sandbox {
 TEST(ConvergenceCli, StoppingRuleEndsTheRunConvergedWithBestParameters) {
   Sandbox r;
   // 4 batches per epoch: windows of 12 steps; the plateau of this small model arrives within 1000 epochs.
-  const CliResult res =
-      run_gplvm("train --config config.toml --json --train.tolerance=0.01 --train.patience=2 --train.min_window_steps=10", 2, r.dir);
+  const CliResult res = run_gplvm(
+      "train --config config.toml --json --train.tolerance=0.01 --train.patience=2 "
+      "--train.min_window_steps=10",
+      2, r.dir);
   ASSERT_EQ(res.exit_code, 0) << res.err;
   EXPECT_NE(res.out.find("\"converged\":true"), std::string::npos) << res.out;
   EXPECT_NE(res.out.find("\"reason\":\"tolerance\""), std::string::npos) << res.out;
@@ -86,9 +88,9 @@ TEST(ConvergenceCli, HelpListsTheConvergenceKeys) {
   const CliResult res = run_gplvm("train --help", 1, r.dir);
   ASSERT_EQ(res.exit_code, 0);
   for (const char* key :
-       {"train.tolerance", "train.patience", "train.min_window_steps", "train.lr_schedule", "train.lr_warmup_steps",
-        "train.lr_step_every", "train.lr_step_factor", "train.clip_norm", "train.divergence_drop",
-        "train.on_divergence", "train.rollback_lr_factor", "train.max_rollbacks"})
+       {"train.tolerance", "train.patience", "train.min_window_steps", "train.lr_schedule",
+        "train.lr_warmup_steps", "train.lr_step_every", "train.lr_step_factor", "train.clip_norm",
+        "train.divergence_drop", "train.on_divergence", "train.rollback_lr_factor", "train.max_rollbacks"})
     EXPECT_NE(res.out.find(key), std::string::npos) << key;
 }
 

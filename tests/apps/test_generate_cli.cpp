@@ -32,6 +32,16 @@ TEST(GenerateCli, EveryGeneratorWritesTheRequestedNumberOfPoints) {
   }
 }
 
+TEST(GenerateCli, DefaultSizeTrainsWithTheDefaultBatch) {
+  // Without --n a generator writes more rows than one default batch (sas.batch_size = 1024), so
+  // `generate` then `train` with every default runs instead of refusing N < B.
+  const ScratchDir dir;
+  ASSERT_EQ(run_gplvm("generate --kind swiss_roll --d 5 --output s.h5", 0, dir).exit_code, 0);
+  EXPECT_EQ(read_fixture_matrix(dir / "s.h5", "/Y").rows(), 5000);
+  const CliResult r = run_gplvm("train --data.path=s.h5 --output.path=run.h5 --train.max_steps=2", 0, dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(GenerateCli, TreeSizeFromNOrPerLeafAndRefusedWhenTheyDisagree) {
   const ScratchDir dir;
   ASSERT_EQ(run_gplvm("generate --kind tree --depth 3 --per-leaf 7 --output a.h5", 0, dir).exit_code, 0);

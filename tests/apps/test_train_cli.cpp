@@ -86,6 +86,33 @@ TEST(TrainCli, WritesRunFileAndJsonSummary) {
   EXPECT_EQ(read_fixture_matrix(r.dir / "out/run.h5", "/labels").rows(), kRows);
 }
 
+TEST(TrainCli, DefaultLengthscaleFollowsTheInitialLatentsScale) {
+  // One step at a learning rate of 1e-12 (Adam moves each log-parameter by about that) of a config that
+  // leaves model.lengthscale unset: PCA-started free latents (unit variance) take 1.0, everything else the
+  // documented 0.1; a set value wins.
+  Sandbox r;
+  write_text(r.dir / "bare.toml",
+             std::string(kConfig).replace(std::string(kConfig).find("lengthscale = 1.0\n"),
+                                          std::string("lengthscale = 1.0\n").size(), ""));
+  const std::vector<std::pair<std::string, double>> cases = {
+      {"--model.latents=free", 1.0},
+      {"--model.latents=free --model.init=random", 0.1},
+      {"--model.latents=amortised", 0.1},
+      {"--model.latents=free --model.lengthscale=0.3", 0.3},
+      {"--model.kind=bayesian_sas --model.latents=free", 1.0}};
+  for (const auto& [options, expected] : cases) {
+    const CliResult res = run_gplvm(
+        "train --config bare.toml --force --train.max_steps=1 --train.learning_rate=1e-12 " + options, 0,
+        r.dir);
+    ASSERT_EQ(res.exit_code, 0) << options << ": " << res.err;
+    const std::vector<double> lengthscales =
+        testing::read_fixture_vector(r.dir / "out/run.h5", "/params/kernel/lengthscales");
+    ASSERT_EQ(lengthscales.size(), 2u) << options;
+    EXPECT_NEAR(lengthscales[0], expected, 1e-9 * expected) << options;
+    EXPECT_NEAR(lengthscales[1], expected, 1e-9 * expected) << options;
+  }
+}
+
 class ResumeCli : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ResumeCli, StopAt30Of60AndResumeEqualsUninterrupted) {
