@@ -30,6 +30,9 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"import", {import_command, "convert IDX (.gz), NPY or CSV data to HDF5"}},
       {"generate", {generate_command, "write a synthetic data set with its true latents"}},
       {"info", {info_command, "describe a data or run file"}},
+      {"embedding-metrics",
+       {embedding_metrics_command,
+        "distance correlation, T(k), C(k), Shepard goodness, k-NN accuracy of latents"}},
       {"exact", {exact_command, "exact log marginal likelihood of a trained run (ScaLAPACK)"}},
       {"evaluate",
        {evaluate_command, "RMSE/MAE/NLPD of the exact predictive and k-NN accuracy on test data"}},
@@ -42,7 +45,7 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
 
 void print_usage() {
   std::printf("usage: gplvm <command> [options]   (gplvm <command> --help for its options)\n\ncommands:\n");
-  for (const auto& [name, entry] : commands()) std::printf("  %-10s %s\n", name.c_str(), entry.second);
+  for (const auto& [name, entry] : commands()) std::printf("  %-18s %s\n", name.c_str(), entry.second);
   std::printf("\n  gplvm --version   print the version and the git commit of this build\n");
 }
 

@@ -1,5 +1,6 @@
 // gplvm generate: synthetic data sets with their true latents (/Y, /latent_true, /labels).
-// gp_rff is generated in row blocks on every rank (any N); the others on rank 0.
+// gp_rff is generated in row blocks on every rank (any N); the others on rank 0. binary_tree also
+// writes /codes.
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -13,6 +14,7 @@
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/synthetic/synthetic.hpp"
+#include "gplvm/synthetic/synthetic_binary_tree.hpp"
 
 namespace gplvm {
 namespace {
@@ -39,7 +41,8 @@ InputError with_option_names(const InputError& e) {
                                                             {"point_noise", "--noise"},
                                                             {"lengthscale", "--lengthscale"},
                                                             {"depth", "--depth"},
-                                                            {"points_per_leaf", "--per-leaf"}};
+                                                            {"points_per_leaf", "--per-leaf"},
+                                                            {"samples_per_node", "--per-node"}};
   const auto it = option.find(e.context().key);
   return InputError(e.reason(),
                     {e.context().file, it == option.end() ? e.context().key : it->second, e.context().value});
@@ -70,11 +73,51 @@ std::int64_t tree_rows(const CommandLine& cl, std::int64_t depth) {
   return n;
 }
 
+// The synthetic binary tree on rank 0 (its size and width follow from --depth and --per-node;
+// --n and --d may restate them, and its noise is fixed by the construction).
+SyntheticData generate_sbt(const CommandLine& cl, const Communicator& comm, std::uint64_t& total,
+                           RowMatrix& codes) {
+  const std::int64_t depth = cl.integer_or("depth", 4, 2, 12);
+  const std::int64_t nodes = binary_tree_nodes(depth);
+  const std::int64_t per_node = cl.integer_or("per-node", 20, 1, kMaxCount / nodes);
+  require(!cl.value("n") || cl.integer_or("n", 0, 1, kMaxCount) == nodes * per_node,
+          "--n disagrees with the binary tree: depth " + std::to_string(depth) + " with --per-node " +
+              std::to_string(per_node) + " has " + std::to_string(nodes * per_node) + " rows",
+          {"", "--n", cl.value("n").value_or("")});
+  require(!cl.value("d") || cl.integer_or("d", 0, 1, kMaxCount) == nodes,
+          "--d disagrees with the binary tree: depth " + std::to_string(depth) + " has codes of length " +
+              std::to_string(nodes),
+          {"", "--d", cl.value("d").value_or("")});
+  require(!cl.value("noise"),
+          "the binary tree's noise is its fixed angle oscillation: --noise does not apply",
+          {"", "--noise", cl.value("noise").value_or("")});
+  const std::uint64_t seed = cl.unsigned_or("seed", 0);
+  total = static_cast<std::uint64_t>(nodes * per_node);
+  SyntheticData data;
+  data.Y.resize(0, nodes);
+  data.latent_true.resize(0, 2);
+  codes.resize(0, nodes);
+  comm.on_root([&] {
+    data = generate_named([&] {
+      SyntheticBinaryTree tree = synthetic_binary_tree(depth, seed, per_node);
+      codes = std::move(tree.codes);
+      return std::move(tree.data);
+    });
+  });
+  return data;
+}
+
 // This rank's rows of the requested generator: [begin, begin + rows of the result).
 SyntheticData generate_local(const CommandLine& cl, const std::string& kind, const Communicator& comm,
-                             std::uint64_t& begin, std::uint64_t& total) {
-  require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree",
-          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree)", {"", "--kind", kind});
+                             std::uint64_t& begin, std::uint64_t& total, RowMatrix& codes) {
+  require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree" ||
+              kind == "binary_tree",
+          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree, binary_tree)", {"", "--kind", kind});
+  if (kind == "binary_tree") {
+    SyntheticData data = generate_sbt(cl, comm, total, codes);
+    begin = comm.is_root() ? 0 : total;
+    return data;
+  }
   const std::int64_t depth = cl.integer_or("depth", 4, 1, 20);
   const std::int64_t n =
       kind == "tree" ? tree_rows(cl, depth) : cl.integer_or("n", kDefaultRows, 1, kMaxCount);
@@ -115,7 +158,7 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
 
 int generate_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl("generate",
-                 {{"kind", true, "gp | gp_rff | swiss_roll | cycle | tree"},
+                 {{"kind", true, "gp | gp_rff | swiss_roll | cycle | tree | binary_tree"},
                   {"output", true, "HDF5 file to write"},
                   {"n", true,
                    "number of points (default 5000, more than one default batch of 1024; tree: spread over "
@@ -126,27 +169,32 @@ int generate_command(const Arguments& args, const Communicator& comm) {
                   {"noise", true,
                    "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
                   {"lengthscale", true, "kernel lengthscale for gp/gp_rff (default 1)"},
-                  {"depth", true, "tree depth (default 4)"},
+                  {"depth", true, "tree depth (default 4; binary_tree: 2..12, N = per-node (2^depth - 1))"},
+                  {"per-node", true, "binary_tree samples per node (default 20)"},
                   {"per-leaf", true, "tree points per leaf instead of --n (default 50)"},
                   {"float32", false, "store /Y as float32"}},
                  false);
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
-      std::printf("%s", cl.help("Write a synthetic data set with /Y, /latent_true and /labels.").c_str());
+      std::printf("%s", cl.help("Write a synthetic data set with /Y, /latent_true and /labels "
+                                "(binary_tree also /codes, each row's clean binary code).")
+                            .c_str());
     return kExitOk;
   }
   const std::string kind = cl.required("kind"), output = cl.required("output");
   Hdf5ResultWriter::check_writable(output);
   clean_stale_temporaries_beside(output, comm);
   std::uint64_t begin = 0, total = 0;
-  const SyntheticData data = generate_local(cl, kind, comm, begin, total);
+  RowMatrix codes;
+  const SyntheticData data = generate_local(cl, kind, comm, begin, total, codes);
   const std::string description = comm.broadcast(data.description);  // attributes are written collectively
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/Y", data.Y, begin, total,
                              cl.has("float32") ? StorageType::float32 : StorageType::float64);
   out.write_distributed_rows("/latent_true", RowMatrix(data.latent_true), begin, total);
   out.write_distributed_int64("/labels", data.labels, begin, total);
+  if (kind == "binary_tree") out.write_distributed_rows("/codes", codes, begin, total);
   out.write_attribute("/", "generator", description);
   out.commit();
   if (comm.is_root()) {

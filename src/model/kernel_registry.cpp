@@ -8,6 +8,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/model/hyperboloid_exp_kernel.hpp"
 #include "gplvm/model/linear_kernel.hpp"
 #include "gplvm/model/matern_kernel.hpp"
 #include "gplvm/model/periodic_kernel.hpp"
@@ -47,6 +48,10 @@ Registry::Registry() {
   };
   factories["periodic"] = [=](Index q, const KernelInit& init) {
     return std::make_unique<PeriodicKernel>(init.variance, lengthscales(q, init), init.period);
+  };
+  // Inputs are Lorentz coordinates (q = Q + 1 columns); the lengthscale is kappa.
+  factories["hyperboloid_exp"] = [](Index q, const KernelInit& init) {
+    return std::make_unique<HyperboloidExpKernel>(init.variance, init.lengthscale, q);
   };
 }
 

@@ -13,6 +13,7 @@ namespace {
 
 using testing::CliResult;
 using testing::read_fixture_matrix;
+using testing::read_fixture_vector;
 using testing::run_gplvm;
 using testing::ScratchDir;
 
@@ -70,6 +71,34 @@ TEST(GenerateCli, CycleDefaultsToASquareDimensionAndItsErrorNamesTheOption) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'--d'"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("output_dim"), std::string::npos) << r.err;
+}
+
+// The synthetic binary tree: Table 1's sizes by default, its codes, the same rows at any rank
+// count, and refusals naming the option that disagrees with the construction.
+TEST(GenerateCli, BinaryTreeWritesCodesAndTheTableSizes) {
+  const ScratchDir dir;
+  ASSERT_EQ(run_gplvm("generate --kind binary_tree --depth 5 --seed 4 --output a.h5", 0, dir).exit_code, 0);
+  const RowMatrix Y = read_fixture_matrix(dir / "a.h5", "/Y"),
+                  codes = read_fixture_matrix(dir / "a.h5", "/codes");
+  EXPECT_EQ(Y.rows(), 620);
+  EXPECT_EQ(Y.cols(), 31);
+  EXPECT_EQ(codes.rows(), 620);
+  EXPECT_EQ(codes.cols(), 31);
+  EXPECT_EQ(codes.row(0).sum(), 1.0);    // the root's code
+  EXPECT_EQ(codes.row(619).sum(), 5.0);  // a leaf's: itself and four ancestors
+  EXPECT_EQ(read_fixture_vector(dir / "a.h5", "/labels").front(), 0.0);
+  ASSERT_EQ(run_gplvm("generate --kind binary_tree --depth 5 --seed 4 --output b.h5", 3, dir).exit_code, 0);
+  EXPECT_TRUE((read_fixture_matrix(dir / "b.h5", "/Y").array() == Y.array()).all());
+  ASSERT_EQ(run_gplvm("generate --kind binary_tree --depth 4 --per-node 2 --output c.h5", 0, dir).exit_code,
+            0);
+  EXPECT_EQ(read_fixture_matrix(dir / "c.h5", "/Y").rows(), 30);
+  const CliResult wrong_n = run_gplvm("generate --kind binary_tree --depth 4 --n 100 --output d.h5", 0, dir);
+  EXPECT_EQ(wrong_n.exit_code, 2);
+  EXPECT_NE(wrong_n.err.find("--n"), std::string::npos) << wrong_n.err;
+  const CliResult wrong_depth = run_gplvm("generate --kind binary_tree --depth 13 --output d.h5", 0, dir);
+  EXPECT_EQ(wrong_depth.exit_code, 2);
+  EXPECT_NE(wrong_depth.err.find("--depth"), std::string::npos) << wrong_depth.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "d.h5"));
 }
 
 }  // namespace

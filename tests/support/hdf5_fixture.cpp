@@ -49,6 +49,22 @@ void write_fixture_labels(const std::string& file, const std::string& path,
   write(file, path, create, 1, dims, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data());
 }
 
+void write_fixture_string_attribute(const std::string& file, const std::string& object_path,
+                                    const std::string& name, const std::string& value) {
+  const hid_t f = open_file(file, false);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, value.size());
+  const hid_t space = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate_by_name(f, object_path.c_str(), name.c_str(), type, space, H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) throw std::runtime_error("fixture: cannot create attribute " + name + " on " + object_path);
+  H5Awrite(a, type, value.data());
+  H5Aclose(a);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Fclose(f);
+}
+
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path) {
   const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) throw std::runtime_error("fixture: cannot open " + file);

@@ -15,6 +15,9 @@ void write_fixture_vector(const std::string& file, const std::string& path, cons
                           bool create = false);
 void write_fixture_labels(const std::string& file, const std::string& path,
                           const std::vector<std::int64_t>& v, bool create = false);
+// A fixed-length string attribute on an existing object of an existing file.
+void write_fixture_string_attribute(const std::string& file, const std::string& object_path,
+                                    const std::string& name, const std::string& value);
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path);
 std::vector<double> read_fixture_vector(const std::string& file, const std::string& path);
 // A string attribute of the root group (fixed or variable length); throws when it is absent.

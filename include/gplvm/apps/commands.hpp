@@ -19,6 +19,7 @@ int exact_command(const Arguments& args, const Communicator& comm);
 int evaluate_command(const Arguments& args, const Communicator& comm);
 int predict_command(const Arguments& args, const Communicator& comm);
 int export_command(const Arguments& args, const Communicator& comm);
+int embedding_metrics_command(const Arguments& args, const Communicator& comm);
 
 // Exit codes (documented in README).
 constexpr int kExitOk = 0;

@@ -1,7 +1,8 @@
 #pragma once
 // Kernels by name: `model.kernel` in a configuration is an expression over registered names,
 // e.g. "eq_ard", "matern52", "eq_ard+linear", "(matern32+linear)*periodic" (+ is a sum, * a
-// product, * binds tighter). Built-in kernels: eq_ard, matern32, matern52, linear, periodic.
+// product, * binds tighter). Built-in kernels: eq_ard, matern32, matern52, linear, periodic,
+// hyperboloid_exp (inputs in Lorentz coordinates).
 // A program (or a test) can register its own kernel under a new name; nothing else changes.
 #include <functional>
 #include <memory>

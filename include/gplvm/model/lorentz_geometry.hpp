@@ -1,0 +1,95 @@
+#pragma once
+// The hyperboloid (Lorentz) model of hyperbolic space H^Q with curvature -1, as free functions.
+//
+// A point is a vector of Q + 1 ambient coordinates, time-like coordinate first, on the sheet
+//   <x, x>_L = -1, x_0 > 0,   <a, b>_L = -a_0 b_0 + sum_{i>=1} a_i b_i   (the Minkowski product).
+// Tangent vectors at x are the v with <x, v>_L = 0; at the origin o = (1, 0, ..., 0) they are
+// (0, v~), so a tangent vector at o is also given by its Q spatial coordinates.
+// The formulas and the numerically safe forms used here are derived in docs/math/lorentz.md:
+// arccosh near 1 is replaced by a chord form, sinh(r)/r and its derivatives by series near 0, and
+// points can be re-projected onto the sheet (x_0 = sqrt(1 + |x~|^2)) to stop rounding drift.
+// Matrix versions work row by row (one point per row).
+#include "gplvm/core/types.hpp"
+
+namespace gplvm::lorentz {
+
+// <a, b>_L.
+double minkowski_dot(const ConstVectorRef& a, const ConstVectorRef& b);
+// g_l v: the time-like coordinate's sign flipped (g_l is its own inverse).
+Vector flip_time(const ConstVectorRef& v);
+
+// sinh(r) / r, and (r cosh r - sinh r) / r^3 = (d/dr (sinh r / r)) / r, both finite at r = 0.
+double sinhc(double r);
+double sinhc_slope_over_r(double r);
+// arccosh(z) for z >= 1 (arguments below 1 from rounding are clamped to 1).
+double safe_arccosh(double z);
+
+// The origin (1, 0, ..., 0) of H^Q.
+Vector origin(Index Q);
+// The point of H^Q above spatial coordinates x~: (sqrt(1 + |x~|^2), x~).
+Vector lift(const ConstVectorRef& spatial);
+// Re-projection: keeps the spatial coordinates and resets x_0 = sqrt(1 + |x~|^2).
+void reproject(VectorRef x);
+void reproject_rows(MatrixRef X);
+// max_n |<x_n, x_n>_L + 1| over the rows: how far rounding has moved points off the sheet.
+double max_sheet_deviation(const ConstMatrixRef& X);
+
+// Geodesic distance arccosh(-<a, b>_L), computed from the chord a - b when the points are close,
+// where arccosh would lose half the digits.
+double distance(const ConstVectorRef& a, const ConstVectorRef& b);
+// D(i, j) = distance(X1.row(i), X2.row(j)).
+Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2);
+
+// Tangent projection P_x(g) = g + <x, g>_L x (Minkowski-orthogonal onto T_x).
+Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g);
+// Exp_x(v) = cosh(|v|_L) x + sinh(|v|_L) v / |v|_L for a tangent v at x.
+Vector exp_map(const ConstVectorRef& x, const ConstVectorRef& v);
+// Log_x(y): the tangent vector at x with Exp_x(Log_x(y)) = y, of Minkowski norm distance(x, y).
+Vector log_map(const ConstVectorRef& x, const ConstVectorRef& y);
+// Parallel transport of a tangent vector v at `from` to `to` along their geodesic:
+//   v + <to - gamma from, v>_L / (gamma + 1) (from + to),  gamma = -<from, to>_L >= 1.
+Vector parallel_transport(const ConstVectorRef& from, const ConstVectorRef& to, const ConstVectorRef& v);
+
+// Exp at the origin of the tangent vector (0, v~), given its spatial part v~ (Q numbers).
+Vector exp_at_origin(const ConstVectorRef& spatial_tangent);
+// Spatial part of Log_o(x).
+Vector log_at_origin(const ConstVectorRef& x);
+// PT_{o -> mu}(0, v~), an ambient tangent vector at mu, from the spatial part v~ (closed form:
+// time-like part mu~.v~, spatial part v~ + (mu~.v~) / (mu_0 + 1) mu~).
+Vector transport_from_origin(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent);
+// Spatial part of PT_{mu -> o}(u) for a tangent u at mu (its time-like part is 0).
+Vector transport_to_origin(const ConstVectorRef& mu, const ConstVectorRef& u);
+
+// The Poincare ball B^Q: p = x~ / (1 + x_0), and back x = ((1 + |p|^2), 2 p) / (1 - |p|^2).
+Vector to_poincare(const ConstVectorRef& x);
+Vector from_poincare(const ConstVectorRef& p);
+Matrix to_poincare_rows(const ConstMatrixRef& X);
+
+// Adjoint of exp_at_origin: given dL/dx (ambient), ADDS dL/dv~ to d_spatial.
+void exp_at_origin_backward(const ConstVectorRef& spatial_tangent, const ConstVectorRef& dx,
+                            VectorRef d_spatial);
+
+// A draw of the wrapped normal at mu from its tangent sample v~ at the origin (below):
+// Exp_mu(PT_{o -> mu}(0, v~)), written as cosh(r) mu + (sinh r / r) PT_{o -> mu}(0, v~), r = |v~|.
+Vector wrapped_normal_sample(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent);
+// Its adjoint: given dL/dx, ADDS dL/dmu (ambient) and dL/dv~.
+void wrapped_normal_sample_backward(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent,
+                                    const ConstVectorRef& dx, VectorRef d_mu, VectorRef d_spatial);
+
+// The wrapped normal N^w(mu, diag(variance)) (Nagano et al. 2019): the law of
+// Exp_mu(PT_{o -> mu}(0, v~)) with v~ ~ N(0, diag(variance)). Its log density with respect to the
+// hyperbolic volume, at x:
+//   log N(v~ | 0, diag(variance)) - (Q - 1) log(sinh r / r),  v~ = PT_{mu -> o}(Log_mu(x)), r = |v~|.
+double wrapped_normal_log_density(const ConstVectorRef& mu, const ConstVectorRef& variance,
+                                  const ConstVectorRef& x);
+// The standard wrapped normal at the origin, in closed form with r = distance(o, x):
+//   -Q/2 log(2 pi) - r^2 / 2 - (Q - 1) log(sinh r / r).
+double standard_wrapped_normal_log_density(const ConstVectorRef& x);
+// Adjoints of the two densities: ADD scale * the gradients (ambient, exact along tangent
+// directions at mu and x, the only ones the hyperboloid has) to d_mu, d_variance and d_x.
+void wrapped_normal_log_density_backward(const ConstVectorRef& mu, const ConstVectorRef& variance,
+                                         const ConstVectorRef& x, double scale, VectorRef d_mu,
+                                         VectorRef d_variance, VectorRef d_x);
+void standard_wrapped_normal_log_density_backward(const ConstVectorRef& x, double scale, VectorRef d_x);
+
+}  // namespace gplvm::lorentz

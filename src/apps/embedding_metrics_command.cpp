@@ -1,0 +1,194 @@
+// gplvm embedding-metrics: how well latents keep the structure of their data (distance
+// correlation with binary codes, trustworthiness, continuity, Shepard goodness, k-NN accuracy;
+// eval/embedding_metrics.hpp). Serial: rank 0 computes, every rank reads and writes collectively.
+//
+// Latent space rule: the latents dataset's attribute `latent_space` ("lorentz" or "euclidean")
+// decides; without it, latents with Q + 1 >= 2 columns whose every row lies on the hyperboloid
+// (x_0 > 0, |<x, x>_L + 1| <= 1e-8 x_0^2) are Lorentz, anything else Euclidean.
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "gplvm/apps/command_line.hpp"
+#include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/json_summary.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/eval/embedding_metrics.hpp"
+#include "gplvm/io/output_guard.hpp"
+#include "gplvm/io/result_writer.hpp"
+#include "gplvm/io/temporary_files.hpp"
+#include "gplvm/model/lorentz_geometry.hpp"
+
+namespace gplvm {
+namespace {
+
+constexpr const char* kDefaultLatentsPath = "/latent/mean";
+
+struct Inputs {
+  RowMatrix latents;
+  LatentGeometry geometry = LatentGeometry::euclidean;
+  std::string geometry_reason;
+  RowMatrix data, codes;  // empty when absent
+  std::vector<std::int64_t> labels;
+};
+
+LatentGeometry latent_geometry(const Hdf5ResultReader& file, const std::string& path,
+                               const RowMatrix& latents, std::string& reason) {
+  if (file.has_attribute(path, "latent_space")) {
+    const std::string space = file.read_attribute_string(path, "latent_space");
+    require(space == "lorentz" || space == "euclidean", "unknown latent space (known: euclidean, lorentz)",
+            {file.path(), path + "@latent_space", space});
+    reason = "attribute latent_space";
+    if (space == "euclidean") return LatentGeometry::euclidean;
+    require(rows_lie_on_hyperboloid(latents),
+            "latents marked lorentz do not lie on the hyperboloid <x, x>_L = -1, x_0 > 0",
+            {file.path(), path, ""});
+    return LatentGeometry::lorentz;
+  }
+  reason = "rows on the hyperboloid";
+  if (rows_lie_on_hyperboloid(latents)) return LatentGeometry::lorentz;
+  reason = "rows not on the hyperboloid";
+  return LatentGeometry::euclidean;
+}
+
+void require_rows(const RowMatrix& m, Index rows, const std::string& file, const std::string& path) {
+  require(m.rows() == rows, "has a different number of rows than the latents (" + std::to_string(rows) + ")",
+          {file, path, std::to_string(m.rows())});
+}
+
+Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
+  Inputs in;
+  const std::string latents_file = cl.required("latents");
+  const std::string latents_path = cl.value_or("latents-dataset", kDefaultLatentsPath);
+  {
+    const Hdf5ResultReader file(latents_file, comm.raw());
+    in.latents = file.read_matrix(latents_path);
+    require(in.latents.rows() >= 3 && in.latents.rows() <= kMaxEmbeddingMetricRows,
+            "embedding metrics are computed serially for 3 to " + std::to_string(kMaxEmbeddingMetricRows) +
+                " rows (N x N distances)",
+            {latents_file, latents_path, std::to_string(in.latents.rows())});
+    require(in.latents.allFinite(), "latents hold NaN or Inf", {latents_file, latents_path, ""});
+    in.geometry = latent_geometry(file, latents_path, in.latents, in.geometry_reason);
+    if (file.exists("/labels")) in.labels = file.read_int64_vector("/labels");
+  }
+  if (const auto data_file = cl.value("data")) {
+    const Hdf5ResultReader file(*data_file, comm.raw());
+    if (file.exists("/Y")) in.data = file.read_matrix("/Y");
+    if (file.exists("/codes")) in.codes = file.read_matrix("/codes");
+    if (file.exists("/labels")) in.labels = file.read_int64_vector("/labels");
+    require(in.data.size() > 0 || in.codes.size() > 0 || !in.labels.empty(),
+            "the data file has none of /Y, /codes, /labels", {*data_file, "/Y", ""});
+    if (in.data.size() > 0) require_rows(in.data, in.latents.rows(), *data_file, "/Y");
+    if (in.codes.size() > 0) require_rows(in.codes, in.latents.rows(), *data_file, "/codes");
+  }
+  require(in.labels.empty() || static_cast<Index>(in.labels.size()) == in.latents.rows(),
+          "has a different number of labels than latent rows",
+          {"", "/labels", std::to_string(in.labels.size())});
+  require(in.data.size() > 0 || in.codes.size() > 0 || !in.labels.empty(),
+          "nothing to measure: give --data with /Y, /codes or /labels (or latents with /labels)",
+          {"", "--data", ""});
+  return in;
+}
+
+// The metrics that the inputs allow, by name (in output order).
+std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) {
+  std::map<std::string, double> out;
+  const Matrix geodesic = pairwise_latent_distances(in.latents, in.geometry);
+  if (in.codes.size() > 0)
+    out["distance_correlation"] =
+        pearson_correlation(pair_values(geodesic), pair_values(pairwise_hamming_distances(in.codes)));
+  // The neighbourhood metrics use the geodesic distance, or with --poincare the Euclidean one
+  // between Poincare-ball coordinates (the convention of the published tables).
+  const Matrix latent = poincare && in.geometry == LatentGeometry::lorentz
+                            ? pairwise_euclidean_distances(lorentz::to_poincare_rows(in.latents))
+                            : geodesic;
+  if (in.data.size() > 0) {
+    const Matrix data = pairwise_euclidean_distances(in.data);
+    out["trustworthiness"] = trustworthiness(data, latent, k);
+    out["continuity"] = continuity(data, latent, k);
+    out["shepard_goodness"] = spearman_correlation(pair_values(data), pair_values(latent));
+  }
+  if (!in.labels.empty()) out["knn_accuracy"] = knn_accuracy(latent, in.labels, k);
+  return out;
+}
+
+const char* geometry_name(LatentGeometry g) {
+  return g == LatentGeometry::lorentz ? "lorentz" : "euclidean";
+}
+
+}  // namespace
+
+int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl(
+      "embedding-metrics",
+      {{"latents", true, "HDF5 file with the latents (a run or encode output)"},
+       {"latents-dataset", true, "dataset of the latents (default /latent/mean)"},
+       {"data", true, "HDF5 file with /Y (data), /codes (binary codes), /labels, as generate writes"},
+       {"k", true, "neighbourhood size of T(k), C(k) and the k-NN vote (default 5)"},
+       {"poincare", false,
+        "Lorentz latents: neighbourhood metrics by Euclidean distance in the Poincare ball"},
+       {"output", true, "HDF5 file to write the metrics to (/metrics/<name>)"}},
+      false);
+  cl.parse(args);
+  if (cl.has("help")) {
+    if (comm.is_root())
+      std::printf("%s",
+                  cl.help("Distance correlation with binary codes, trustworthiness T(k), continuity C(k), "
+                          "Shepard goodness and k-NN accuracy of latents (serial, N <= 10000).")
+                      .c_str());
+    return kExitOk;
+  }
+  const Index k = cl.integer_or("k", 5, 1, kMaxEmbeddingMetricRows);
+  const std::string output = cl.value_or("output", "");
+  if (!output.empty()) {
+    require_output_not_input({output, "--output"},
+                             {{cl.required("latents"), "--latents"}, {cl.value_or("data", ""), "--data"}});
+    Hdf5ResultWriter::check_writable(output);
+    clean_stale_temporaries_beside(output, comm);
+  }
+  const Inputs in = read_inputs(cl, comm);
+  std::map<std::string, double> metrics;
+  comm.on_root([&] { metrics = compute(in, k, cl.has("poincare")); });
+  if (!output.empty()) {
+    // Every rank names the same datasets (the writer is collective); rank 0's values are written.
+    std::vector<std::string> names;
+    if (comm.is_root())
+      for (const auto& [name, value] : metrics) names.push_back(name);
+    std::string joined;
+    for (const auto& name : names) joined += name + "\n";
+    joined = comm.broadcast(joined);
+    Hdf5ResultWriter out(output, comm.raw());
+    for (std::size_t at = 0, end; (end = joined.find('\n', at)) != std::string::npos; at = end + 1) {
+      const std::string name = joined.substr(at, end - at);
+      out.write_scalar("/metrics/" + name, comm.is_root() ? metrics.at(name) : 0.0);
+    }
+    out.write_attribute("/metrics", "latent_space", geometry_name(in.geometry));
+    out.write_attribute("/metrics", "k", static_cast<std::int64_t>(k));
+    out.commit();
+  }
+  if (comm.is_root()) {
+    if (cl.has("json")) {
+      JsonWriter w = json_summary("embedding-metrics");
+      w.key("latents")
+          .value(cl.required("latents"))
+          .key("rows")
+          .value(static_cast<std::int64_t>(in.latents.rows()));
+      w.key("latent_space")
+          .value(geometry_name(in.geometry))
+          .key("latent_space_from")
+          .value(in.geometry_reason);
+      w.key("k").value(static_cast<std::int64_t>(k));
+      for (const auto& [name, value] : metrics) w.key(name).value(value);
+      w.end_object();
+      std::printf("%s\n", w.str().c_str());
+    } else {
+      std::printf("latents: %lld rows, %s (%s), k = %lld\n", static_cast<long long>(in.latents.rows()),
+                  geometry_name(in.geometry), in.geometry_reason.c_str(), static_cast<long long>(k));
+      for (const auto& [name, value] : metrics) std::printf("  %-22s %.10g\n", name.c_str(), value);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace gplvm

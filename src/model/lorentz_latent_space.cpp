@@ -1,0 +1,129 @@
+#include "gplvm/model/lorentz_latent_space.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/model/lorentz_geometry.hpp"
+
+namespace gplvm {
+namespace {
+
+// A row of a column-major matrix as a vector (a copy: rows are strided).
+Vector row_of(const ConstMatrixRef& M, Index n) {
+  return M.row(n).transpose();
+}
+
+// Tangent sample v~ = sqrt(variance) o eps of row n.
+Vector tangent_sample(const ConstMatrixRef& variance, const ConstMatrixRef& eps, Index n) {
+  return (variance.row(n).array().sqrt() * eps.row(n).array()).matrix().transpose();
+}
+
+void require_columns(const ConstMatrixRef& M, Index expected, const char* what) {
+  if (M.cols() != expected)
+    throw InputError(std::string("lorentz latent space: ") + what + " has the wrong number of columns",
+                     {"", "model.latent_dim", std::to_string(M.cols())});
+}
+
+}  // namespace
+
+LorentzLatentSpace::LorentzLatentSpace(Index intrinsic_dim) : dim_(intrinsic_dim) {
+  require(intrinsic_dim >= 1, "latent dimension must be at least 1",
+          {"", "model.latent_dim", std::to_string(intrinsic_dim)});
+}
+
+void LorentzLatentSpace::from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const {
+  require_columns(V, dim_, "tangent vectors at the origin");
+  X.resize(V.rows(), dim_ + 1);
+  for (Index n = 0; n < V.rows(); ++n) X.row(n) = lorentz::exp_at_origin(row_of(V, n)).transpose();
+}
+
+void LorentzLatentSpace::from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
+                                                      MatrixRef dV) const {
+  Vector dv(dim_);
+  for (Index n = 0; n < V.rows(); ++n) {
+    dv.setZero();
+    lorentz::exp_at_origin_backward(row_of(V, n), row_of(dX, n), dv);
+    dV.row(n) += dv.transpose();
+  }
+}
+
+void LorentzLatentSpace::riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const {
+  for (Index n = 0; n < X.rows(); ++n)
+    G.row(n) = lorentz::project_tangent(row_of(X, n), lorentz::flip_time(row_of(G, n))).transpose();
+}
+
+void LorentzLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
+  for (Index n = 0; n < X.rows(); ++n) {
+    const Vector x = row_of(X, n);
+    Vector moved = lorentz::exp_map(x, lorentz::project_tangent(x, row_of(step, n)));
+    lorentz::reproject(moved);
+    X.row(n) = moved.transpose();
+  }
+}
+
+void LorentzLatentSpace::sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                          const ConstMatrixRef& eps, Matrix& X) const {
+  require_columns(location, dim_ + 1, "posterior locations");
+  require_columns(variance, dim_, "posterior variances");
+  X.resize(location.rows(), dim_ + 1);
+  for (Index n = 0; n < location.rows(); ++n)
+    X.row(n) =
+        lorentz::wrapped_normal_sample(row_of(location, n), tangent_sample(variance, eps, n)).transpose();
+}
+
+void LorentzLatentSpace::sample_posterior_backward(const ConstMatrixRef& location,
+                                                   const ConstMatrixRef& variance, const ConstMatrixRef& eps,
+                                                   const ConstMatrixRef& dX, MatrixRef d_location,
+                                                   MatrixRef d_variance) const {
+  Vector d_mu(dim_ + 1), d_v(dim_);
+  for (Index n = 0; n < location.rows(); ++n) {
+    d_mu.setZero();
+    d_v.setZero();
+    lorentz::wrapped_normal_sample_backward(row_of(location, n), tangent_sample(variance, eps, n),
+                                            row_of(dX, n), d_mu, d_v);
+    d_location.row(n) += d_mu.transpose();
+    // v~ = sqrt(variance) o eps
+    d_variance.row(n).array() +=
+        d_v.transpose().array() * eps.row(n).array() / (2.0 * variance.row(n).array().sqrt());
+  }
+}
+
+double LorentzLatentSpace::kl_to_prior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                       const ConstMatrixRef& samples) const {
+  require_columns(samples, dim_ + 1, "posterior samples");
+  double kl = 0.0;
+  for (Index n = 0; n < location.rows(); ++n) {
+    const Vector x = row_of(samples, n);
+    kl += lorentz::wrapped_normal_log_density(row_of(location, n), row_of(variance, n), x) -
+          lorentz::standard_wrapped_normal_log_density(x);
+  }
+  return kl;
+}
+
+void LorentzLatentSpace::kl_to_prior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                              const ConstMatrixRef& samples, double scale,
+                                              MatrixRef d_location, MatrixRef d_variance,
+                                              Matrix* d_samples) const {
+  // The estimate depends on the samples as well: without somewhere to put that part, the
+  // gradient would be silently incomplete.
+  require(d_samples != nullptr, "the lorentz KL estimate needs d_samples (its samples' part of the gradient)",
+          {"", "model.latent_space", "lorentz"});
+  if (d_samples->rows() != samples.rows() || d_samples->cols() != samples.cols())
+    d_samples->setZero(samples.rows(), samples.cols());
+  Vector d_mu(dim_ + 1), d_var(dim_), d_x(dim_ + 1);
+  for (Index n = 0; n < location.rows(); ++n) {
+    d_mu.setZero();
+    d_var.setZero();
+    d_x.setZero();
+    const Vector x = row_of(samples, n);
+    lorentz::wrapped_normal_log_density_backward(row_of(location, n), row_of(variance, n), x, scale, d_mu,
+                                                 d_var, d_x);
+    lorentz::standard_wrapped_normal_log_density_backward(x, -scale, d_x);
+    d_location.row(n) += d_mu.transpose();
+    d_variance.row(n) += d_var.transpose();
+    d_samples->row(n) += d_x.transpose();
+  }
+}
+
+}  // namespace gplvm

@@ -1,0 +1,195 @@
+// The hyperboloid's geometry: identities the maps must satisfy, reference values computed
+// independently in double precision, and the numerically delicate regimes (nearby points, r = 0).
+#include <gtest/gtest.h>
+
+#include <Eigen/LU>
+#include <cmath>
+#include <numbers>
+
+#include "gplvm/model/lorentz_geometry.hpp"
+#include "support/lorentz_points.hpp"
+
+namespace gplvm {
+namespace {
+
+using namespace lorentz;
+using testing::random_lorentz_points;
+using testing::random_normal;
+using testing::random_tangents;
+
+Vector v2(double a, double b) {
+  return Vector{{a, b}};
+}
+
+TEST(LorentzGeometry, ExpAndLogAreInversesAndKeepPointsOnTheSheet) {
+  const Matrix X = random_lorentz_points(20, 3, 1, 1.5), Y = random_lorentz_points(20, 3, 2, 1.5);
+  const Matrix T = random_tangents(X, 3);
+  for (Index i = 0; i < X.rows(); ++i) {
+    const Vector x = X.row(i).transpose(), y = Y.row(i).transpose(), v = T.row(i).transpose();
+    const Vector e = exp_map(x, v);
+    EXPECT_NEAR(minkowski_dot(e, e), -1.0, 1e-12 * e[0] * e[0]);
+    EXPECT_NEAR(distance(x, e), std::sqrt(minkowski_dot(v, v)), 1e-12);
+    EXPECT_LT((log_map(x, e) - v).norm(), 1e-11 * (1 + v.norm()));
+    const Vector l = log_map(x, y);
+    EXPECT_NEAR(minkowski_dot(x, l), 0.0, 1e-12 * x[0] * l.norm());
+    EXPECT_NEAR(std::sqrt(minkowski_dot(l, l)), distance(x, y), 1e-11);
+    EXPECT_LT((exp_map(x, l) - y).norm(), 1e-11 * y.norm());
+  }
+}
+
+TEST(LorentzGeometry, ZeroStepsAndCoincidentPointsAreExact) {
+  const Vector x = lift(v2(0.7, -1.3)), zero = Vector::Zero(3);
+  EXPECT_EQ((exp_map(x, zero) - x).norm(), 0.0);
+  EXPECT_EQ(distance(x, x), 0.0);
+  EXPECT_EQ(log_map(x, x).norm(), 0.0);
+  EXPECT_EQ((exp_at_origin(Vector::Zero(2)) - origin(2)).norm(), 0.0);
+  EXPECT_EQ(sinhc(0.0), 1.0);
+  EXPECT_DOUBLE_EQ(sinhc_slope_over_r(0.0), 1.0 / 3.0);
+  // Both sides of the series switch agree with the closed forms.
+  for (double r : {9.9e-4, 1.1e-3, 0.099, 0.101, 0.5}) {
+    EXPECT_NEAR(sinhc(r), std::sinh(r) / r, 1e-15);
+    EXPECT_NEAR(sinhc_slope_over_r(r), (r * std::cosh(r) - std::sinh(r)) / (r * r * r),
+                1e-9 * (r < 0.05 ? 1 : 1e-4));
+  }
+}
+
+TEST(LorentzGeometry, ParallelTransportIsAnIsometryBetweenTangentSpaces) {
+  const Matrix A = random_lorentz_points(10, 2, 4, 1.2), B = random_lorentz_points(10, 2, 5, 1.2);
+  const Matrix U = random_tangents(A, 6), W = random_tangents(A, 7);
+  for (Index i = 0; i < A.rows(); ++i) {
+    const Vector a = A.row(i).transpose(), b = B.row(i).transpose();
+    const Vector u = U.row(i).transpose(), w = W.row(i).transpose();
+    const Vector pu = parallel_transport(a, b, u), pw = parallel_transport(a, b, w);
+    EXPECT_NEAR(minkowski_dot(pu, b), 0.0, 1e-12 * b[0] * pu.norm());
+    EXPECT_NEAR(minkowski_dot(pu, pw), minkowski_dot(u, w), 1e-11 * u.norm() * w.norm() * b[0]);
+    EXPECT_LT((parallel_transport(b, a, pu) - u).norm(), 1e-11 * u.norm() * a[0] * b[0]);
+  }
+  // The closed forms from and to the origin equal the general formula.
+  const Vector mu = lift(v2(0.7, -1.3)), v = v2(0.3, -0.8);
+  Vector at_origin(3);
+  at_origin << 0.0, v;
+  EXPECT_LT((transport_from_origin(mu, v) - parallel_transport(origin(2), mu, at_origin)).norm(), 1e-14);
+  EXPECT_LT((transport_to_origin(mu, transport_from_origin(mu, v)) - v).norm(), 1e-14);
+  // The transport with gamma = +<mu, nu>_L (the sign printed in Watanabe et al. 2025, eq. 14) leaves
+  // the tangent space: <u, mu>_L = 5.69 there, so the sign matters.
+  const double gamma_printed = minkowski_dot(mu, origin(2));
+  const Vector wrong =
+      at_origin +
+      (minkowski_dot(mu - gamma_printed * origin(2), at_origin) / (gamma_printed + 1)) * (origin(2) + mu);
+  EXPECT_NEAR(minkowski_dot(wrong, mu), 5.69, 0.01);
+  EXPECT_NEAR(minkowski_dot(parallel_transport(origin(2), mu, at_origin), mu), 0.0, 1e-14);
+}
+
+TEST(LorentzGeometry, TangentProjectionIsAMinkowskiOrthogonalProjection) {
+  const Vector mu = lift(v2(-0.4, 2.2));
+  const Matrix G = random_normal(5, 3, 8);
+  EXPECT_LT(project_tangent(mu, mu).norm(), 1e-14);
+  for (Index i = 0; i < G.rows(); ++i) {
+    const Vector p = project_tangent(mu, G.row(i).transpose());
+    EXPECT_NEAR(minkowski_dot(p, mu), 0.0, 1e-13 * p.norm());
+    EXPECT_LT((project_tangent(mu, p) - p).norm(), 1e-13 * p.norm());
+  }
+}
+
+// a = lift(0.5, 1.2), b = lift(-2, 0.3): -<a, b>_L = 4.340283772901748, d = 2.1475436561996886.
+TEST(LorentzGeometry, DistanceMatchesReferenceAndThePoincareBall) {
+  const Vector a = lift(v2(0.5, 1.2)), b = lift(v2(-2.0, 0.3));
+  EXPECT_NEAR(-minkowski_dot(a, b), 4.340283772901748, 1e-15 * 4.34);
+  EXPECT_NEAR(distance(a, b), 2.1475436561996886, 1e-15 * 2.15);
+  const Vector p = to_poincare(a), q = to_poincare(b);
+  const double ball =
+      std::acosh(1 + 2 * (p - q).squaredNorm() / ((1 - p.squaredNorm()) * (1 - q.squaredNorm())));
+  EXPECT_NEAR(ball, 2.1475436561996886, 1e-14);
+  EXPECT_LT((from_poincare(p) - a).norm(), 1e-14);
+  EXPECT_LT((from_poincare(q) - b).norm(), 1e-14);
+}
+
+// Lemma 1 of Watanabe et al. 2025: near the origin the hyperbolic distance between lifted points
+// approaches the Euclidean one; for x1 = (s, 0), x2 = (0, 0.7 s) the relative error is -8.36e-4,
+// -8.39e-6, -8.39e-8 at s = 0.1, 0.01, 0.001. The last needs the chord form: arccosh(-<a, b>_L)
+// has only ~8 correct digits of d there.
+TEST(LorentzGeometry, NearbyDistancesKeepTheirDigits) {
+  const double expected[] = {-8.36e-4, -8.39e-6, -8.39e-8};
+  double s = 0.1;
+  for (double e : expected) {
+    const Vector x1 = v2(s, 0), x2 = v2(0, 0.7 * s);
+    const double relative = distance(lift(x1), lift(x2)) / (x1 - x2).norm() - 1;
+    EXPECT_NEAR(relative / e, 1.0, 0.002) << "s = " << s;
+    s /= 10;
+  }
+}
+
+TEST(LorentzGeometry, OriginMapsAreTheGeneralOnesAtTheOrigin) {
+  const Vector v = v2(0.9, -2.1);
+  Vector at_origin(3);
+  at_origin << 0.0, v;
+  EXPECT_LT((exp_at_origin(v) - exp_map(origin(2), at_origin)).norm(), 1e-14 * exp_at_origin(v).norm());
+  EXPECT_LT((log_at_origin(exp_at_origin(v)) - v).norm(), 1e-13);
+  EXPECT_NEAR(distance(origin(2), exp_at_origin(v)), v.norm(), 1e-14);
+}
+
+TEST(LorentzGeometry, ReprojectionRestoresTheSheet) {
+  Matrix X = random_lorentz_points(6, 4, 9, 2.0);
+  X.col(0) *= 1 + 1e-6;
+  EXPECT_GT(max_sheet_deviation(X), 1e-7);
+  reproject_rows(X);
+  EXPECT_LT(max_sheet_deviation(X), 1e-12);
+}
+
+// mu = lift(0.7, -1.3), standard deviations (0.5, 1.1), tangent sample v~ = (0.4, -0.9):
+// log q(x) = -2.0514904612; prior at lift(0.5, 1.2): -2.606243867148507.
+TEST(WrappedNormal, DensityMatchesReferenceValues) {
+  const Vector mu = lift(v2(0.7, -1.3)), var = v2(0.25, 1.21), v = v2(0.4, -0.9);
+  const Vector x = wrapped_normal_sample(mu, v);
+  EXPECT_NEAR(minkowski_dot(x, x), -1.0, 1e-13);
+  EXPECT_NEAR(wrapped_normal_log_density(mu, var, x), -2.0514904612, 1e-10);
+  EXPECT_NEAR(standard_wrapped_normal_log_density(lift(v2(0.5, 1.2))), -2.606243867148507, 1e-14);
+  // The sample's tangent vector at the origin is recovered from the point.
+  EXPECT_LT((transport_to_origin(mu, log_map(mu, x)) - v).norm(), 1e-13);
+}
+
+// The density is the push-forward of N(0, diag(variance)) by v~ -> x~ (the sample's spatial
+// coordinates), divided by the volume factor 1 / x_0 of the chart x~:
+//   log q(x) = log N(v~) - log |det dx~/dv~| + log x_0,
+// with the Jacobian by finite differences of the sampler, independent of the density's formula.
+TEST(WrappedNormal, DensityIsTheChangeOfVariables) {
+  for (const Index Q : {2, 3}) {
+    const Vector mu = testing::random_lorentz_points(1, Q, 10 + Q, 0.8).row(0).transpose();
+    const Vector var = (0.3 * random_normal(Q, 1, 20 + Q)).array().exp();
+    const Vector v = 0.7 * random_normal(Q, 1, 30 + Q);
+    const Vector x = wrapped_normal_sample(mu, v);
+    Matrix J(Q, Q);
+    const double h = 1e-6;
+    for (Index j = 0; j < Q; ++j) {
+      Vector up = v, down = v;
+      up[j] += h;
+      down[j] -= h;
+      J.col(j) = (wrapped_normal_sample(mu, up) - wrapped_normal_sample(mu, down)).tail(Q) / (2 * h);
+    }
+    const double log_gauss = -0.5 * Q * std::log(2 * std::numbers::pi) - 0.5 * var.array().log().sum() -
+                             0.5 * (v.array().square() / var.array()).sum();
+    const double expected = log_gauss - std::log(std::abs(J.determinant())) + std::log(x[0]);
+    EXPECT_NEAR(wrapped_normal_log_density(mu, var, x), expected, 1e-8) << "Q = " << Q;
+  }
+}
+
+// The density integrates to 1 over H^2: in geodesic polar coordinates (r, theta) about the origin
+// the volume element is sinh(r) dr dtheta (midpoint rule; the integrand is smooth and periodic).
+TEST(WrappedNormal, IntegratesToOneOverThePlane) {
+  const Vector mu = lift(v2(0.6, -0.4)), var = v2(0.3, 0.8);
+  const int nr = 3000, nt = 256;
+  const double r_max = 12.0, dr = r_max / nr, dt = 2 * std::numbers::pi / nt;
+  double total = 0;
+  for (int i = 0; i < nr; ++i) {
+    const double r = (i + 0.5) * dr;
+    for (int j = 0; j < nt; ++j) {
+      const double t = (j + 0.5) * dt;
+      const Vector x = exp_at_origin(v2(r * std::cos(t), r * std::sin(t)));
+      total += std::exp(wrapped_normal_log_density(mu, var, x)) * std::sinh(r) * dr * dt;
+    }
+  }
+  EXPECT_NEAR(total, 1.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace gplvm
