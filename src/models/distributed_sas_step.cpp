@@ -390,25 +390,30 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   // the active data fit, summed reproducibly (the same bits at any rank count).
   const Index num_row_blocks = static_cast<Index>(own.block_rows.size());
   Matrix blocks = Matrix::Zero(length, num_row_blocks + share.columns.num_blocks());
-  for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
-    const Index n = own.block_rows[k];
-    if (first >= own_active) {  // blocks never mix active and remainder rows
-      const SasPartials terms =
-          sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.middleRows(first, n),
-                              DataRefT<Scalar>(data.middleRows(first, n)), weight);
-      terms.pack(blocks.col(k).data());
-      d_sample.middleRows(first, n) = terms.d_latents_remainder;
+  // The remainder rows are this rank's alone, so a numerical failure there (a non-positive
+  // predictive variance) can happen on one rank only: every rank learns of it before the sums
+  // below, and all throw the same error instead of the others waiting in a collective.
+  comm_.all_or_none([&] {
+    for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
+      const Index n = own.block_rows[k];
+      if (first >= own_active) {  // blocks never mix active and remainder rows
+        const SasPartials terms =
+            sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.middleRows(first, n),
+                                DataRefT<Scalar>(data.middleRows(first, n)), weight);
+        terms.pack(blocks.col(k).data());
+        d_sample.middleRows(first, n) = terms.d_latents_remainder;
+      }
+      if (model_.config().bayesian)
+        blocks(length - 1, k) =
+            gaussian_kl(latents.mean.middleRows(first, n), latents.variance.middleRows(first, n));
     }
-    if (model_.config().bayesian)
-      blocks(length - 1, k) =
-          gaussian_kl(latents.mean.middleRows(first, n), latents.variance.middleRows(first, n));
-  }
-  for (Index k = 0; k < share.columns.num_blocks(); ++k) {
-    SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
-    fit.add_active_data_fit(
-        share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
-    fit.pack(blocks.col(num_row_blocks + k).data());
-  }
+    for (Index k = 0; k < share.columns.num_blocks(); ++k) {
+      SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
+      fit.add_active_data_fit(
+          share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
+      fit.pack(blocks.col(num_row_blocks + k).data());
+    }
+  });
   std::vector<double> buffer(length);
   const BlockPartials<double> step_partials{blocks.data(), blocks.cols(), length, length};
   if (reproducible)
