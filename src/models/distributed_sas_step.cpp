@@ -9,6 +9,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
+#include "gplvm/models/batch_row_exchange.hpp"
 #include "gplvm/models/batch_workers.hpp"
 #include "gplvm/parallel/reproducible_sum.hpp"
 
@@ -293,20 +294,68 @@ BatchTerms DistributedSasStep::evaluate(const Vector& params, const std::vector<
           "an fp32 shadow of the encoder was given to a step of an fp64 model",
           {"", "model.precision", "float64"});
   model_.remainder_weight(b, num_active);  // rejects A outside [1, B), B > N before any communication
-  // Amortised models work on whole row blocks (batch_block_workers), so that every partial sum is
-  // formed over the same rows at any rank count; free latents live with their owner, who works
-  // on its rows (a row block may then be split over ranks).
+  // Reproducible sums work on whole row blocks (batch_block_workers), so that every partial sum is
+  // formed over the same rows at any rank count; free latents then travel from their owners to
+  // the blocks' workers and their gradients back. Otherwise free latents are worked on by their
+  // owner, amortised rows by balanced shares.
   const bool amortised = model_.config().latents == LatentKind::amortised;
-  const std::vector<int> worker = amortised && model_.config().reproducible_sums
-                                      ? batch_block_workers(b, num_active, comm_.size())
-                                      : batch_workers(batch_rows, num_active, partition_, amortised);
+  const bool reproducible = model_.config().reproducible_sums;
+  const std::vector<int> worker = reproducible ? batch_block_workers(b, num_active, comm_.size())
+                                               : batch_workers(batch_rows, num_active, partition_, amortised);
   const WorkRows work = work_rows(batch_rows, worker, num_active);
+  const std::optional<FreeLatentRoute> route =
+      reproducible && !amortised ? std::optional(free_latent_route(batch_rows, worker, num_active))
+                                 : std::nullopt;
+  const FreeLatentRoute* route_ptr = route ? &*route : nullptr;
   if (model_.config().precision == Precision::float64)
     return evaluate_in<double>(params, work, work_data<double>(batch_rows, worker, work), num_active, b, key,
-                               gradient, encoder_slices, nullptr);
+                               gradient, encoder_slices, nullptr, route_ptr);
   const ScopedFlushDenormals flush(model_.config().flush_denormals);
   return evaluate_in<float>(params, work, work_data<float>(batch_rows, worker, work), num_active, b, key,
-                            gradient, encoder_slices, shadow);
+                            gradient, encoder_slices, shadow, route_ptr);
+}
+
+DistributedSasStep::FreeLatentRoute DistributedSasStep::free_latent_route(
+    const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker, Index num_active) const {
+  FreeLatentRoute route{batch_workers(batch_rows, num_active, partition_, false), worker, {}};
+  for (std::size_t p = 0; p < batch_rows.size(); ++p)
+    if (route.owner[p] == comm_.rank()) route.owned_rows.push_back(batch_rows[p]);
+  return route;
+}
+
+template <typename Scalar>
+SasModel::LatentBatch DistributedSasStep::work_latents(const Vector& params, const WorkRows& own,
+                                                       const RowMatrixT<Scalar>& data, StepKey key,
+                                                       Float32Shadow* shadow, const FreeLatentRoute* route,
+                                                       SasModel::LatentBatch& owned) const {
+  // Per-rank sums: the encoder runs over all of this rank's rows at once.
+  const SasModel::RowBlocks row_blocks = model_.config().reproducible_sums
+                                             ? SasModel::RowBlocks(std::span<const Index>(own.block_rows))
+                                             : std::nullopt;
+  if (!route) {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return model_.latents_forward(params, own.rows, data, key, shadow, row_blocks);
+    else
+      return model_.latents_forward(params, own.rows, data, key, row_blocks);
+  }
+  // Free latents read no data: the owners' rows go in without columns.
+  const RowMatrixT<Scalar> no_columns(static_cast<Index>(route->owned_rows.size()), 0);
+  if constexpr (std::is_same_v<Scalar, float>)
+    owned = model_.latents_forward(params, route->owned_rows, DataRefF(no_columns), key);
+  else
+    owned = model_.latents_forward(params, route->owned_rows, DataRef(no_columns), key);
+  // The worker needs the sample (the objective), and the mean and variance (the KL of its blocks).
+  const Index q = model_.config().latent_dim;
+  const bool bayesian = model_.config().bayesian;
+  RowMatrix held(owned.mean.rows(), bayesian ? 3 * q : q);
+  held.leftCols(q) = owned.mean;
+  if (bayesian) held.middleCols(q, q) = owned.variance, held.rightCols(q) = owned.sample;
+  const RowMatrix moved = exchange_batch_rows(comm_, route->owner, route->worker, held);
+  SasModel::LatentBatch latents;
+  latents.mean = moved.leftCols(q);
+  latents.sample = latents.mean;
+  if (bayesian) latents.variance = moved.middleCols(q, q), latents.sample = moved.rightCols(q);
+  return latents;
 }
 
 // In fp32 mode the rows are rounded to float once, here: the encoder and the remainder's data
@@ -316,18 +365,14 @@ template <typename Scalar>
 BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows& own,
                                            const RowMatrixT<Scalar>& data, Index num_active, Index b,
                                            StepKey key, Vector& gradient,
-                                           const std::vector<int>* encoder_slices,
-                                           Float32Shadow* shadow) const {
+                                           const std::vector<int>* encoder_slices, Float32Shadow* shadow,
+                                           const FreeLatentRoute* route) const {
   const double weight = model_.remainder_weight(b, num_active);
-  SasModel::LatentBatch latents;
   const bool reproducible = model_.config().reproducible_sums;
-  // Per-rank sums: the encoder runs over all of this rank's rows at once.
   const SasModel::RowBlocks row_blocks =
       reproducible ? SasModel::RowBlocks(std::span<const Index>(own.block_rows)) : std::nullopt;
-  if constexpr (std::is_same_v<Scalar, float>)
-    latents = model_.latents_forward(params, own.rows, data, key, shadow, row_blocks);
-  else
-    latents = model_.latents_forward(params, own.rows, data, key, row_blocks);
+  SasModel::LatentBatch owned;  // along a route: the latents of the rows this rank owns
+  const SasModel::LatentBatch latents = work_latents(params, own, data, key, shadow, route, owned);
   const ActiveRows active =
       gather_active(comm_, own.positions, own.active_per_rank, latents.sample, data, num_active);
 
@@ -345,25 +390,30 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   // the active data fit, summed reproducibly (the same bits at any rank count).
   const Index num_row_blocks = static_cast<Index>(own.block_rows.size());
   Matrix blocks = Matrix::Zero(length, num_row_blocks + share.columns.num_blocks());
-  for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
-    const Index n = own.block_rows[k];
-    if (first >= own_active) {  // blocks never mix active and remainder rows
-      const SasPartials terms =
-          sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.middleRows(first, n),
-                              DataRefT<Scalar>(data.middleRows(first, n)), weight);
-      terms.pack(blocks.col(k).data());
-      d_sample.middleRows(first, n) = terms.d_latents_remainder;
+  // The remainder rows are this rank's alone, so a numerical failure there (a non-positive
+  // predictive variance) can happen on one rank only: every rank learns of it before the sums
+  // below, and all throw the same error instead of the others waiting in a collective.
+  comm_.all_or_none([&] {
+    for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
+      const Index n = own.block_rows[k];
+      if (first >= own_active) {  // blocks never mix active and remainder rows
+        const SasPartials terms =
+            sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.middleRows(first, n),
+                                DataRefT<Scalar>(data.middleRows(first, n)), weight);
+        terms.pack(blocks.col(k).data());
+        d_sample.middleRows(first, n) = terms.d_latents_remainder;
+      }
+      if (model_.config().bayesian)
+        blocks(length - 1, k) =
+            gaussian_kl(latents.mean.middleRows(first, n), latents.variance.middleRows(first, n));
     }
-    if (model_.config().bayesian)
-      blocks(length - 1, k) =
-          gaussian_kl(latents.mean.middleRows(first, n), latents.variance.middleRows(first, n));
-  }
-  for (Index k = 0; k < share.columns.num_blocks(); ++k) {
-    SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
-    fit.add_active_data_fit(
-        share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
-    fit.pack(blocks.col(num_row_blocks + k).data());
-  }
+    for (Index k = 0; k < share.columns.num_blocks(); ++k) {
+      SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
+      fit.add_active_data_fit(
+          share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
+      fit.pack(blocks.col(num_row_blocks + k).data());
+    }
+  });
   std::vector<double> buffer(length);
   const BlockPartials<double> step_partials{blocks.data(), blocks.cols(), length, length};
   if (reproducible)
@@ -397,10 +447,20 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   sum.blocks_f32 = [&](const BlockPartials<float>& p, float* g) { reduce(p, g); };
   sum.f64 = [&](double* g, Index n) { reduce_per_rank(g, n); };
   sum.f32 = [&](float* g, Index n) { reduce_per_rank(g, n); };
-  if constexpr (std::is_same_v<Scalar, float>)
+  if (route) {  // the gradients go back to the free latents' owners, who add them to their block
+    const Matrix d_owned = exchange_batch_rows(comm_, route->worker, route->owner, RowMatrix(d_sample));
+    const RowMatrixT<Scalar> no_columns(static_cast<Index>(route->owned_rows.size()), 0);
+    if constexpr (std::is_same_v<Scalar, float>)
+      model_.latents_backward(params, route->owned_rows, DataRefF(no_columns), owned, d_owned, kl_w, gradient,
+                              sum, shadow);
+    else
+      model_.latents_backward(params, route->owned_rows, DataRef(no_columns), owned, d_owned, kl_w, gradient,
+                              sum);
+  } else if constexpr (std::is_same_v<Scalar, float>) {
     model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum, shadow);
-  else
+  } else {
     model_.latents_backward(params, own.rows, data, latents, d_sample, kl_w, gradient, sum);
+  }
   return {total.value - kl_w * kl, total.value, kl};
 }
 

@@ -5,8 +5,8 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/exact_gplvm_model.hpp"
 #include "gplvm/models/sas_model_config.hpp"
-#include "gplvm/models/vae_model_config.hpp"
 #include "gplvm/models/sparse_gplvm_config.hpp"
+#include "gplvm/models/vae_model_config.hpp"
 
 namespace gplvm {
 namespace {
@@ -38,6 +38,12 @@ std::map<std::string, ModelFactory>& registry() {
   return table;
 }
 
+// The kinds whose data-parallel step sums over fixed blocks exactly under train.reproducible
+// (DistributedSasStep); the others sum per rank, so the key would be a promise they do not keep.
+bool honours_reproducible_sums(const std::string& kind) {
+  return kind == "sas" || kind == "bayesian_sas";
+}
+
 }  // namespace
 
 void register_model_kind(const std::string& kind, ModelFactory factory) {
@@ -56,9 +62,12 @@ std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
   if (it == registry().end()) {
     std::string known;
     for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
-    throw InputError("unknown model kind (known kinds: " + known + ")",
-                     {"", "model.kind", kind});
+    throw InputError("unknown model kind (known kinds: " + known + ")", {"", "model.kind", kind});
   }
+  require(!config.get_bool("train.reproducible") || honours_reproducible_sums(kind),
+          "train.reproducible = true is implemented for model.kind = sas and bayesian_sas only; this kind "
+          "sums its reductions per rank (docs/reliability.md)",
+          {"", "train.reproducible", "true (model.kind = " + kind + ")"});
   return it->second(config, rows);
 }
 

@@ -214,13 +214,16 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
   const double noise = noise_variance(params);
   const Matrix Z = inducing_inputs(params);
   const Index m = Z.rows(), q = Z.cols(), h = k->num_hyperparameters();
-  const Latents l = latents_forward(params, rows, data);
-
-  // Steps 1-2: the rows' statistics, one allreduce.
+  // Steps 1-2: the rows' statistics, one allreduce. The rows are this rank's alone, so a failure
+  // there (non-finite latents, say) is agreed first: every rank throws it, none waits in the sum.
+  Latents l;
   PsiStatistics psi;
-  SparseStatistics statistics = config_.bayesian
-                                    ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, data, psi)
-                                    : point_rows_statistics(*k, Z, l.mean, data, psi);
+  SparseStatistics statistics;
+  comm.all_or_none([&] {
+    l = latents_forward(params, rows, data);
+    statistics = config_.bayesian ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, data, psi)
+                                  : point_rows_statistics(*k, Z, l.mean, data, psi);
+  });
   statistics.allreduce(comm);
   const double rows_kl = statistics.kl;
   if (scale != 1.0) statistics.scale(scale);

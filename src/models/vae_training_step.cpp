@@ -37,7 +37,9 @@ BatchTerms VaeTrainingStep::evaluate(const Vector& params, const std::vector<std
                                                   model_.latent_dim());
   // The whole batch's weights on every rank: the rank sums then add up to the batch estimator.
   const double w = static_cast<double>(model_.num_data()) / static_cast<double>(b);
-  const VaeElboTerms terms = model_.elbo().evaluate(params, own_data_, eps, w, w, gradient);
+  // This rank's rows alone: a failure there is agreed before the sums, so no rank waits in them.
+  VaeElboTerms terms;
+  comm_.all_or_none([&] { terms = model_.elbo().evaluate(params, own_data_, eps, w, w, gradient); });
 
   double sums[3] = {terms.value, w * terms.log_likelihood, terms.kl};
   comm_.allreduce_sum(sums, 3);

@@ -184,7 +184,10 @@ SasPartials remainder_terms(const Kernel& kernel, double noise_variance, const S
   const Index A = X_active.rows(), R = X_remainder.rows(), D = Y_remainder.cols();
   require(Y_remainder.rows() == R, "remainder latents and data have different numbers of rows",
           {"", "rows", std::to_string(R) + " vs " + std::to_string(Y_remainder.rows())});
-  require(X_remainder.allFinite(), "remainder latents contain NaN or Inf", {"", "latents", "non-finite"});
+  // The latents come from the parameters (an encoder or free latents), so a NaN here is a
+  // numerical failure of the run (a diverged parameter), not bad input.
+  if (!X_remainder.allFinite())
+    throw NumericalError("remainder latents contain NaN or Inf", {"", "latents", "non-finite"});
   SasPartials out;
   out.whitened_adjoint = Matrix::Zero(A, A);
   out.d_latents_active = Matrix::Zero(A, X_active.cols());

@@ -1,8 +1,8 @@
 // Rank-count invariance to the last bit: several hundred Adam steps of the data-parallel SAS and
-// Bayesian SAS step at realistic size (N = 2,000, batches of 256 with 64 active rows, so several
-// row blocks per batch) must give exactly the parameters that the same training gives on one rank.
-// The reference is trained inside the test on rank 0 with a one-rank communicator (MPI_COMM_SELF)
-// and broadcast. Every reduction of a step sums per-block partials exactly
+// Bayesian SAS step, amortised and with free latents, at realistic size (N = 2,000, batches of 256 with 64
+// active rows, so several row blocks per batch) must give exactly the parameters that the same training gives
+// on one rank. The reference is trained inside the test on rank 0 with a one-rank communicator
+// (MPI_COMM_SELF) and broadcast. Every reduction of a step sums per-block partials exactly
 // (parallel/reproducible_sum.hpp), so no tolerance is needed: one differing bit fails.
 #include <gtest/gtest.h>
 
@@ -33,8 +33,9 @@ SasModelConfig config(const Variant& v) {
 }
 
 // kSteps steps of the distributed step over `comm` with sharded Adam (what Trainer runs); returns
-// the shared parameters (identical on every rank).
-Vector train_shared(const Communicator& comm, const Variant& v, const RowMatrix& Y) {
+// the shared parameters (identical on every rank) followed by every row's free latents, gathered
+// in global row order (none for amortised models).
+Vector train_all(const Communicator& comm, const Variant& v, const RowMatrix& Y) {
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const RowMatrix local = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
@@ -50,13 +51,29 @@ Vector train_shared(const Communicator& comm, const Variant& v, const RowMatrix&
                   &adam.slice_counts());
     adam.ascend(params, grad);
   }
-  return params.head(model.num_shared_parameters());
+  const RowMatrix rows = comm.allgather_rows(DataRef(model.local_block_rows(params)));
+  Vector all(model.num_shared_parameters() + rows.size());
+  all << params.head(model.num_shared_parameters()), rows.reshaped<Eigen::RowMajor>();
+  return all;
 }
 
-// The exact block sums are still the step's gradient: one step against the serial model's.
-TEST(ReproducibleStep, GradientEqualsTheSerialModelsToRounding) {
+Vector initial_values(const Variant& v) {
+  const SasModel model(config(v), kRows, 0, kRows);
+  const Vector params = model.initial_parameters();
+  Vector all(params.size());
+  all << params.head(model.num_shared_parameters()),
+      model.local_block_rows(params).reshaped<Eigen::RowMajor>();
+  return all;
+}
+
+// The exact block sums are still the step's gradient: one step against the serial model's, for
+// the shared parameters and, with free latents (sent to their block's worker and their gradients
+// back), for this rank's latents.
+class ReproducibleStep : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(ReproducibleStep, GradientEqualsTheSerialModelsToRounding) {
   const Communicator comm;
-  const Variant v{true, LatentKind::amortised};
+  const Variant v = GetParam();
   const RowMatrix Y = testing::random_normal(kRows, kDim, 29);
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
@@ -67,37 +84,53 @@ TEST(ReproducibleStep, GradientEqualsTheSerialModelsToRounding) {
   RowMatrix batch(rows.size(), kDim);
   for (std::size_t i = 0; i < rows.size(); ++i)
     batch.row(static_cast<Index>(i)) = Y.row(static_cast<Index>(rows[i]));
-  const Vector params = model.initial_parameters();
+  const SasModel serial_model(config(v), kRows, 0, kRows);
+  const Vector serial_params = serial_model.initial_parameters();
+  Vector params = model.initial_parameters();  // this rank's rows of the same latents
+  model.set_local_block_rows(params, serial_model.local_block_rows(serial_params)
+                                         .middleRows(static_cast<Index>(begin), static_cast<Index>(count)));
   Vector grad, serial_grad;
   const BatchTerms terms = step.evaluate(params, rows, kActive, {0, 0}, grad);
-  const BatchTerms serial =
-      SasModel(config(v), kRows, 0, kRows).evaluate(params, {rows, batch, kActive}, {0, 0}, serial_grad);
+  const BatchTerms serial = serial_model.evaluate(serial_params, {rows, batch, kActive}, {0, 0}, serial_grad);
   EXPECT_NEAR(terms.objective, serial.objective, 1e-11 * std::abs(serial.objective));
   const Index shared = model.num_shared_parameters();
   EXPECT_LT((grad.head(shared) - serial_grad.head(shared)).norm(), 1e-10 * serial_grad.head(shared).norm());
+  const RowMatrix latent_grad = model.local_block_rows(grad);
+  const RowMatrix serial_latent_grad = serial_model.local_block_rows(serial_grad)
+                                           .middleRows(static_cast<Index>(begin), static_cast<Index>(count));
+  EXPECT_LE((latent_grad - serial_latent_grad).norm(),
+            1e-10 * serial_model.local_block_rows(serial_grad).norm());
+  if (v.latents == LatentKind::free) {  // the batch's latents have gradients, on their owners
+    const double total = comm.allreduce_sum(latent_grad.squaredNorm());
+    EXPECT_GT(total, 0.0);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Variants, ReproducibleStep,
+                         ::testing::Values(Variant{true, LatentKind::amortised},
+                                           Variant{false, LatentKind::free},
+                                           Variant{true, LatentKind::free}));
 
 class ReproducibleTraining : public ::testing::TestWithParam<Variant> {};
 
-TEST_P(ReproducibleTraining, SharedParametersAfterThreeHundredStepsEqualOneRankBitForBit) {
+TEST_P(ReproducibleTraining, ParametersAfterThreeHundredStepsEqualOneRankBitForBit) {
   const Communicator comm;
   const Variant v = GetParam();
   RowMatrix Y = testing::random_normal(kRows, kDim, 29);
   if (v.precision == Precision::float32) Y = Y.cast<float>().cast<double>();
 
-  const Vector mine = train_shared(comm, v, Y);
+  const Vector mine = train_all(comm, v, Y);
   Vector reference(mine.size());
-  if (comm.is_root()) reference = train_shared(Communicator(MPI_COMM_SELF), v, Y);
+  if (comm.is_root()) reference = train_all(Communicator(MPI_COMM_SELF), v, Y);
   comm.broadcast(reference.data(), reference.size());
 
   ASSERT_TRUE(mine.allFinite());
   Index differing = 0;
   for (Index i = 0; i < mine.size(); ++i) differing += mine[i] != reference[i];
-  EXPECT_EQ(differing, 0) << "of " << mine.size() << " shared parameters; largest difference "
+  EXPECT_EQ(differing, 0) << "of " << mine.size() << " parameters; largest difference "
                           << (mine - reference).cwiseAbs().maxCoeff() << " at " << comm.size() << " ranks";
   // The run moved: a test of equal initial values would prove nothing.
-  EXPECT_GT((mine - SasModel(config(v), kRows, 0, kRows).initial_parameters().head(mine.size())).norm(),
-            1e-2);
+  EXPECT_GT((mine - initial_values(v)).norm(), 1e-2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Amortised, ReproducibleTraining,
@@ -105,6 +138,11 @@ INSTANTIATE_TEST_SUITE_P(Amortised, ReproducibleTraining,
                                            Variant{true, LatentKind::amortised},
                                            Variant{false, LatentKind::amortised, Precision::float32},
                                            Variant{true, LatentKind::amortised, Precision::float32}));
+// Free latents live with their owner; the step sends them to the worker of their row block and the
+// gradients back, so their rows' partial sums are the same at any rank count too.
+INSTANTIATE_TEST_SUITE_P(Free, ReproducibleTraining,
+                         ::testing::Values(Variant{false, LatentKind::free}, Variant{true, LatentKind::free},
+                                           Variant{true, LatentKind::free, Precision::float32}));
 
 }  // namespace
 }  // namespace gplvm

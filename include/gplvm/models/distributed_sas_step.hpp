@@ -3,7 +3,9 @@
 //   - every rank knows the batch (BatchSchedule) and which of its rows it owns (RowPartition);
 //   - each rank works on a share of the batch rows: amortised models split the batch evenly
 //     (batch_workers) or, for reproducible sums, in whole row blocks (batch_block_workers), rows
-//     moving to their worker (one alltoallv); free latents are worked on by their owner;
+//     moving to their worker (one alltoallv); free latents are worked on by their owner, or, for
+//     reproducible sums, formed by their owner and sent with the data to the block's worker, their
+//     gradients coming back (exchange_batch_rows);
 //   - workers compute the latents of their batch rows (encoder or free latents), one product per
 //     row block;
 //   - the active rows (position, latent sample, data) are allgathered: A x (1 + Q + D) values;
@@ -16,7 +18,8 @@
 //     Free-latent gradients stay on their owner.
 // With train.reproducible (SasModelConfig::reproducible_sums) the rows are assigned and summed in
 // fixed blocks, exactly: amortised models give the same bits at any rank count
-// (docs/reliability.md); otherwise whole shares are summed per rank, as fast as before.
+// (docs/reliability.md), amortised and free latents alike; otherwise whole shares are summed per
+// rank, as fast as before.
 // Communication per step is O(A (Q + D) + A^2 + #encoder parameters), independent of N.
 #include <optional>
 #include <vector>
@@ -62,6 +65,14 @@ class DistributedSasStep {
     // blocks for amortised models, the part of a block this rank owns for free latents.
     std::vector<Index> block_rows;
   };
+  // Free latents under reproducible sums: their owners form them (owned_rows, in position order)
+  // and send them to the block workers, who send the gradients with respect to them back.
+  struct FreeLatentRoute {
+    std::vector<int> owner, worker;  // per batch position
+    std::vector<std::uint64_t> owned_rows;
+  };
+  FreeLatentRoute free_latent_route(const std::vector<std::uint64_t>& batch_rows,
+                                    const std::vector<int>& worker, Index num_active) const;
   WorkRows work_rows(const std::vector<std::uint64_t>& batch_rows, const std::vector<int>& worker,
                      Index num_active) const;
   // Their data rows, in Scalar: this rank's own from its block, the others sent by their owners.
@@ -76,7 +87,13 @@ class DistributedSasStep {
   template <typename Scalar>
   BatchTerms evaluate_in(const Vector& params, const WorkRows& own, const RowMatrixT<Scalar>& data,
                          Index num_active, Index batch_size, StepKey key, Vector& gradient,
-                         const std::vector<int>* encoder_slices, Float32Shadow* shadow) const;
+                         const std::vector<int>* encoder_slices, Float32Shadow* shadow,
+                         const FreeLatentRoute* route) const;
+  // The latents of this rank's work rows: formed here, or by their owners along the route.
+  template <typename Scalar>
+  SasModel::LatentBatch work_latents(const Vector& params, const WorkRows& own,
+                                     const RowMatrixT<Scalar>& data, StepKey key, Float32Shadow* shadow,
+                                     const FreeLatentRoute* route, SasModel::LatentBatch& owned) const;
 
   const SasModel& model_;
   const Communicator& comm_;
