@@ -60,8 +60,14 @@ class LatentSpace {
                                     MatrixRef d_variance, Matrix* d_samples) const = 0;
 };
 
-// The space of a model.latent_space value ("euclidean") with Q intrinsic dimensions; InputError
-// naming model.latent_space otherwise.
+// The space of a model.latent_space value ("euclidean" or "lorentz") with Q intrinsic dimensions;
+// InputError naming model.latent_space otherwise.
 std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim);
+
+// Kernels read ambient coordinates, so a kernel expression must suit the space its inputs come
+// from: on "lorentz" every kernel named in it must be one defined on the hyperboloid
+// (hyperboloid_exp), elsewhere none may be (a kernel of Lorentz points applied to R^Q would read the
+// first coordinate as time-like). InputError naming model.kernel otherwise.
+void require_kernel_fits_latent_space(const std::string& kernel_expression, const std::string& space_name);
 
 }  // namespace gplvm
