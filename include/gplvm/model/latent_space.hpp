@@ -39,6 +39,11 @@ class LatentSpace {
   virtual void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const = 0;
   // Moves X along the tangent step (an update from riemannian_gradient), staying on the space.
   virtual void retract(MatrixRef X, const ConstMatrixRef& step) const = 0;
+  // For optimisers that keep tangent vectors (Riemannian Adam's first moment): the squared length
+  // of each row of V, tangent at the same row of X, and V moved in place by parallel transport from
+  // the rows of `from` to those of `to`.
+  virtual Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const = 0;
+  virtual void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const = 0;
 
   // Samples of q(x_n) at locations L (n x ambient) with tangent variances V (n x intrinsic) from
   // standard normal eps (n x intrinsic), and the adjoint: given dL/dX, ADDS dL/dL and dL/dV.
