@@ -5,7 +5,11 @@ Reads the run file layout (docs/architecture.md, "Files, configuration and the c
   /latent/mean   N x Q latent means, in data-row order (run files, checkpoints, encode and evaluate outputs;
                  data files from generate have /latent_true instead, imported data only /Y: their first
                  two principal components are plotted)
-  /latent/var    N x Q latent variances (optional; Bayesian runs: drawn as one-standard-deviation ellipses)
+                 With the attribute latent_space = "lorentz" the rows are N x (Q + 1) points of the hyperboloid
+                 (time-like coordinate first), drawn on the Poincare disk x -> x_1..Q / (1 + x_0) with the unit
+                 circle and a grid of geodesics
+  /latent/var    N x Q latent variances (optional; Bayesian runs: drawn as one-standard-deviation ellipses,
+                 except for Lorentz latents, whose variances are in the tangent space at each mean)
   /train/curve   M x 4: step, epoch, objective, wall time in seconds (optional: run files and checkpoints)
   /labels        N integer labels (optional; in the file, or in the data file given by --data)
   /params/kernel/lengthscales  ARD lengthscales (in the run file, or in the run an encode or evaluate output
@@ -74,7 +78,21 @@ def read_latents(run):
     var = read_dataset(run, "/latent/var", required=False) if source == "/latent/mean" else None
     if var is not None:
         var = np.asarray(var, dtype=float).reshape(mean.shape[0], -1)
+    if source == "/latent/mean" and latent_space(run[source]) == "lorentz":
+        return to_poincare(run, mean), None, "Poincare"
     return mean, var, "latent" if source == "/latent/mean" else "true latent"
+
+
+def latent_space(dataset):
+    value = dataset.attrs.get("latent_space", "euclidean")
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def to_poincare(run, lorentz):
+    """Points of the hyperboloid (time-like coordinate first) on the Poincare ball: x_1..Q / (1 + x_0)."""
+    if lorentz.shape[1] < 2 or np.any(lorentz[:, 0] < 1.0 - 1e-9):
+        raise InputProblem(f"{run.filename}: '/latent/mean' is marked lorentz but its rows are not on the hyperboloid")
+    return lorentz[:, 1:] / (1.0 + lorentz[:, :1])
 
 
 def attribute(h5, name):
@@ -196,9 +214,11 @@ def plot_latents(mean, var, labels, dims, title, path, what="latent", names=None
         ax.scatter(x[order], y[order], s=size, alpha=alpha, linewidths=0, rasterized=True)
     else:
         draw_labelled(fig, ax, x[order], y[order], labels[order], size, alpha, names)
+    if what == "Poincare":
+        draw_poincare_disk(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    subtitle = f"N = {n}, Q = {mean.shape[1]}"
+    subtitle = f"N = {n}, Q = {mean.shape[1]}" + (" (hyperbolic)" if what == "Poincare" else "")
     if var is not None:
         subtitle += f", mean posterior sd = {np.sqrt(np.mean(var)):.3g} (ellipses: 1 sd)"
     ax.set_title(f"{title}\n{subtitle}", fontsize=10)
@@ -207,6 +227,25 @@ def plot_latents(mean, var, labels, dims, title, path, what="latent", names=None
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def draw_poincare_disk(ax, distances=(1.0, 2.0, 3.0, 4.0)):
+    """The unit circle (the ideal boundary) and a grid of geodesics: the two axes and, crossing each axis
+    at right angles at hyperbolic distances +-s from the centre, the geodesic circles orthogonal to the boundary."""
+    theta = np.linspace(0.0, 2.0 * np.pi, 721)
+    style = dict(color="0.75", linewidth=0.5, zorder=0)
+    ax.plot(np.cos(theta), np.sin(theta), color="0.3", linewidth=0.8, zorder=0)
+    ax.plot([-1, 1], [0, 0], **style)
+    ax.plot([0, 0], [-1, 1], **style)
+    for s in distances:
+        t = np.tanh(s / 2.0)  # Poincare radius at hyperbolic distance s from the centre
+        centre, radius = (1.0 + t * t) / (2.0 * t), (1.0 - t * t) / (2.0 * t)
+        x, y = centre + radius * np.cos(theta), radius * np.sin(theta)
+        inside = x * x + y * y <= 1.0
+        for sx, sy in ((x, y), (-x, y), (y, x), (y, -x)):
+            ax.plot(np.where(inside, sx, np.nan), np.where(inside, sy, np.nan), **style)
+    ax.set_xlim(-1.05, 1.05)
+    ax.set_ylim(-1.05, 1.05)
 
 
 def draw_labelled(fig, ax, x, y, labels, size, alpha, names=None):

@@ -64,6 +64,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
 
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/latent/mean", mean, begin, data.rows);
+  out.write_attribute("/latent/mean", "latent_space", model->latent_space());
   if (model->bayesian() && !inferred) out.write_distributed_rows("/latent/var", variance, begin, data.rows);
   if (data.labels) out.write_distributed_int64("/labels", *data.labels, begin, data.rows);
   out.write_attribute("/", "run", std::filesystem::absolute(run_path).string());
@@ -76,11 +77,12 @@ int encode_command(const Arguments& args, const Communicator& comm) {
     if (cl.has("json")) {
       JsonWriter w = json_summary("encode");
       w.key("output").value(output).key("rows").value(data.rows);
-      w.key("latent_dim").value(m.latent_dim).end_object();
+      w.key("latent_dim").value(m.latent_dim).key("latent_space").value(model->latent_space()).end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
-      std::printf("wrote %s: %llu latents of dimension %ld\n", output.c_str(),
-                  static_cast<unsigned long long>(data.rows), static_cast<long>(m.latent_dim));
+      std::printf("wrote %s: %llu latents of dimension %ld (%s)\n", output.c_str(),
+                  static_cast<unsigned long long>(data.rows), static_cast<long>(m.latent_dim),
+                  model->latent_space().c_str());
     }
   }
   return kExitOk;

@@ -53,6 +53,13 @@ std::string describe_kernel(const Hdf5ResultReader& file, Description& d) {
   return ", kernel " + file.read_attribute_string("/", "kernel") + " (" + text + ")";
 }
 
+// The latent space /latent/mean's rows are points of ("euclidean" when the file does not say).
+std::string latent_space_of(const Hdf5ResultReader& file) {
+  if (file.exists("/latent/mean") && file.has_attribute("/latent/mean", "latent_space"))
+    return file.read_attribute_string("/latent/mean", "latent_space");
+  return "euclidean";
+}
+
 void describe_run(const Hdf5ResultReader& file, Description& d) {
   const auto n = file.read_attribute_int64("/", "num_data");
   const auto steps = file.read_attribute_int64("/", "steps");
@@ -61,7 +68,9 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   const double noise = file.read_scalar("/params/noise_variance");
   const bool checkpoint = file.exists("/state");
   d.json.key("type").value(checkpoint ? "checkpoint" : "run").key("model").value(model);
-  d.json.key("latents").value(latents).key("num_data").value(n).key("steps").value(steps);
+  const std::string space = latent_space_of(file);
+  d.json.key("latents").value(latents).key("latent_space").value(space);
+  d.json.key("num_data").value(n).key("steps").value(steps);
   d.json.key("noise_variance").value(noise);
   const std::string data_file = attribute_or(file, "data_file", "");
   if (!data_file.empty()) d.json.key("data_file").value(data_file);
@@ -69,8 +78,9 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   const std::string kernel_text = describe_kernel(file, d);
   char line[1024];
   std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s, noise = %.4g%s\n",
-                file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run", latents.c_str(),
-                static_cast<long long>(n), static_cast<long long>(steps), kernel_text.c_str(), noise,
+                file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run",
+                (space == "euclidean" ? latents : latents + " " + space).c_str(), static_cast<long long>(n),
+                static_cast<long long>(steps), kernel_text.c_str(), noise,
                 data_file.empty() ? "" : (", data " + data_file).c_str());
   d.text = line;
 }
@@ -80,15 +90,23 @@ void describe_latents(const Hdf5ResultReader& file, Description& d) {
   const DatasetInfo latents = inspect_dataset(file.path(), "/latent/mean", MPI_COMM_SELF);
   const bool evaluation = file.exists("/metrics");
   const bool bayesian = file.exists("/latent/var");
+  const std::string space = latent_space_of(file);
+  // Lorentz latents are stored as Q + 1 ambient coordinates of Q-dimensional points.
+  const std::uint64_t dim = space == "lorentz" && latents.cols > 0 ? latents.cols - 1 : latents.cols;
   d.json.key("type").value(evaluation ? "evaluation" : "latents").key("rows").value(latents.rows);
-  d.json.key("latent_dim").value(latents.cols).key("latent_variances").value(bayesian);
+  d.json.key("latent_dim")
+      .value(dim)
+      .key("latent_space")
+      .value(space)
+      .key("latent_variances")
+      .value(bayesian);
   d.json.key("labels").value(file.exists("/labels"));
   const std::string run = attribute_or(file, "run", "");
   if (!run.empty()) d.json.key("run").value(run);
   describe_origin(file, d);
   d.text = file.path() + ": " + std::to_string(latents.rows) + " latents of dimension " +
-           std::to_string(latents.cols) + (bayesian ? " with variances" : "") +
-           (run.empty() ? "" : " from run " + run);
+           std::to_string(dim) + (space == "lorentz" ? " on the hyperboloid (Lorentz coordinates)" : "") +
+           (bayesian ? " with variances" : "") + (run.empty() ? "" : " from run " + run);
   if (evaluation) {
     d.json.key("metrics").begin_object();
     for (const std::string& name : file.group_members("/metrics")) {

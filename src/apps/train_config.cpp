@@ -5,6 +5,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 
@@ -13,6 +14,21 @@ namespace {
 
 // Keys held in an int (iteration limits, ScaLAPACK block and grid) are range-checked to fit one.
 constexpr double kMaxInt = std::numeric_limits<int>::max();
+
+// Which models train on which latent spaces: hyperbolic latents exist for the amortised SAS
+// kinds; everything else is refused here, naming the key that would have to change.
+void require_latent_space_support(const Config& c, const SasModelConfig& m) {
+  require_kernel_fits_latent_space(m.kernel, m.latent_space);
+  if (m.latent_space == "euclidean") return;
+  const std::string kind = c.get_string("model.kind");
+  require(
+      kind == "sas" || kind == "bayesian_sas",
+      "model.latent_space = \"" + m.latent_space + "\" is supported by model.kind sas and bayesian_sas only",
+      {"", "model.kind", kind});
+  require(m.latents == LatentKind::amortised,
+          "model.latent_space = \"" + m.latent_space + "\" needs amortised latents (an encoder) for now",
+          {"", "model.latents", c.get_string("model.latents")});
+}
 
 }  // namespace
 
@@ -34,10 +50,14 @@ ConfigSchema train_config_schema() {
                   {R::one_of({"sas", "bayesian_sas", "exact", "sparse_gplvm", "bayesian_gplvm", "vae"})})
       .add_string("model.kernel", "eq_ard",
                   "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
-                  "products (*) of them, e.g. \"eq_ard+linear\"",
+                  "products (*) of them, e.g. \"eq_ard+linear\"; hyperboloid_exp for "
+                  "model.latent_space = \"lorentz\" (model.lengthscale is its kappa)",
                   {R::non_empty()})
-      .add_string("model.latent_space", "euclidean", "where the latents live: euclidean",
-                  {R::one_of({"euclidean"})})
+      .add_string("model.latent_space", "euclidean",
+                  "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
+                  "space H^Q, Q + 1 coordinates per latent; sas and bayesian_sas with amortised latents and "
+                  "the hyperboloid_exp kernel)",
+                  {R::one_of({"euclidean", "lorentz"})})
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
@@ -203,7 +223,9 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.standardize = c.get_bool("data.standardize");
   t.model = sas_model_config(c, data_dim);
   const SasModelConfig& m = t.model;
-  make_kernel(m.kernel, m.latent_dim);  // an unknown or malformed model.kernel fails here, named
+  require_latent_space_support(c, m);
+  // An unknown or malformed model.kernel fails here, named; kernels read ambient coordinates.
+  make_kernel(m.kernel, make_latent_space(m.latent_space, m.latent_dim)->ambient_dim());
   TrainerOptions& o = t.trainer;
   o.batch_size = static_cast<std::uint64_t>(c.get_int("sas.batch_size"));
   o.epochs = static_cast<std::uint64_t>(c.get_int("train.epochs"));

@@ -24,6 +24,13 @@ void EuclideanLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) cons
   X += step;
 }
 
+Vector EuclideanLatentSpace::tangent_squared_norms(const ConstMatrixRef&, const ConstMatrixRef& V) const {
+  return V.rowwise().squaredNorm();
+}
+
+// Tangent spaces of R^Q are all R^Q: transport is the identity.
+void EuclideanLatentSpace::transport(const ConstMatrixRef&, const ConstMatrixRef&, MatrixRef) const {}
+
 void EuclideanLatentSpace::sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                             const ConstMatrixRef& eps, Matrix& X) const {
   X = reparameterise(location, variance, eps);

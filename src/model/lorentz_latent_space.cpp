@@ -62,6 +62,18 @@ void LorentzLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const 
   }
 }
 
+// Tangent vectors are space-like: <v, v>_L >= 0 is their squared length.
+Vector LorentzLatentSpace::tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const {
+  Vector norms(X.rows());
+  for (Index n = 0; n < X.rows(); ++n) norms[n] = lorentz::minkowski_dot(row_of(V, n), row_of(V, n));
+  return norms;
+}
+
+void LorentzLatentSpace::transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const {
+  for (Index n = 0; n < V.rows(); ++n)
+    V.row(n) = lorentz::parallel_transport(row_of(from, n), row_of(to, n), row_of(V, n)).transpose();
+}
+
 void LorentzLatentSpace::sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                           const ConstMatrixRef& eps, Matrix& X) const {
   require_columns(location, dim_ + 1, "posterior locations");

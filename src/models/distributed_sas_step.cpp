@@ -8,7 +8,6 @@
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
-#include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/models/batch_row_exchange.hpp"
 #include "gplvm/models/batch_workers.hpp"
 #include "gplvm/parallel/reproducible_sum.hpp"
@@ -382,8 +381,8 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   const ActiveSetShare share = share_active_set(comm_, kernel, noise, active);
   const Index own_active =
       std::count_if(own.positions.begin(), own.positions.end(), [&](Index p) { return p < num_active; });
-  Matrix d_sample(own.rows.size(), model_.config().latent_dim);
-  SasPartials partials = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
+  Matrix d_sample(own.rows.size(), model_.ambient_dim());
+  SasPartials partials = zero_partials(num_active, model_.ambient_dim(), kernel.num_hyperparameters());
   const Index length = partials.packed_size() + 1;  // the partials, then the KL
 
   // One partial per row block (remainder terms and the KL of its rows) and per column block of
@@ -403,12 +402,10 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
         terms.pack(blocks.col(k).data());
         d_sample.middleRows(first, n) = terms.d_latents_remainder;
       }
-      if (model_.config().bayesian)
-        blocks(length - 1, k) =
-            gaussian_kl(latents.mean.middleRows(first, n), latents.variance.middleRows(first, n));
+      if (model_.config().bayesian) blocks(length - 1, k) = model_.latents_kl(latents, first, n);
     }
     for (Index k = 0; k < share.columns.num_blocks(); ++k) {
-      SasPartials fit = zero_partials(num_active, model_.config().latent_dim, kernel.num_hyperparameters());
+      SasPartials fit = zero_partials(num_active, model_.ambient_dim(), kernel.num_hyperparameters());
       fit.add_active_data_fit(
           share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
       fit.pack(blocks.col(num_row_blocks + k).data());

@@ -46,11 +46,15 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
   validate_config(config_, num_data, local_begin, local_rows);
   const Index q = config_.latent_dim;
   latent_space_ = make_latent_space(config_.latent_space, q);
-  require(latent_space_->ambient_dim() == q && latent_space_->intrinsic_dim() == q,
-          "SAS models need a latent space whose coordinates are its dimensions",
+  // Free latents are point parameters, moved by the optimiser; on a curved space that needs
+  // Riemannian steps, which the trainer does not take yet. Encoders output tangent vectors at the
+  // origin, which every space maps.
+  require(config_.latents == LatentKind::amortised || latent_space_->ambient_dim() == q,
+          "free latents need model.latent_space = \"euclidean\"; use amortised latents",
           {"", "model.latent_space", config_.latent_space});
-  kernel_prototype_ =
-      make_kernel(config_.kernel, q, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
+  require_kernel_fits_latent_space(config_.kernel, config_.latent_space);
+  kernel_prototype_ = make_kernel(config_.kernel, latent_space_->ambient_dim(),
+                                  {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
   kernel_offset_ = 0;
   noise_offset_ = kernel_prototype_->num_hyperparameters();
   Index offset = noise_offset_ + 1;
@@ -168,6 +172,12 @@ void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const
     Eigen::Map<RowMatrix>(values.data() + free_log_variance_offset_, n, q) = rows.rightCols(q);
 }
 
+double SasModel::latents_kl(const LatentBatch& l, Index first, Index count) const {
+  if (!config_.bayesian) return 0.0;
+  return latent_space_->kl_to_prior(l.mean.middleRows(first, count), l.variance.middleRows(first, count),
+                                    l.sample.middleRows(first, count));
+}
+
 double SasModel::kl_weight(Index batch_size) const {
   return gplvm::kl_weight(config_.scaling, static_cast<Index>(num_data()), batch_size);
 }
@@ -222,7 +232,8 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
     const Index all_rows = data.rows();
     const std::span<const Index> blocks = block_rows ? *block_rows : std::span<const Index>(&all_rows, 1);
     mean_encoder_->forward_in_blocks<Scalar>(weights, data, workspace<Scalar>(false), out, blocks);
-    l.mean = out.template cast<double>();
+    l.tangent = out.template cast<double>();
+    latent_space_->from_origin_tangent(l.tangent, l.mean);
     if (variance_encoder_) {
       variance_encoder_->forward_in_blocks<Scalar>(
           weights + (variance_encoder_offset_ - mean_encoder_offset_), data, workspace<Scalar>(true), out,
@@ -276,7 +287,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
   double kl = 0.0;
   if (config_.bayesian) {
     d_mean.setZero();
-    d_variance = Matrix::Zero(d_sample.rows(), d_sample.cols());
+    d_variance = Matrix::Zero(d_sample.rows(), config_.latent_dim);  // per intrinsic dimension
     Matrix d_kl_samples;
     kl = latent_space_->kl_to_prior(l.mean, l.variance, l.sample);
     latent_space_->kl_to_prior_backward(l.mean, l.variance, l.sample, -kl_weight, d_mean, d_variance,
@@ -289,6 +300,10 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
     }
   }
   if (mean_encoder_) {
+    // The mean encoder's output is the tangent vector the space maps to the mean.
+    Matrix d_tangent = Matrix::Zero(l.tangent.rows(), l.tangent.cols());
+    latent_space_->from_origin_tangent_backward(l.tangent, d_mean, d_tangent);
+    d_mean = std::move(d_tangent);
     const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
     const Index encoder_size = num_shared_ - mean_encoder_offset_;
     if constexpr (std::is_same_v<Scalar, double>) {
@@ -398,7 +413,11 @@ void SasModel::freeze_translation(Scalar* encoder_gradient) const {
   // a prior (non-Bayesian) the mean encoder's output bias is a flat direction: its gradient is
   // zero in exact arithmetic and pure rounding noise in practice, on which Adam would random-walk
   // (steps of lr |g| / eps) and make runs differ across rank counts. It stays at its initial value.
-  if (config_.bayesian || !mean_encoder_ || !kernel_prototype_->is_stationary()) return;
+  // The symmetry is a translation of R^Q: a curved space has none (its isometries are not
+  // translations of the encoder's tangent output).
+  if (config_.bayesian || !mean_encoder_ || !kernel_prototype_->is_stationary() ||
+      latent_space_->ambient_dim() != latent_space_->intrinsic_dim())
+    return;
   const Index last = mean_encoder_->num_layers() - 1;
   std::fill_n(encoder_gradient + mean_encoder_->bias_offset(last), config_.latent_dim, Scalar(0));
 }
@@ -433,7 +452,7 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   zero_all_but_encoder(gradient);
   gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
   gradient[noise_offset_] = g.d_log_noise;
-  Matrix d_sample(b, config_.latent_dim);
+  Matrix d_sample(b, ambient_dim());
   d_sample << g.d_latents, partials.d_latents_remainder;
   const double kl_w = kl_weight(b);
   const double kl =
@@ -456,7 +475,7 @@ void SasModel::encode_in(const Vector& params, const DataRefT<Scalar>& data, std
                          RowMatrix& mean, RowMatrix* variance) const {
   constexpr Index kChunk = 4096;
   const Index n = data.rows(), q = config_.latent_dim;
-  mean.resize(n, q);
+  mean.resize(n, ambient_dim());
   if (variance && config_.bayesian) variance->resize(n, q);
   std::vector<std::uint64_t> rows;
   for (Index begin = 0; begin < n; begin += kChunk) {

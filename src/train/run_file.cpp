@@ -105,6 +105,7 @@ void write_best(Hdf5ResultWriter& out, const Model& model, const TrainingState& 
   const std::uint64_t n = model.num_data(), begin = model.local_begin();
   out.write_vector("/best/shared", s.best_params.head(model.num_shared_parameters()));
   out.write_distributed_rows("/best/latent/mean", latents.mean, begin, n);
+  out.write_attribute("/best/latent/mean", "latent_space", model.latent_space());
   if (model.bayesian()) out.write_distributed_rows("/best/latent/var", latents.variance, begin, n);
   out.write_attribute("/best", "step", static_cast<std::int64_t>(s.convergence.best_step));
   out.write_attribute("/best", "smoothed_objective", s.convergence.best_smoothed);
@@ -229,6 +230,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   const std::uint64_t n = model.num_data(), begin = model.local_begin();
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", run.latents.mean, begin, n);
+  out.write_attribute("/latent/mean", "latent_space", model.latent_space());
   if (model.bayesian()) out.write_distributed_rows("/latent/var", run.latents.variance, begin, n);
   if (run.local_labels) out.write_distributed_int64("/labels", *run.local_labels, begin, n);
   write_parameters(out, model, run.state.params);
@@ -244,6 +246,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_attribute("/", "num_data", static_cast<std::int64_t>(n));
   out.write_attribute("/", "data_dim", static_cast<std::int64_t>(model.data_dim()));
   out.write_attribute("/", "latent_dim", static_cast<std::int64_t>(model.latent_dim()));
+  out.write_attribute("/", "latent_space", model.latent_space());
   out.write_attribute("/", "model", model.kind());
   if (model.has_gp_decoder()) out.write_attribute("/", "kernel", model.kernel(run.state.params)->name());
   out.write_attribute("/", "latents", to_string(model.latents()));

@@ -6,8 +6,8 @@
 
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
-#include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/models/sas_model.hpp"
+#include "gplvm/train/batch_schedule.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -21,11 +21,12 @@ struct Variant {
   bool bayesian;
   LatentKind latents;
   Activation activation;
+  bool lorentz = false;  // latents on the hyperboloid, kernel hyperboloid_exp
 };
 
 std::string name(const Variant& v) {
   return std::string(v.bayesian ? "bayesian_" : "sas_") + to_string(v.latents) + "_" +
-         to_string(v.activation);
+         to_string(v.activation) + (v.lorentz ? "_lorentz" : "");
 }
 
 void PrintTo(const Variant& v, std::ostream* os) {
@@ -47,6 +48,10 @@ TEST_P(SasModelGradient, MatchesFiniteDifferencesOnEveryParameter) {
   c.encoder_activation = v.activation;
   c.lengthscale = 1.0;
   c.seed = 3;
+  if (v.lorentz) {
+    c.latent_space = "lorentz";
+    c.kernel = "hyperboloid_exp";
+  }
   const std::uint64_t n = 30;
   const SasModel model(c, n, 0, n);
   const RowMatrix all = random_normal(n, 5, 21);
@@ -78,7 +83,9 @@ INSTANTIATE_TEST_SUITE_P(Variants, SasModelGradient,
                                            Variant{false, LatentKind::amortised, Activation::relu},
                                            Variant{true, LatentKind::amortised, Activation::tanh},
                                            Variant{false, LatentKind::free, Activation::tanh},
-                                           Variant{true, LatentKind::free, Activation::tanh}),
+                                           Variant{true, LatentKind::free, Activation::tanh},
+                                           Variant{false, LatentKind::amortised, Activation::tanh, true},
+                                           Variant{true, LatentKind::amortised, Activation::tanh, true}),
                          [](const auto& info) { return name(info.param); });
 
 SasModelConfig small_config() {

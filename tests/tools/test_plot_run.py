@@ -209,6 +209,38 @@ def test_fashion_mnist_class_names(tmp):
         assert plot_run.class_names(f, plot_run.parse_args([other]), labels) is None
 
 
+def write_lorentz_run(path, poincare, labels):
+    """A run whose latents are the hyperboloid points of the given Poincare-disk points (inverse lift)."""
+    r2 = np.sum(poincare**2, axis=1, keepdims=True)
+    lorentz = np.hstack([(1 + r2) / (1 - r2), 2 * poincare / (1 - r2)])
+    with h5py.File(path, "w") as f:
+        f["/latent/mean"] = lorentz
+        f["/latent/mean"].attrs["latent_space"] = "lorentz"
+        f["/latent/var"] = np.full((poincare.shape[0], 2), 0.05)
+        f["/labels"] = labels
+
+
+def test_lorentz_latents_on_the_poincare_disk(tmp):
+    plot_run = load_module()
+    rng = np.random.default_rng(3)
+    radius, angle = np.sqrt(rng.uniform(0, 0.95**2, 300)), rng.uniform(0, 2 * np.pi, 300)
+    poincare = np.column_stack([radius * np.cos(angle), radius * np.sin(angle)])
+    path = os.path.join(tmp, "lorentz.h5")
+    write_lorentz_run(path, poincare, rng.integers(0, 5, 300))
+    with h5py.File(path, "r") as f:
+        mean, var, what = plot_run.read_latents(f)
+    assert what == "Poincare" and var is None, what
+    assert np.max(np.abs(mean - poincare)) < 1e-12, np.max(np.abs(mean - poincare))
+    out = os.path.join(tmp, "plots")
+    result = run(path, "--out-dir", out)
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(out, "latents.png"))
+    # Rows marked lorentz that are not on the upper sheet are an input error.
+    with h5py.File(path, "a") as f:
+        f["/latent/mean"][0, 0] = -2.0
+    expect_exit_2([path, "--out-dir", out], "not on the hyperboloid")
+
+
 def test_help(tmp):
     result = run("--help")
     assert result.returncode == 0 and "--labels-path" in result.stdout and "--out-dir" in result.stdout
@@ -225,6 +257,7 @@ def main():
         test_generated_and_imported_data_files,
         test_default_dims_follow_the_smallest_lengthscales,
         test_fashion_mnist_class_names,
+        test_lorentz_latents_on_the_poincare_disk,
         test_help,
     ]
     failures = 0

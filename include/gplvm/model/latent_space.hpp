@@ -39,6 +39,11 @@ class LatentSpace {
   virtual void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const = 0;
   // Moves X along the tangent step (an update from riemannian_gradient), staying on the space.
   virtual void retract(MatrixRef X, const ConstMatrixRef& step) const = 0;
+  // For optimisers that keep tangent vectors (Riemannian Adam's first moment): the squared length
+  // of each row of V, tangent at the same row of X, and V moved in place by parallel transport from
+  // the rows of `from` to those of `to`.
+  virtual Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const = 0;
+  virtual void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const = 0;
 
   // Samples of q(x_n) at locations L (n x ambient) with tangent variances V (n x intrinsic) from
   // standard normal eps (n x intrinsic), and the adjoint: given dL/dX, ADDS dL/dL and dL/dV.
@@ -60,8 +65,14 @@ class LatentSpace {
                                     MatrixRef d_variance, Matrix* d_samples) const = 0;
 };
 
-// The space of a model.latent_space value ("euclidean") with Q intrinsic dimensions; InputError
-// naming model.latent_space otherwise.
+// The space of a model.latent_space value ("euclidean" or "lorentz") with Q intrinsic dimensions;
+// InputError naming model.latent_space otherwise.
 std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim);
+
+// Kernels read ambient coordinates, so a kernel expression must suit the space its inputs come
+// from: on "lorentz" every kernel named in it must be one defined on the hyperboloid
+// (hyperboloid_exp), elsewhere none may be (a kernel of Lorentz points applied to R^Q would read the
+// first coordinate as time-like). InputError naming model.kernel otherwise.
+void require_kernel_fits_latent_space(const std::string& kernel_expression, const std::string& space_name);
 
 }  // namespace gplvm

@@ -30,6 +30,8 @@ class LorentzLatentSpace final : public LatentSpace {
                                     MatrixRef dV) const override;
   void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const override;
   void retract(MatrixRef X, const ConstMatrixRef& step) const override;
+  Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const override;
+  void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const override;
   void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                         const ConstMatrixRef& eps, Matrix& X) const override;
   void sample_posterior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,

@@ -86,10 +86,13 @@ class Model {
  public:
   virtual ~Model() = default;
 
-  virtual std::string kind() const = 0;     // the model.kind name
-  virtual LatentKind latents() const = 0;   // amortised (an encoder) or free
-  virtual bool bayesian() const = 0;        // latents are distributions (a variance per value)
-  virtual Index latent_dim() const = 0;     // Q
+  virtual std::string kind() const = 0;    // the model.kind name
+  virtual LatentKind latents() const = 0;  // amortised (an encoder) or free
+  virtual bool bayesian() const = 0;       // latents are distributions (a variance per value)
+  virtual Index latent_dim() const = 0;    // Q
+  // The model.latent_space of its latents (gplvm/model/latent_space.hpp): "lorentz" latents are
+  // written as Q + 1 ambient coordinates.
+  virtual std::string latent_space() const { return "euclidean"; }
   virtual Index data_dim() const = 0;       // D
   virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
   virtual std::uint64_t seed() const = 0;

@@ -79,6 +79,9 @@ class SasModel final : public Model {
   LatentKind latents() const override { return config_.latents; }
   bool bayesian() const override { return config_.bayesian; }
   Index latent_dim() const override { return config_.latent_dim; }
+  std::string latent_space() const override { return latent_space_->name(); }
+  // Coordinates per latent: Q, or Q + 1 on the hyperboloid (what kernels and /latent/mean hold).
+  Index ambient_dim() const noexcept { return latent_space_->ambient_dim(); }
   Index data_dim() const override { return config_.data_dim; }
   Precision precision() const override { return config_.precision; }
   std::uint64_t seed() const override { return config_.seed; }
@@ -122,8 +125,12 @@ class SasModel final : public Model {
   // The latent half of a step, for any subset of batch rows (data-parallel training calls these
   // on the rows a rank owns). `sample` is the latent the SAS objective sees: the mean, or for
   // Bayesian models mean + sqrt(variance) o eps with eps keyed by (key, global row, dimension).
+  // Latents are ambient coordinates of the latent space (ambient_dim() columns: mean, sample);
+  // variances and eps are per intrinsic dimension (latent_dim() columns), in the tangent space at
+  // the mean. `tangent` is the mean encoder's output, which the space maps to the mean.
   struct LatentBatch {
     Matrix mean, variance, eps, sample;  // variance and eps only for Bayesian models
+    Matrix tangent;                      // amortised models only
   };
   // The DataRefF overloads run the encoder in fp32 (float copies of its weights, made by the
   // forward call and reused by the backward call that follows it). With an fp32 shadow of the
@@ -184,6 +191,9 @@ class SasModel final : public Model {
   Index mean_encoder_offset() const noexcept { return mean_encoder_offset_; }
   Index variance_encoder_offset() const noexcept { return variance_encoder_offset_; }
   double kl_weight(Index batch_size) const;
+  // KL(q || prior) of rows [first, first + count) of a forward pass (0 unless Bayesian), as the
+  // latent space estimates it (closed form or at the pass's samples).
+  double latents_kl(const LatentBatch& latents, Index first, Index count) const;
   // Throws InputError for a data width other than D or a non-finite row (naming its global id).
   void validate_rows(const std::vector<std::uint64_t>& rows, const DataRef& data) const;
 

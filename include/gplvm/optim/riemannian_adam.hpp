@@ -1,0 +1,40 @@
+#pragma once
+// Riemannian Adam (Becigneul & Ganea, "Riemannian adaptive optimization methods", ICLR 2019) for
+// point parameters on a manifold, one point per row. For an objective f that is maximised:
+//   g = grad f(x)                                  (Riemannian gradient, tangent at x)
+//   m <- b1 m + (1 - b1) g,   v <- b2 v + (1 - b2) |g|_x^2      (v: one value per point)
+//   x' = Exp_x(lr m_hat / (sqrt(v_hat) + eps)),   m <- PT_{x -> x'}(m)
+// with Adam's bias corrections m_hat = m / (1 - b1^t), v_hat = v / (1 - b2^t). The first moment
+// is a tangent vector at the current point and moves with it by parallel transport, so it is
+// never added to a vector of another tangent space; the second moment is a scalar per point, as
+// a manifold has no coordinates to keep per-coordinate moments in. On a one-dimensional Euclidean
+// manifold this is Adam. Only point blocks use it; every other parameter keeps (sharded) Adam.
+#include "gplvm/core/types.hpp"
+#include "gplvm/optim/adam.hpp"
+#include "gplvm/optim/point_manifold.hpp"
+
+namespace gplvm {
+
+class RiemannianAdam {
+ public:
+  // The manifold must outlive the optimiser.
+  RiemannianAdam(const PointManifold& manifold, Index num_points, AdamOptions options);
+
+  // One ascent step of every point (rows of `points`, on the manifold) given the ambient gradient
+  // of the objective at them.
+  void ascend(MatrixRef points, const ConstMatrixRef& objective_gradient);
+  void set_learning_rate(double learning_rate);  // finite and >= 0
+
+  const Matrix& first_moment() const noexcept { return first_moment_; }  // tangent at each point
+  const Vector& second_moment() const noexcept { return second_moment_; }
+  std::int64_t steps() const noexcept { return steps_; }
+
+ private:
+  const PointManifold& manifold_;
+  AdamOptions options_;
+  Matrix first_moment_;
+  Vector second_moment_;
+  std::int64_t steps_ = 0;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,48 @@
+#include "gplvm/optim/riemannian_adam.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+
+RiemannianAdam::RiemannianAdam(const PointManifold& manifold, Index num_points, AdamOptions options)
+    : manifold_(manifold),
+      options_(options),
+      first_moment_(Matrix::Zero(num_points, manifold.point_dim())),
+      second_moment_(Vector::Zero(num_points)) {
+  Adam(0, options);  // the same checks of the options, naming the offending one
+}
+
+void RiemannianAdam::set_learning_rate(double learning_rate) {
+  require(std::isfinite(learning_rate) && learning_rate >= 0.0, "learning rate must be finite and >= 0",
+          {"", "learning_rate", std::to_string(learning_rate)});
+  options_.learning_rate = learning_rate;
+}
+
+void RiemannianAdam::ascend(MatrixRef points, const ConstMatrixRef& objective_gradient) {
+  require(points.rows() == first_moment_.rows() && points.cols() == first_moment_.cols() &&
+              objective_gradient.rows() == points.rows() && objective_gradient.cols() == points.cols(),
+          "Riemannian Adam: points and gradient must be num_points x point_dim",
+          {"", "points", std::to_string(points.rows()) + "x" + std::to_string(points.cols())});
+  const double b1 = options_.beta1, b2 = options_.beta2;
+  Matrix gradient = objective_gradient;
+  manifold_.riemannian_gradient(points, gradient);
+  first_moment_ = b1 * first_moment_ + (1.0 - b1) * gradient;
+  second_moment_ = b2 * second_moment_ + (1.0 - b2) * manifold_.squared_norms(points, gradient);
+  ++steps_;
+  const double correction1 = 1.0 - std::pow(b1, static_cast<double>(steps_));
+  const double correction2 = 1.0 - std::pow(b2, static_cast<double>(steps_));
+  Matrix step(points.rows(), points.cols());
+  for (Index n = 0; n < points.rows(); ++n) {
+    const double scale = options_.learning_rate / correction1 /
+                         (std::sqrt(second_moment_[n] / correction2) + options_.epsilon);
+    step.row(n) = scale * first_moment_.row(n);
+  }
+  const Matrix before = points;
+  manifold_.retract(points, step);
+  manifold_.transport(before, points, first_moment_);
+}
+
+}  // namespace gplvm

@@ -1,0 +1,114 @@
+// gplvm train with model.latent_space = "lorentz" end to end: a binary tree from `gplvm generate`
+// trained by Bayesian SAS on the hyperboloid, the run file's latents (Q + 1 ambient coordinates on
+// the sheet, marked latent_space = "lorentz"), encode and info on it, and the refusals of
+// configurations that do not support hyperbolic latents (exit 2, naming the key, no output).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/cli_runner.hpp"
+#include "support/hdf5_fixture.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CliResult;
+using testing::run_gplvm;
+using testing::ScratchDir;
+
+const char* kConfig = R"([data]
+path = "tree.h5"
+[model]
+kind = "bayesian_sas"
+latent_space = "lorentz"
+kernel = "hyperboloid_exp"
+lengthscale = 2.0
+encoder_hidden = [16]
+[sas]
+batch_size = 50
+active_size = 20
+[train]
+epochs = 100
+max_steps = 40
+learning_rate = 0.01
+progress_seconds = 1000
+[output]
+path = "out/run.h5"
+)";
+
+bool has(const std::string& text, const std::string& needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+struct TreeSandbox {
+  ScratchDir dir;
+  TreeSandbox() {
+    const CliResult g =
+        run_gplvm("generate --kind binary_tree --depth 3 --per-node 10 --output tree.h5", 0, dir);
+    EXPECT_EQ(g.exit_code, 0) << g.err;
+    testing::write_text(dir / "config.toml", kConfig);
+    fs::create_directories(dir.path() / "out");
+  }
+};
+
+// Rows of a Lorentz run: Q + 1 columns, each on the upper sheet <x, x>_L = -1.
+void expect_on_hyperboloid(const RowMatrix& X, Index q) {
+  ASSERT_EQ(X.cols(), q + 1);
+  for (Index i = 0; i < X.rows(); ++i) {
+    const double minkowski = -X(i, 0) * X(i, 0) + X.row(i).tail(q).squaredNorm();
+    EXPECT_NEAR(minkowski, -1.0, 1e-10 * X(i, 0) * X(i, 0)) << "row " << i;
+    EXPECT_GT(X(i, 0), 0.0);
+  }
+}
+
+TEST(LorentzTrainCli, TrainsATreeAndWritesHyperboloidLatentsThatEncodeAndInfoRead) {
+  TreeSandbox r;
+  const CliResult t = run_gplvm("train --config config.toml", 2, r.dir);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const RowMatrix latents = testing::read_fixture_matrix(r.dir / "out/run.h5", "/latent/mean");
+  EXPECT_EQ(latents.rows(), 70);  // 7 nodes x 10
+  expect_on_hyperboloid(latents, 2);
+  EXPECT_EQ(testing::read_fixture_matrix(r.dir / "out/run.h5", "/latent/var").cols(), 2);
+  EXPECT_EQ(testing::read_fixture_root_attribute(r.dir / "out/run.h5", "latent_space"), "lorentz");
+
+  const CliResult info = run_gplvm("info out/run.h5 --json", 0, r.dir);
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_TRUE(has(info.out, "\"latent_space\":\"lorentz\"")) << info.out;
+  // embedding-metrics reads the dataset's attribute, not the geometry of the rows.
+  const CliResult metrics = run_gplvm("embedding-metrics --latents out/run.h5 --json", 0, r.dir);
+  EXPECT_EQ(metrics.exit_code, 0) << metrics.err;
+  EXPECT_TRUE(has(metrics.out, "\"latent_space_from\":\"attribute latent_space\"")) << metrics.out;
+
+  const CliResult e = run_gplvm("encode --run out/run.h5 --output out/enc.h5 --json", 3, r.dir);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_TRUE(has(e.out, "\"latent_space\":\"lorentz\"")) << e.out;
+  const RowMatrix encoded = testing::read_fixture_matrix(r.dir / "out/enc.h5", "/latent/mean");
+  EXPECT_LT((encoded - latents).cwiseAbs().maxCoeff(), 1e-12);  // the same encoder on the same rows
+  const CliResult enc_info = run_gplvm("info out/enc.h5 --json", 0, r.dir);
+  EXPECT_TRUE(has(enc_info.out, "\"latent_dim\":2,\"latent_space\":\"lorentz\"")) << enc_info.out;
+}
+
+TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
+  TreeSandbox r;
+  const std::pair<const char*, const char*> cases[] = {
+      {"--model.kind=exact", "model.kind"},
+      {"--model.kind=sparse_gplvm", "model.kind"},
+      {"--model.kind=vae", "model.kind"},
+      {"--model.kernel=eq_ard", "model.kernel"},
+      {"--model.latents=free", "model.latents"},
+      {"--model.latent_space=poincare", "model.latent_space"},
+      {"--model.latent_space=euclidean", "model.kernel"},  // hyperboloid_exp on R^Q
+  };
+  for (const auto& [option, key] : cases) {
+    const CliResult c = run_gplvm(std::string("train --config config.toml --json ") + option, 0, r.dir);
+    EXPECT_EQ(c.exit_code, 2) << option << ": " << c.err;
+    EXPECT_TRUE(has(c.out, std::string("\"key\":\"") + key + "\"")) << option << ": " << c.out;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
+    ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+}  // namespace
+}  // namespace gplvm

@@ -1,0 +1,88 @@
+// SAS and Bayesian SAS with latents on the hyperboloid (model.latent_space = "lorentz"): where the
+// latents lie, what the encoder's output means, and which configurations are refused. The
+// gradient's finite-difference test is in test_sas_model.cpp (the *_lorentz variants).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/models/sas_model.hpp"
+#include "support/test_support.hpp"
+
+namespace gplvm {
+namespace {
+
+SasModelConfig lorentz_config(bool bayesian) {
+  SasModelConfig c;
+  c.data_dim = 5;
+  c.latent_dim = 2;
+  c.bayesian = bayesian;
+  c.encoder_hidden = {6};
+  c.latent_space = "lorentz";
+  c.kernel = "hyperboloid_exp";
+  c.lengthscale = 2.0;
+  c.seed = 4;
+  return c;
+}
+
+// -<x, y>_L with the time-like coordinate first.
+double minus_minkowski(const RowMatrix& X, Index i, const Matrix& Y, Index j) {
+  return X(i, 0) * Y(j, 0) - X.row(i).tail(X.cols() - 1).dot(Y.row(j).tail(Y.cols() - 1));
+}
+
+TEST(LorentzSasModel, EncodedLatentsLieOnTheHyperboloidAtTheEncoderTangentsDistance) {
+  for (const bool bayesian : {false, true}) {
+    const SasModel model(lorentz_config(bayesian), 40, 0, 40);
+    EXPECT_EQ(model.ambient_dim(), 3);
+    EXPECT_EQ(model.latent_space(), "lorentz");
+    const RowMatrix Y = testing::random_normal(40, 5, 8) * 3.0;
+    Vector p = model.initial_parameters();
+    RowMatrix mean, variance;
+    model.encode(p, Y, 0, mean, &variance);
+    ASSERT_EQ(mean.cols(), 3);
+    std::vector<std::uint64_t> rows(40);
+    for (Index i = 0; i < 40; ++i) rows[i] = i;
+    const SasModel::LatentBatch l = model.latents_forward(p, rows, Y, {});
+    ASSERT_EQ(l.tangent.cols(), 2);
+    for (Index i = 0; i < 40; ++i) {
+      EXPECT_NEAR(minus_minkowski(mean, i, mean, i), 1.0, 1e-12) << i;
+      EXPECT_GT(mean(i, 0), 0.0);
+      // The exponential map at the origin o = (1, 0, 0) moves a tangent v by its length:
+      // d(o, x) = arccosh(x_0) = |v|.
+      EXPECT_NEAR(std::acosh(mean(i, 0)), l.tangent.row(i).norm(), 1e-12 * (1 + l.tangent.row(i).norm()));
+    }
+    if (bayesian) {
+      ASSERT_EQ(variance.cols(), 2);  // tangent-space variances: one per intrinsic dimension
+      const RowMatrix samples = l.sample;
+      for (Index i = 0; i < 40; ++i) EXPECT_NEAR(minus_minkowski(samples, i, l.sample, i), 1.0, 1e-12);
+    }
+  }
+}
+
+TEST(LorentzSasModel, KernelsAndLatentKindsThatDoNotFitTheSpaceAreRefusedByName) {
+  auto expect_refused = [](const SasModelConfig& c, const std::string& key) {
+    try {
+      SasModel(c, 20, 0, 20);
+      ADD_FAILURE() << "accepted " << c.kernel << " on " << c.latent_space;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.context().key, key) << e.what();
+    }
+  };
+  SasModelConfig c = lorentz_config(false);
+  c.kernel = "eq_ard";
+  expect_refused(c, "model.kernel");
+  c.kernel = "hyperboloid_exp+linear";
+  expect_refused(c, "model.kernel");
+  c = lorentz_config(false);
+  c.latents = LatentKind::free;
+  expect_refused(c, "model.latent_space");
+  c = lorentz_config(false);
+  c.latent_space = "euclidean";
+  expect_refused(c, "model.kernel");
+  c.kernel = "hyperboloid_exp*hyperboloid_exp";
+  c.latent_space = "lorentz";
+  EXPECT_NO_THROW(SasModel(c, 20, 0, 20));
+}
+
+}  // namespace
+}  // namespace gplvm
