@@ -122,10 +122,12 @@ ConfigSchema train_config_schema() {
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
       .add_int("train.epochs", 10, "number of epochs", {R::at_least(0)})
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
-      .add_bool("train.reproducible", false,
-                "sas/bayesian_sas: sum every reduction of a step exactly over fixed blocks of rows, so that "
-                "amortised and free latents train to the same bits at any rank count (docs/reliability.md); "
-                "refused for other model kinds; false: per-rank sums, equal to rounding and faster")
+      .add_bool(
+          "train.reproducible", false,
+          "sas/bayesian_sas/vae: sum every reduction of a step (and the PCA start of free latents) "
+          "exactly over fixed blocks of rows, so that amortised and free latents train to the same bits "
+          "at any rank count (docs/reliability.md); refused for sparse_gplvm, bayesian_gplvm and exact; "
+          "false: per-rank sums, equal to rounding and faster")
       .add_double("train.learning_rate", 1e-3, "Adam learning rate", {R::greater_than(0)})
       .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})
       .add_double("train.beta2", 0.999, "Adam beta2", {R::range(0, 0.999999999)})

@@ -12,11 +12,11 @@ LatentInit parse_latent_init(const std::string& name) {
 }
 
 Matrix pca_latents_of(const LocalRows& local_rows, const RowPartition& partition, const Communicator& comm,
-                      Index latent_dim) {
+                      Index latent_dim, bool reproducible_sums) {
   if (const DataRef* rows = std::get_if<DataRef>(&local_rows))
-    return pca_latents(*rows, partition, comm, latent_dim);
+    return pca_latents(*rows, partition, comm, latent_dim, reproducible_sums);
   const RowMatrix widened = std::get<DataRefF>(local_rows).cast<double>();
-  return pca_latents(DataRef(widened), partition, comm, latent_dim);
+  return pca_latents(DataRef(widened), partition, comm, latent_dim, reproducible_sums);
 }
 
 }  // namespace gplvm

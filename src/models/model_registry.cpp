@@ -41,7 +41,7 @@ std::map<std::string, ModelFactory>& registry() {
 // The kinds whose data-parallel step sums over fixed blocks exactly under train.reproducible
 // (DistributedSasStep); the others sum per rank, so the key would be a promise they do not keep.
 bool honours_reproducible_sums(const std::string& kind) {
-  return kind == "sas" || kind == "bayesian_sas";
+  return kind == "sas" || kind == "bayesian_sas" || kind == "vae";
 }
 
 }  // namespace
@@ -64,10 +64,11 @@ std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
     for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
     throw InputError("unknown model kind (known kinds: " + known + ")", {"", "model.kind", kind});
   }
-  require(!config.get_bool("train.reproducible") || honours_reproducible_sums(kind),
-          "train.reproducible = true is implemented for model.kind = sas and bayesian_sas only; this kind "
-          "sums its reductions per rank (docs/reliability.md)",
-          {"", "train.reproducible", "true (model.kind = " + kind + ")"});
+  require(
+      !config.get_bool("train.reproducible") || honours_reproducible_sums(kind),
+      "train.reproducible = true is implemented for model.kind = sas, bayesian_sas and vae only; this kind "
+      "sums its reductions per rank (docs/reliability.md)",
+      {"", "train.reproducible", "true (model.kind = " + kind + ")"});
   return it->second(config, rows);
 }
 

@@ -1,9 +1,13 @@
 #include "gplvm/models/pca_latents.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/parallel/reproducible_sum.hpp"
+#include "gplvm/parallel/row_redistribution.hpp"
 
 namespace gplvm {
 namespace {
@@ -50,6 +54,118 @@ void require_enough_variance(const Vector& values) {
             {"", "latent_dim", std::to_string(values.size())});
 }
 
+// The centred data with their column means and scatter matrix (lower triangle).
+struct CentredData {
+  Matrix rows;
+  Matrix scatter;
+};
+
+// Per-rank sums: each rank's column sums and scatter, added by allreduce (rounding follows the
+// rank count).
+CentredData centre_per_rank(const DataRef& Y_local, Index n, const Communicator& comm) {
+  // The mean first, then the scatter of the centred rows: Y^T Y - N mu mu^T in one pass would
+  // cancel catastrophically when the mean is large next to the spread.
+  const Index d = Y_local.cols();
+  Vector mean = Y_local.colwise().sum().transpose();
+  comm.allreduce_sum(mean.data(), d);
+  mean /= static_cast<double>(n);
+  CentredData c{Y_local.rowwise() - mean.transpose(), Matrix::Zero(d, d)};
+  c.scatter.selfadjointView<Eigen::Lower>().rankUpdate(c.rows.transpose());
+  comm.allreduce_sum(c.scatter);
+  return c;
+}
+
+// Reproducible sums work on fixed blocks of global rows: 256 rows (the per-block cost of the
+// exact sum, about 12 operations per scatter entry, is then 2% of the block's product), more
+// when N would give more than the 4,096 blocks one reproducible sum may add exactly.
+Index pca_rows_per_block(Index n) {
+  constexpr Index kRows = 256, kMaxBlocks = 4096;
+  return std::max(kRows, (n + kMaxBlocks - 1) / kMaxBlocks);
+}
+
+// Boundaries of the layout in which every rank holds whole blocks: each partition boundary
+// rounded up to a block boundary.
+std::vector<std::uint64_t> whole_block_begins(const RowPartition& partition, Index rows_per_block) {
+  const auto b = static_cast<std::uint64_t>(rows_per_block);
+  std::vector<std::uint64_t> begins;
+  for (int r = 0; r <= partition.num_ranks(); ++r)
+    begins.push_back(std::min(partition.num_rows(), (partition.begin(r) + b - 1) / b * b));
+  return begins;
+}
+
+// Column sums of each block of `rows` (whole blocks), block after block, rows added in order.
+std::vector<double> block_column_sums(const RowMatrix& rows, Index rows_per_block) {
+  const Index d = rows.cols(), blocks = (rows.rows() + rows_per_block - 1) / rows_per_block;
+  std::vector<double> sums(static_cast<std::size_t>(blocks * d), 0.0);
+  for (Index i = 0; i < rows.rows(); ++i) {
+    double* block_sum = sums.data() + (i / rows_per_block) * d;
+    for (Index j = 0; j < d; ++j) block_sum[j] += rows(i, j);
+  }
+  return sums;
+}
+
+// The largest diagonal entry of any block's scatter, over every rank: by Cauchy-Schwarz no entry
+// of a block's scatter exceeds it (the same bits everywhere: each block's sums of squares are
+// plain loops over its rows, and a maximum does not round).
+double largest_block_variance_sum(const Matrix& centred, Index rows_per_block, const Communicator& comm) {
+  double largest = 0.0;
+  for (Index first = 0; first < centred.rows(); first += rows_per_block) {
+    const Index last = std::min(first + rows_per_block, centred.rows());
+    for (Index j = 0; j < centred.cols(); ++j) {
+      double sum_of_squares = 0.0;
+      for (Index i = first; i < last; ++i) sum_of_squares += centred(i, j) * centred(i, j);
+      largest = std::max(largest, sum_of_squares);
+    }
+  }
+  return comm.allreduce_max(largest);
+}
+
+// Reproducible sums: the rows move so that each rank holds whole blocks (at most one partial
+// block per rank boundary moves), each block's column sums and scatter (lower triangle, packed:
+// D (D + 1) / 2 values) are formed whole by one rank with products of the block's own shape, and
+// the blocks are added exactly (parallel/reproducible_sum.hpp), the scatter one block at a time so
+// that only one block's partial and the exact sum's 3 D (D + 1) / 2 parts are held.
+CentredData centre_in_blocks(const RowMatrix& rows, Index n, Index rows_per_block, const Communicator& comm) {
+  const Index d = rows.cols(), blocks = (rows.rows() + rows_per_block - 1) / rows_per_block;
+  const std::vector<double> column_sums = block_column_sums(rows, rows_per_block);
+  Vector mean(d);
+  reproducible_sum(comm, BlockPartials<double>{column_sums.data(), blocks, d, d}, mean.data());
+  mean /= static_cast<double>(n);
+  CentredData c{rows.rowwise() - mean.transpose(), Matrix::Zero(d, d)};
+
+  // Every term is below half the bound, so 2^13 blocks could be added; there are at most 2^12.
+  ReproducibleAccumulator total(d * (d + 1) / 2,
+                                2.0 * largest_block_variance_sum(c.rows, rows_per_block, comm));
+  Matrix block_scatter(d, d);
+  Vector packed(d * (d + 1) / 2);
+  for (Index first = 0; first < c.rows.rows(); first += rows_per_block) {
+    const Index count = std::min(rows_per_block, c.rows.rows() - first);
+    const Matrix block =
+        c.rows.middleRows(first, count);  // fresh storage: the same alignment for every block
+    block_scatter.setZero();
+    block_scatter.selfadjointView<Eigen::Lower>().rankUpdate(block.transpose());
+    for (Index j = 0, k = 0; j < d; k += d - j, ++j)
+      packed.segment(k, d - j) = block_scatter.col(j).tail(d - j);
+    total.add(packed.data());
+  }
+  total.sum(comm, packed.data());
+  for (Index j = 0, k = 0; j < d; k += d - j, ++j) c.scatter.col(j).tail(d - j) = packed.segment(k, d - j);
+  return c;
+}
+
+// centred * directions, each entry a plain loop over the columns in order: no product whose
+// rounding depends on how many rows a rank holds or where they lie in memory.
+RowMatrix project_row_by_row(const Matrix& centred, const Matrix& directions) {
+  RowMatrix z(centred.rows(), directions.cols());
+  for (Index i = 0; i < centred.rows(); ++i)
+    for (Index q = 0; q < directions.cols(); ++q) {
+      double sum = 0.0;
+      for (Index j = 0; j < centred.cols(); ++j) sum += centred(i, j) * directions(j, q);
+      z(i, q) = sum;
+    }
+  return z;
+}
+
 }  // namespace
 
 // The data block this rank holds must be its partition block, with the same columns everywhere.
@@ -73,7 +189,7 @@ void require_partitioned_data(const DataRef& Y_local, const RowPartition& partit
 }
 
 Matrix pca_latents(const DataRef& Y_local, const RowPartition& partition, const Communicator& comm,
-                   Index latent_dim) {
+                   Index latent_dim, bool reproducible_sums) {
   require_partitioned_data(Y_local, partition, comm);
   const Index d = Y_local.cols();
   const auto n = static_cast<Index>(partition.num_rows());
@@ -82,22 +198,29 @@ Matrix pca_latents(const DataRef& Y_local, const RowPartition& partition, const 
           "the latent dimension must be between 1 and the data dimension (" + std::to_string(d) + ")",
           {"", "latent_dim", std::to_string(latent_dim)});
 
-  // The mean first, then the scatter of the centred rows: Y^T Y - N mu mu^T in one pass would
-  // cancel catastrophically when the mean is large next to the spread.
-  Vector mean = Y_local.colwise().sum().transpose();
-  comm.allreduce_sum(mean.data(), d);
-  mean /= static_cast<double>(n);
-  const Matrix centred = Y_local.rowwise() - mean.transpose();
-  Matrix scatter = Matrix::Zero(d, d);
-  scatter.selfadjointView<Eigen::Lower>().rankUpdate(centred.transpose());
-  comm.allreduce_sum(scatter);
-
-  const Matrix packed = top_principal_directions(scatter, latent_dim, comm);
+  if (!reproducible_sums) {
+    const CentredData c = centre_per_rank(Y_local, n, comm);
+    const Matrix packed = top_principal_directions(c.scatter, latent_dim, comm);
+    const Vector values = packed.row(d).transpose();
+    require_enough_variance(values);
+    // Column q of centred * directions has sum of squares values[q]; scale to variance 1.
+    const Vector scale = (values / static_cast<double>(n)).cwiseSqrt().cwiseInverse();
+    return (c.rows * packed.topRows(d)) * scale.asDiagonal();
+  }
+  const Index rows_per_block = pca_rows_per_block(n);
+  const std::vector<std::uint64_t> blocks_layout = whole_block_begins(partition, rows_per_block);
+  const RowMatrix rows =
+      redistribute_rows(comm, Y_local, partition.begin(comm.rank()), partition.num_rows(), blocks_layout);
+  const CentredData c = centre_in_blocks(rows, n, rows_per_block, comm);
+  const Matrix packed = top_principal_directions(c.scatter, latent_dim, comm);
   const Vector values = packed.row(d).transpose();
   require_enough_variance(values);
-  // Column q of centred * directions has sum of squares values[q]; scale to variance 1.
   const Vector scale = (values / static_cast<double>(n)).cwiseSqrt().cwiseInverse();
-  return (centred * packed.topRows(d)) * scale.asDiagonal();
+  const RowMatrix latents = project_row_by_row(c.rows, packed.topRows(d)) * scale.asDiagonal();
+  std::vector<std::uint64_t> partition_layout;
+  for (int r = 0; r <= comm.size(); ++r) partition_layout.push_back(partition.begin(r));
+  return redistribute_rows(comm, DataRef(latents), blocks_layout[static_cast<std::size_t>(comm.rank())],
+                           partition.num_rows(), partition_layout);
 }
 
 }  // namespace gplvm

@@ -21,10 +21,11 @@ std::uint64_t validated_rows(std::uint64_t num_data, std::uint64_t local_begin, 
 }  // namespace
 
 VaeModel::VaeModel(VaeConfig config, std::uint64_t seed, std::uint64_t num_data, std::uint64_t local_begin,
-                   std::uint64_t local_rows)
+                   std::uint64_t local_rows, bool reproducible_sums)
     : Model(validated_rows(num_data, local_begin, local_rows), local_begin, local_rows),
       elbo_(std::move(config)),
-      seed_(seed) {}
+      seed_(seed),
+      reproducible_sums_(reproducible_sums) {}
 
 std::unique_ptr<Kernel> VaeModel::kernel(const Vector&) const {
   throw InputError("a VAE has a neural-network decoder, not a GP: there is no kernel",

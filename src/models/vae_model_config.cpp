@@ -43,7 +43,7 @@ VaeConfig vae_config(const Config& c, Index data_dim) {
 std::unique_ptr<Model> make_vae_model(const Config& config, const ModelRows& rows) {
   return std::make_unique<VaeModel>(vae_config(config, rows.data_dim),
                                     static_cast<std::uint64_t>(config.get_int("train.seed")), rows.num_data,
-                                    rows.local_begin, rows.local_rows);
+                                    rows.local_begin, rows.local_rows, config.get_bool("train.reproducible"));
 }
 
 }  // namespace gplvm

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <limits>
 
+#include <string>
+
+#include "gplvm/core/error.hpp"
 #include "gplvm/core/threads.hpp"
 
 namespace gplvm {
@@ -72,6 +75,15 @@ void add_parts(const BlockPartials<Scalar>& blocks, const BinGrids& grids, const
   }
 }
 
+// out[i] = (bin 0 + bin 1) + bin 2 of the slice's value i: the one rounding of the exact sum.
+template <typename Scalar>
+void combine_bins(const SliceParts& slice, Scalar* out) {
+  for_each_thread_share(slice.count, kElementsPerShareUnit, [&](Index i0, Index i1) {
+    for (Index i = i0; i < i1; ++i)
+      out[slice.first + i] = static_cast<Scalar>((slice.bin(0)[i] + slice.bin(1)[i]) + slice.bin(2)[i]);
+  });
+}
+
 }  // namespace
 
 template <typename Scalar>
@@ -105,11 +117,31 @@ void reproducible_sum(const Communicator& comm, const BlockPartials<Scalar>& blo
   } else {
     comm.allreduce_sum(parts.data(), kBins * n);
   }
-  for (const SliceParts& slice : slice_parts)
-    for_each_thread_share(slice.count, kElementsPerShareUnit, [&](Index i0, Index i1) {
-      for (Index i = i0; i < i1; ++i)
-        out[slice.first + i] = static_cast<Scalar>((slice.bin(0)[i] + slice.bin(1)[i]) + slice.bin(2)[i]);
-    });
+  for (const SliceParts& slice : slice_parts) combine_bins(slice, out);
+}
+
+ReproducibleAccumulator::ReproducibleAccumulator(Index length, double largest)
+    : length_(length), parts_(static_cast<std::size_t>(kBins * length), 0.0) {
+  require(std::isfinite(largest) && largest >= 0.0, "the bound of a reproducible sum must be finite",
+          {"", "largest", std::to_string(largest)});
+  int e = 0;
+  std::frexp(largest, &e);  // largest < 2^e (any e when largest is 0: every term is then 0)
+  const BinGrids grids(e);
+  std::copy_n(grids.rounding, kBins, rounding_);
+}
+
+void ReproducibleAccumulator::add(const double* block) {
+  BinGrids grids(0);
+  std::copy_n(rounding_, kBins, grids.rounding);
+  const SliceParts all{0, length_, parts_.data()};
+  const BlockPartials<double> one{block, 1, length_, length_};
+  for_each_thread_share(length_, kElementsPerShareUnit,
+                        [&](Index i0, Index i1) { add_parts(one, grids, all, i0, i1); });
+}
+
+void ReproducibleAccumulator::sum(const Communicator& comm, double* out) {
+  comm.allreduce_sum(parts_.data(), kBins * length_);
+  combine_bins(SliceParts{0, length_, parts_.data()}, out);
 }
 
 template <typename Scalar>

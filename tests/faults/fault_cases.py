@@ -127,8 +127,6 @@ CONFIG = [
     Case("config", "exact.block_size beyond an int", f"{TRAIN} --model.kind=exact --exact.block_size=99999999999",
          BAD_INPUT, ["exact.block_size", "99999999999"]),
     Case("config", "unknown model.kind", f"{TRAIN} --model.kind=gplvm3", BAD_INPUT, ["model.kind", "gplvm3"]),
-    Case("config", "train.reproducible with a VAE", f"{TRAIN} --model.kind=vae --train.reproducible=true",
-         BAD_INPUT, ["train.reproducible", "vae"]),
     Case("config", "train.reproducible with a sparse GPLVM at 2 ranks",
          f"{TRAIN} --model.kind=sparse_gplvm --sparse.inducing=8 --train.reproducible=true", BAD_INPUT,
          ["train.reproducible", "sparse_gplvm"], ranks=2),

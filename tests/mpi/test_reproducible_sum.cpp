@@ -78,6 +78,33 @@ TEST(ReproducibleSum, SameBitsAtEveryRankCountAndExactToTheBound) {
   }
 }
 
+// Blocks added one at a time with the grids fixed from a bound beforehand: the same bits at every
+// rank count, and the exact sum to within the bound's dropped part.
+TEST(ReproducibleAccumulator, StreamedBlocksGiveTheSameBitsAtEveryRankCountAndTheExactSum) {
+  const Communicator comm;
+  const std::vector<double> all = test_blocks();
+  double largest = 0.0;
+  for (double v : all) largest = std::max(largest, std::abs(v));
+  const BlockPartials<double> mine = my_blocks(comm, all);
+  ReproducibleAccumulator streamed(kLength, 2.0 * largest);  // a loose bound, as callers have
+  for (Index b = 0; b < mine.num_blocks; ++b) streamed.add(mine.data + b * kLength);
+  std::vector<double> sum(kLength), one_rank(kLength);
+  streamed.sum(comm, sum.data());
+  ReproducibleAccumulator reversed(kLength, 2.0 * largest);
+  for (Index b = kBlocks - 1; b >= 0; --b) reversed.add(all.data() + b * kLength);
+  reversed.sum(Communicator(MPI_COMM_SELF), one_rank.data());
+  const double dropped = kBlocks * std::ldexp(1.0, std::ilogb(2.0 * largest) + 1 - 120);
+  for (Index i = 0; i < kLength; ++i) {
+    ASSERT_EQ(sum[i], one_rank[i]) << "value " << i << " at " << comm.size() << " ranks";
+    std::vector<double> terms;
+    for (Index b = 0; b < kBlocks; ++b) terms.push_back(all[b * kLength + i]);
+    const double exact = exact_sum(terms);
+    const double ulp =
+        std::nextafter(std::abs(exact), std::numeric_limits<double>::infinity()) - std::abs(exact);
+    EXPECT_LE(std::abs(sum[i] - exact), ulp + dropped) << "value " << i;
+  }
+}
+
 TEST(ReproducibleSum, SlicesHoldTheSameBitsAsTheAllreduce) {
   const Communicator comm;
   const std::vector<double> all = test_blocks();

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "gplvm/models/distributed_sas_step.hpp"
+#include "gplvm/models/pca_latents.hpp"
 #include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
@@ -32,14 +33,20 @@ SasModelConfig config(const Variant& v) {
   return c;
 }
 
+// How free latents start: keyed random draws, or the data's principal components (model.init =
+// "pca", formed from the distributed rows with reproducible sums).
+enum class Start { random, pca };
+
 // kSteps steps of the distributed step over `comm` with sharded Adam (what Trainer runs); returns
 // the shared parameters (identical on every rank) followed by every row's free latents, gathered
 // in global row order (none for amortised models).
-Vector train_all(const Communicator& comm, const Variant& v, const RowMatrix& Y) {
+Vector train_all(const Communicator& comm, const Variant& v, const RowMatrix& Y,
+                 Start start = Start::random) {
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const RowMatrix local = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
-  const SasModel model(config(v), kRows, begin, count);
+  SasModel model(config(v), kRows, begin, count);
+  if (start == Start::pca) model.initialise_from_data(comm, partition, DataRef(local));
   RowMatrixF local_f32;
   const DistributedSasStep step = testing::distributed_step_for(model, comm, partition, local, local_f32);
   ShardedAdam adam(comm, model.num_parameters(), step.encoder_block(), kAdam);
@@ -143,6 +150,57 @@ INSTANTIATE_TEST_SUITE_P(Amortised, ReproducibleTraining,
 INSTANTIATE_TEST_SUITE_P(Free, ReproducibleTraining,
                          ::testing::Values(Variant{false, LatentKind::free}, Variant{true, LatentKind::free},
                                            Variant{true, LatentKind::free, Precision::float32}));
+
+// The PCA start itself: fixed blocks of 256 global rows (8 here, cut by the rank boundaries at 3 and
+// 4 ranks), exact block sums and a projection per row give the one-rank latents bit for bit, and
+// they are the ordinary PCA latents to rounding.
+TEST(ReproduciblePca, LatentsEqualOneRankBitForBit) {
+  const Communicator comm;
+  constexpr Index kWide = 40;
+  RowMatrix Y = testing::random_normal(kRows, kWide, 31);
+  Y.col(3) += 0.5 * Y.col(0) + Vector::Constant(kRows, 7.0);  // correlated columns and a large mean
+  Y.col(5) *= 4.0;
+  const RowPartition partition(kRows, comm.size());
+  const RowMatrix local = Y.middleRows(static_cast<Index>(partition.begin(comm.rank())),
+                                       static_cast<Index>(partition.count(comm.rank())));
+  const RowMatrix mine =
+      comm.allgather_rows(DataRef(RowMatrix(pca_latents(local, partition, comm, 3, true))));
+  RowMatrix reference(kRows, 3);
+  if (comm.is_root())
+    reference = pca_latents(Y, RowPartition(kRows, 1), Communicator(MPI_COMM_SELF), 3, true);
+  comm.broadcast(reference.data(), reference.size());
+  Index differing = 0;
+  for (Index i = 0; i < mine.size(); ++i) differing += mine.data()[i] != reference.data()[i];
+  EXPECT_EQ(differing, 0) << "of " << mine.size() << " latents at " << comm.size() << " ranks";
+  // Unit variance per dimension, and the same latents as the per-rank sums give.
+  const RowMatrix per_rank = comm.allgather_rows(DataRef(RowMatrix(pca_latents(local, partition, comm, 3))));
+  EXPECT_LT((mine - per_rank).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_NEAR(mine.col(0).squaredNorm() / kRows, 1.0, 1e-12);
+}
+
+// Free latents from the PCA start (model.init = "pca", the default): the start is bitwise too,
+// so the whole run is.
+class ReproducibleTrainingFromPca : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(ReproducibleTrainingFromPca, ParametersAfterThreeHundredStepsEqualOneRankBitForBit) {
+  const Communicator comm;
+  const Variant v = GetParam();
+  const RowMatrix Y = testing::random_normal(kRows, kDim, 29);
+  const Vector mine = train_all(comm, v, Y, Start::pca);
+  Vector reference(mine.size());
+  if (comm.is_root()) reference = train_all(Communicator(MPI_COMM_SELF), v, Y, Start::pca);
+  comm.broadcast(reference.data(), reference.size());
+  ASSERT_TRUE(mine.allFinite());
+  Index differing = 0;
+  for (Index i = 0; i < mine.size(); ++i) differing += mine[i] != reference[i];
+  EXPECT_EQ(differing, 0) << "of " << mine.size() << " parameters; largest difference "
+                          << (mine - reference).cwiseAbs().maxCoeff() << " at " << comm.size() << " ranks";
+  EXPECT_GT((mine - initial_values(v)).norm(), 1e-2);  // moved (and started elsewhere than at random)
+}
+
+INSTANTIATE_TEST_SUITE_P(Free, ReproducibleTrainingFromPca,
+                         ::testing::Values(Variant{false, LatentKind::free},
+                                           Variant{true, LatentKind::free}));
 
 }  // namespace
 }  // namespace gplvm

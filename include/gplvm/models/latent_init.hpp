@@ -15,8 +15,9 @@ enum class LatentInit { pca, random };
 LatentInit parse_latent_init(const std::string& name);  // "pca" | "random"; InputError naming model.init
 
 // pca_latents (models/pca_latents.hpp) of this rank's rows as a model holds them: float32 rows
-// are widened to float64 first (PCA accumulates its scatter in float64).
+// are widened to float64 first (PCA accumulates its scatter in float64). reproducible_sums: the same
+// bits at any rank count (train.reproducible).
 Matrix pca_latents_of(const LocalRows& local_rows, const RowPartition& partition, const Communicator& comm,
-                      Index latent_dim);
+                      Index latent_dim, bool reproducible_sums = false);
 
 }  // namespace gplvm

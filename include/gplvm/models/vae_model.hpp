@@ -20,9 +20,11 @@ class VaeModel final : public Model {
  public:
   // Throws InputError on bad dimensions or a local row range outside [0, num_data).
   VaeModel(VaeConfig config, std::uint64_t seed, std::uint64_t num_data, std::uint64_t local_begin,
-           std::uint64_t local_rows);
+           std::uint64_t local_rows, bool reproducible_sums = false);
 
   const VaeElbo& elbo() const noexcept { return elbo_; }
+  // train.reproducible: the step sums over fixed row blocks exactly (vae_training_step.hpp).
+  bool reproducible_sums() const noexcept { return reproducible_sums_; }
 
   std::string kind() const override { return "vae"; }
   LatentKind latents() const override { return LatentKind::amortised; }
@@ -69,6 +71,7 @@ class VaeModel final : public Model {
  private:
   VaeElbo elbo_;
   std::uint64_t seed_;
+  bool reproducible_sums_;
   mutable MlpWorkspace<double> mean_workspace_, variance_workspace_;  // encode's
 };
 

@@ -8,6 +8,12 @@
 //     the value, the weighted log-likelihood and the KL.
 // The result equals the serial VaeElbo of the batch to rounding, whatever the rank count.
 // Communication per step: the parameter count plus three values, independent of N and B.
+// With train.reproducible (VaeModel::reproducible_sums) the same bits at any rank count instead:
+// the batch is cut into blocks of 64 consecutive positions (batch_block_of), whole blocks are
+// assigned to ranks (batch_block_workers) and their rows sent there (one alltoallv of the data
+// rows), each block's ELBO and gradient are evaluated on their own (products of the block's
+// shape), and the blocks' partials are added exactly (parallel/reproducible_sum.hpp). Cost: the
+// moved rows, three doubles per summed value, and one parameter vector per block held.
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +35,9 @@ class VaeTrainingStep final : public TrainingStep {
  private:
   // The batch rows this rank owns, in batch order, and their data.
   void gather_own_rows(const std::vector<std::uint64_t>& batch_rows) const;
+  // train.reproducible: the blocks this rank works on, their partials summed exactly.
+  BatchTerms evaluate_in_blocks(const Vector& params, const std::vector<std::uint64_t>& batch_rows,
+                                StepKey key, Vector& gradient, const std::vector<int>* summed_slices) const;
 
   const VaeModel& model_;
   const Communicator& comm_;

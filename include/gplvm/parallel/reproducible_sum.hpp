@@ -48,4 +48,26 @@ template <typename Scalar>
 void per_rank_sum(const Communicator& comm, const BlockPartials<Scalar>& blocks, Scalar* out,
                   const std::vector<int>* slices = nullptr);
 
+// The same exact sum for partials formed one block at a time, when holding every block's partial
+// at once would not fit (a D x D scatter per row block at D = 784 is 4.9 MB): the grids are fixed
+// beforehand from `largest`, a bound on |every term of every block of every rank| that every rank
+// passes with the same bits (an allreduce_max of bounds computed per block, say), so each block's
+// parts are added as soon as the block is formed, and the partial is dropped. Up to 2^12 blocks
+// in all when every term is below `largest` (2^13 when below half of it). Memory: 3 doubles per
+// value. A non-finite term makes the sum NaN.
+class ReproducibleAccumulator {
+ public:
+  ReproducibleAccumulator(Index length, double largest);
+  // Adds one block's `length` values (exact).
+  void add(const double* block);
+  // Collective, once: out[i] = the sum of value i over every block added on every rank (one allreduce
+  // of 3 * length doubles), the same bits at any rank count.
+  void sum(const Communicator& comm, double* out);
+
+ private:
+  Index length_;
+  double rounding_[3];         // 1.5 * 2^52 * u_k of the three grids
+  std::vector<double> parts_;  // bin after bin
+};
+
 }  // namespace gplvm
