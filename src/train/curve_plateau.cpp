@@ -1,5 +1,6 @@
 #include "gplvm/train/curve_plateau.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -20,9 +21,12 @@ std::optional<double> final_tenth_change(const std::vector<CurvePoint>& curve) {
   if (n < kMinPoints) return std::nullopt;
   const std::size_t span = n / 20;
   const std::size_t before_end = n - n / 10;  // the last 10% starts here
+  const double first = mean_objective(curve, 0, span);
   const double before = mean_objective(curve, before_end - span, before_end);
   const double last = mean_objective(curve, n - span, n);
-  return (last - before) / std::max(std::abs(last), 1e-300);
+  // An objective near zero has no scale of its own: then the run's whole progress is the scale.
+  const double scale = std::max({std::abs(last), std::abs(last - first), 1e-300});
+  return (last - before) / scale;
 }
 
 }  // namespace gplvm

@@ -29,6 +29,14 @@ TEST(FinalTenthChange, FallingCurveIsNegativeAndNoiseAveragesOut) {
   EXPECT_DOUBLE_EQ(*noisy, 0.0);
 }
 
+TEST(FinalTenthChange, ObjectiveCrossingZeroIsJudgedAgainstTheRunsProgress) {
+  // t - 50 over 100 points: final mean 48, before 38, first (steps 1-5) -47: the scale is the
+  // progress 95, not |48|.
+  const auto change = final_tenth_change(curve_of(100, [](std::uint64_t t) { return double(t) - 50.0; }));
+  ASSERT_TRUE(change.has_value());
+  EXPECT_DOUBLE_EQ(*change, 10.0 / 95.0);
+}
+
 TEST(FinalTenthChange, ShortCurvesAreNotJudged) {
   EXPECT_FALSE(final_tenth_change(curve_of(39, [](std::uint64_t) { return 1.0; })).has_value());
   EXPECT_TRUE(final_tenth_change(curve_of(40, [](std::uint64_t) { return 1.0; })).has_value());

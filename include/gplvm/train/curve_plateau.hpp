@@ -12,8 +12,9 @@ namespace gplvm {
 
 // The relative change of the objective over the last 10% of the curve's steps: the mean batch
 // objective over the final 5% of the points against the mean over the 5% of the points just before
-// the last 10%, relative to |the final mean|. Means over 5% of the points average out batch
-// noise. Empty when the curve has fewer than 40 points (too short to judge).
+// the last 10%, relative to the larger of |the final mean| and |the final mean - the mean over the
+// first 5%| (an objective that crosses zero is judged against the progress the run made). Means
+// over 5% of the points average out batch noise. Empty when the curve has fewer than 40 points.
 std::optional<double> final_tenth_change(const std::vector<CurvePoint>& curve);
 
 }  // namespace gplvm
