@@ -7,8 +7,8 @@
 // of one window (alpha = 2 / (window + 1)), started at the first objective. A window is a whole
 // number of epochs holding at least min_window_steps steps, so its batches cover every data row
 // equally and the noise of single batches averages out (a short window on a small data set lets
-// a few lucky batches look like a plateau: the minimum defaults to 50 steps). Windows end at global steps that are
-// multiples of the window, so a resumed run judges at the same steps.
+// a few lucky batches look like a plateau: the minimum defaults to 50 steps). Windows end at global steps
+// that are multiples of the window, so a resumed run judges at the same steps.
 //   Stopping: at each window end, the improvement of S over the best S of earlier window ends,
 //   relative to |best|, below `tolerance` counts the window as stalled; a window above it resets
 //   the count. `patience` stalled windows in a row: converged.
@@ -23,9 +23,9 @@
 namespace gplvm {
 
 struct ConvergenceOptions {
-  double tolerance = 1e-3;       // 0: never converge by the stopping rule
-  std::uint64_t patience = 3;    // stalled windows in a row that stop the run
-  double divergence_drop = 0.5;  // 0: no drop test (non-finite values are still divergence)
+  double tolerance = 1e-3;              // 0: never converge by the stopping rule
+  std::uint64_t patience = 3;           // stalled windows in a row that stop the run
+  double divergence_drop = 0.5;         // 0: no drop test (non-finite values are still divergence)
   std::uint64_t min_window_steps = 50;  // a window holds whole epochs and at least this many steps
 };
 
