@@ -213,6 +213,13 @@ ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::
     const fs::path& base = given.source(key) == ConfigSource::file ? config_folder : cwd;
     absolute.push_back(std::string(key) + "=" + absolute_from(base, value));
   }
+  // The default lengthscale (0.1, the SAS paper's) suits an encoder's initial outputs, which sit
+  // close together; PCA-started free latents have unit variance, where 0.1 makes every point its
+  // own island (docs/math/initialisation.md, "Measured: latent recovery"). Unless the user set it,
+  // they start at a lengthscale of their own scale, and the resolved (printed, stored) config says so.
+  if (!given.was_set("model.lengthscale") && given.get_string("model.latents") == "free" &&
+      given.get_string("model.init") == "pca")
+    absolute.push_back("model.lengthscale=1.0");
   return {resolve_config(schema, config_path, absolute), given.get_string("data.path")};
 }
 

@@ -105,6 +105,12 @@ TEST(TrainCli, DefaultLengthscaleFollowsTheInitialLatentsScale) {
         "train --config bare.toml --force --train.max_steps=1 --train.learning_rate=1e-12 " + options, 0,
         r.dir);
     ASSERT_EQ(res.exit_code, 0) << options << ": " << res.err;
+    // The printed configuration is the one the model uses.
+    EXPECT_NE(res.err.find("lengthscale = " + std::string(expected == 1.0   ? "1.0"
+                                                          : expected == 0.3 ? "0.3"
+                                                                            : "0.1")),
+              std::string::npos)
+        << options;
     const std::vector<double> lengthscales =
         testing::read_fixture_vector(r.dir / "out/run.h5", "/params/kernel/lengthscales");
     ASSERT_EQ(lengthscales.size(), 2u) << options;

@@ -10,8 +10,6 @@
 
 namespace gplvm {
 
-constexpr double kPcaLatentDefaultLengthscale = 1.0;
-
 template <typename Settings>
 void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.data_dim = data_dim;
@@ -28,12 +26,6 @@ void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.free_latent_variance = c.get_double("model.free_latent_variance");
   m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
   m.init = parse_latent_init(c.get_string("model.init"));
-  // The default lengthscale (0.1, the SAS paper's) suits an encoder's initial outputs, which sit
-  // close together; PCA-started free latents have unit variance, where 0.1 makes every point its
-  // own island (docs/math/initialisation.md, "Measured: latent recovery"). Unless the user set it,
-  // they start at a lengthscale of their own scale.
-  if (!c.was_set("model.lengthscale") && m.latents == LatentKind::free && m.init == LatentInit::pca)
-    m.lengthscale = kPcaLatentDefaultLengthscale;
   // Pre-training batches and Adam settings are training's (sas.batch_size, train.*).
   EncoderPretraining& e = m.encoder_pretraining;
   e.steps = c.get_int("model.encoder_pretrain_steps");
