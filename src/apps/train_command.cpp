@@ -66,9 +66,9 @@ struct ResumePoint {
 };
 
 // The newest checkpoint of the directory that reads back as a valid state of this model (finite,
-// shapes matching, the same run identity); unreadable, truncated, non-finite or foreign ones (a
-// disk can corrupt one, a rank killed mid-write leaves only a temporary file) are skipped with a
-// warning. A fresh start if there is none.
+// shapes matching); unreadable, truncated or non-finite ones (a disk can corrupt one, a rank
+// killed mid-write leaves only a temporary file) are skipped with a warning. One written for a
+// different configuration or data stops the run, named. A fresh start if there is none.
 ResumePoint newest_valid_checkpoint(const std::string& dir, const Communicator& comm, const Model& model,
                                     const RunMetadata& meta) {
   std::vector<fs::path> files;
@@ -80,6 +80,8 @@ ResumePoint newest_valid_checkpoint(const std::string& dir, const Communicator& 
   for (const auto& file : files) {
     try {
       return {file.string(), read_checkpoint(file.string(), comm, model, meta)};
+    } catch (const CheckpointMismatch&) {
+      throw;  // another run's checkpoints: a fresh start would prune them away
     } catch (const InputError& e) {
       // Every rank skips together: read_checkpoint's input errors are agreed over the ranks.
       if (comm.is_root()) log_warning("skipping invalid checkpoint " + file.string() + ": " + e.what());

@@ -132,10 +132,10 @@ void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& m
 // Values must match bit for bit: they are written and read as float64.
 void require_same(bool same, const std::string& path, const std::string& what, const std::string& stored,
                   const std::string& expected) {
-  require(same,
-          "checkpoint was written for a different " + what + " (checkpoint: " + stored +
-              ", this run: " + expected + ")",
-          {path, what, stored});
+  if (!same)
+    throw CheckpointMismatch("checkpoint was written for a different " + what + " (checkpoint: " + stored +
+                                 ", this run: " + expected + ")",
+                             {path, what, stored});
 }
 
 void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {

@@ -101,5 +101,27 @@ TEST(StopResumeCli, ResumeAutoWithoutCheckpointsStartsFresh) {
   EXPECT_TRUE(fs::exists(dir.path() / "out/run.h5"));
 }
 
+TEST(StopResumeCli, ResumeAutoRefusesCheckpointsOfAChangedRunAndKeepsThem) {
+  // A checkpoint of this directory written with another learning rate is not damaged, it belongs to
+  // another run: `--resume auto` must stop naming the key, not start afresh and prune it away.
+  ScratchDir dir;
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(100, 6, 8));
+  testing::write_text(dir / "config.toml", kConfig);
+  ASSERT_EQ(run_gplvm("train --config config.toml --train.max_steps=6 --train.checkpoint_every=3 "
+                      "--train.keep_checkpoints=1",
+                      1, dir)
+                .exit_code,
+            0);
+  const long step = checkpoint_step(dir.path() / "ck");
+  ASSERT_EQ(step, 6);
+  const auto res = run_gplvm(
+      "train --config config.toml --force --resume auto --train.max_steps=12 --train.learning_rate=0.02 "
+      "--train.checkpoint_every=3 --train.keep_checkpoints=1",
+      2, dir);
+  EXPECT_EQ(res.exit_code, 2) << res.err;
+  EXPECT_NE(res.err.find("train.learning_rate"), std::string::npos) << res.err;
+  EXPECT_EQ(checkpoint_step(dir.path() / "ck"), step) << "the other run's checkpoint must stay";
+}
+
 }  // namespace
 }  // namespace gplvm

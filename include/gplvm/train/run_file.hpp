@@ -72,8 +72,17 @@ struct RunOutput {
 
 void write_run_file(const std::string& path, const Communicator& comm, const RunOutput& run, bool with_state);
 
-// Reads a checkpoint for this process's rows; throws InputError (on every rank alike) naming the
-// file and the first identity key (or data statistic) that differs from `expected`, a block whose
+// A readable checkpoint of another run: a configuration key of the run's identity or the data
+// differ. Unlike a damaged checkpoint it is not to be skipped in favour of an older one (those
+// differ alike): the user changed the run, and must say so.
+class CheckpointMismatch : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Reads a checkpoint for this process's rows; throws CheckpointMismatch (on every rank alike) naming
+// the file and the first identity key (or data statistic) that differs from `expected`, and
+// InputError for a block whose
 // shape differs from the model's, or a state holding NaN or Inf; unreadable or truncated files
 // are InputErrors too.
 TrainingState read_checkpoint(const std::string& path, const Communicator& comm, const Model& model,
