@@ -1,7 +1,6 @@
 // gplvm export: a run file's latents, latent variances, labels and hyperparameters as one NumPy
 // (.npy) or CSV file each in a directory, for tools outside HDF5 (names in docs/run-file.md).
 // The files are written under temporary names and renamed once all are written.
-#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -13,6 +12,7 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/array_writers.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/io/temporary_files.hpp"
 
 namespace gplvm {
 namespace {
@@ -100,7 +100,8 @@ void write_all(const fs::path& directory, const std::vector<ExportFile>& files) 
   std::vector<fs::path> temporary;
   try {
     for (const ExportFile& f : files) {
-      temporary.push_back(directory / ("." + f.name + ".tmp-" + std::to_string(::getpid())));
+      // The shared temporary name, so that a killed export's leftovers are recognised and removed.
+      temporary.push_back(temporary_path((directory / f.name).string(), unique_temporary_suffix()));
       f.write(temporary.back().string());
     }
   } catch (...) {
@@ -149,6 +150,7 @@ int export_command(const Arguments& args, const Communicator& comm) {
                     output = cl.required("output");
   require(format == "npy" || format == "csv", "unknown export format (npy or csv)", {"", "format", format});
   const fs::path directory = output_directory(output);
+  clean_stale_temporaries_beside((directory / "export").string(), comm);
   const RunArrays arrays = read_run_arrays(run_path, comm);
   const std::vector<ExportFile> files = export_files(arrays, format == "npy");
   if (!comm.is_root()) return kExitOk;

@@ -9,13 +9,13 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/json_summary.hpp"
-#include "gplvm/apps/output_path.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/eval/model_predictor.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 
 namespace gplvm {
@@ -68,7 +68,8 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   const std::string output = cl.required("output"), latents_file = cl.required("latents");
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   const std::string data_file = cl.value_or("data", run.settings.data_file);
-  require_output_not_input(output, {{"run", run.path}, {"latents", latents_file}, {"data", data_file}});
+  require_output_not_input({output, "--output"},
+                           {{run.path, "--run"}, {latents_file, "--latents"}, {data_file, "--data"}});
   Hdf5ResultWriter::check_writable(output);
   const ExactPredictorOptions options = predictor_options(cl);
 
