@@ -54,28 +54,33 @@ ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& pos
   return out;
 }
 
-// Columns per block of the data (the active data fit) and of the active set's adjoint: like the
-// batch's row blocks, units whose partial sums one rank forms whole, the same at every rank count.
-constexpr Index kColumnsPerBlock = 64;
+// Columns per block of the data (the active data fit) and of the active set's adjoint under
+// reproducible sums: like the batch's row blocks, units whose partial sums one rank forms whole,
+// the same at every rank count. Without them each rank takes one block of an even share of the
+// columns (no fixed unit to keep, and wider solves: a fixed 64 would leave ranks idle when D or A
+// is small next to 64 times the rank count).
+constexpr Index kReproducibleColumnsPerBlock = 64;
 
-// This rank's share of n columns in whole blocks of kColumnsPerBlock, the blocks split over the
-// ranks as RowPartition splits rows; counts holds every rank's number of columns.
+// This rank's share of n columns in whole blocks of `width`, the blocks split over the ranks as
+// RowPartition splits rows; counts holds every rank's number of columns.
 struct ColumnBlocks {
+  Index width = 1;
   Index first = 0, count = 0;
   std::vector<int> counts;
-  Index num_blocks() const { return (count + kColumnsPerBlock - 1) / kColumnsPerBlock; }
-  Index block_first(Index k) const { return first + k * kColumnsPerBlock; }
-  Index block_count(Index k) const { return std::min(kColumnsPerBlock, first + count - block_first(k)); }
+  Index num_blocks() const { return (count + width - 1) / width; }
+  Index block_first(Index k) const { return first + k * width; }
+  Index block_count(Index k) const { return std::min(width, first + count - block_first(k)); }
 };
 
-ColumnBlocks column_blocks(Index n, const Communicator& comm) {
-  const RowPartition blocks(static_cast<std::uint64_t>((n + kColumnsPerBlock - 1) / kColumnsPerBlock),
-                            comm.size());
+ColumnBlocks column_blocks(Index n, const Communicator& comm, bool reproducible) {
   ColumnBlocks share;
+  share.width =
+      reproducible ? kReproducibleColumnsPerBlock : std::max<Index>(1, (n + comm.size() - 1) / comm.size());
+  const RowPartition blocks(static_cast<std::uint64_t>((n + share.width - 1) / share.width), comm.size());
   share.counts.resize(comm.size());
   for (int r = 0; r < comm.size(); ++r) {
-    const Index begin = std::min(n, static_cast<Index>(blocks.begin(r)) * kColumnsPerBlock);
-    const Index end = std::min(n, static_cast<Index>(blocks.begin(r) + blocks.count(r)) * kColumnsPerBlock);
+    const Index begin = std::min(n, static_cast<Index>(blocks.begin(r)) * share.width);
+    const Index end = std::min(n, static_cast<Index>(blocks.begin(r) + blocks.count(r)) * share.width);
     share.counts[r] = static_cast<int>(end - begin);
     if (r == comm.rank()) share.first = begin, share.count = end - begin;
   }
@@ -92,13 +97,13 @@ struct ActiveSetShare {
 };
 
 ActiveSetShare share_active_set(const Communicator& comm, const Kernel& kernel, double noise,
-                                const ActiveRows& active) {
+                                const ActiveRows& active, bool reproducible) {
   ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols()),
-                       column_blocks(active.data.cols(), comm)};
+                       column_blocks(active.data.cols(), comm, reproducible)};
   const ColumnBlocks& c = share.columns;
   Matrix own(active.data.rows(), c.count);
   for (Index k = 0; k < c.num_blocks(); ++k)  // block by block: the same solves at any rank count
-    own.middleCols(k * kColumnsPerBlock, c.block_count(k)) =
+    own.middleCols(k * c.width, c.block_count(k)) =
         whiten_active_columns(share.set, active.data.middleCols(c.block_first(k), c.block_count(k)));
   share.set.whitened_data = comm.allgather_columns(own, c.counts);
   return share;
@@ -121,11 +126,11 @@ GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, do
                               const SasActiveSet& set, const Matrix& X_active, const SasPartials& partials,
                               bool reproducible) {
   const Index a = X_active.rows(), q = X_active.cols(), h = kernel.num_hyperparameters();
-  const ColumnBlocks c = column_blocks(a, comm);
+  const ColumnBlocks c = column_blocks(a, comm, reproducible);
   const Matrix W = sas_whitened_adjoint(set, partials);
   Matrix v_columns(a, c.count);
   for (Index k = 0; k < c.num_blocks(); ++k) {
-    auto block = v_columns.middleCols(k * kColumnsPerBlock, c.block_count(k));
+    auto block = v_columns.middleCols(k * c.width, c.block_count(k));
     block = W.middleCols(c.block_first(k), c.block_count(k));
     set.factor.solve_upper_in_place(block);
   }
@@ -378,7 +383,7 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   const std::unique_ptr<Kernel> kernel_ptr = model_.kernel(params);
   const Kernel& kernel = *kernel_ptr;
   const double noise = model_.noise_variance(params);
-  const ActiveSetShare share = share_active_set(comm_, kernel, noise, active);
+  const ActiveSetShare share = share_active_set(comm_, kernel, noise, active, reproducible);
   const Index own_active =
       std::count_if(own.positions.begin(), own.positions.end(), [&](Index p) { return p < num_active; });
   Matrix d_sample(own.rows.size(), model_.ambient_dim());
