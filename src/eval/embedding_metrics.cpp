@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/eval/metrics.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
 
 namespace gplvm {
@@ -148,12 +148,7 @@ double knn_accuracy(const ConstMatrixRef& distances, const std::vector<std::int6
           {"", "--k", std::to_string(k)});
   Index correct = 0;
   for (Index i = 0; i < n; ++i) {
-    const std::vector<Index> order = nearest(distances, i, k);
-    std::map<std::int64_t, Index> votes;  // ordered: the first of the most voted is the smallest label
-    for (Index t = 0; t < k; ++t) ++votes[labels[static_cast<std::size_t>(order[t])]];
-    const auto best = std::max_element(votes.begin(), votes.end(),
-                                       [](const auto& a, const auto& b) { return a.second < b.second; });
-    correct += best->first == labels[static_cast<std::size_t>(i)];
+    correct += majority_label(labels, nearest(distances, i, k)) == labels[static_cast<std::size_t>(i)];
   }
   return static_cast<double>(correct) / static_cast<double>(n);
 }

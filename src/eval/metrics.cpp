@@ -47,18 +47,13 @@ MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
   return s;
 }
 
-namespace {
-
-std::int64_t vote(const std::vector<std::pair<double, Index>>& nearest,
-                  const std::vector<std::int64_t>& labels) {
+std::int64_t majority_label(const std::vector<std::int64_t>& labels, const std::vector<Index>& neighbours) {
   std::map<std::int64_t, int> counts;
-  for (const auto& [distance, index] : nearest) ++counts[labels[index]];
+  for (const Index index : neighbours) ++counts[labels[static_cast<std::size_t>(index)]];
   return std::max_element(counts.begin(), counts.end(),
                           [](const auto& a, const auto& b) { return a.second < b.second; })
       ->first;  // max_element keeps the first (smallest label) among equal counts
 }
-
-}  // namespace
 
 double knn_accuracy(const ConstMatrixRef& reference, const std::vector<std::int64_t>& reference_labels,
                     const ConstMatrixRef& query, const std::vector<std::int64_t>& query_labels, int k) {
@@ -72,12 +67,13 @@ double knn_accuracy(const ConstMatrixRef& reference, const std::vector<std::int6
   require(query.rows() > 0, "no query points", {"", "query", "0"});
   Index correct = 0;
   std::vector<std::pair<double, Index>> candidates(reference.rows());
+  std::vector<Index> nearest(static_cast<std::size_t>(k));
   for (Index i = 0; i < query.rows(); ++i) {
     for (Index j = 0; j < reference.rows(); ++j)
       candidates[j] = {(reference.row(j) - query.row(i)).squaredNorm(), j};
     std::partial_sort(candidates.begin(), candidates.begin() + k, candidates.end());
-    const std::vector<std::pair<double, Index>> nearest(candidates.begin(), candidates.begin() + k);
-    correct += vote(nearest, reference_labels) == query_labels[i];
+    for (int t = 0; t < k; ++t) nearest[static_cast<std::size_t>(t)] = candidates[t].second;
+    correct += majority_label(reference_labels, nearest) == query_labels[i];
   }
   return static_cast<double>(correct) / static_cast<double>(query.rows());
 }

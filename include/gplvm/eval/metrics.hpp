@@ -30,6 +30,10 @@ MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
 MetricSums predictive_metric_sums(const DataRef& Y, const ConstMatrixRef& mean,
                                   const ConstVectorRef& variance, const ConstVectorRef& column_scale);
 
+// The most frequent of labels[neighbours[t]], the smallest label among equal counts: the vote of
+// every k-NN classifier here (eval/metrics, eval/embedding_metrics).
+std::int64_t majority_label(const std::vector<std::int64_t>& labels, const std::vector<Index>& neighbours);
+
 // Fraction of query points whose k nearest reference points (Euclidean; ties to the lower index)
 // vote for the query's label (majority; ties to the smallest label).
 double knn_accuracy(const ConstMatrixRef& reference, const std::vector<std::int64_t>& reference_labels,
