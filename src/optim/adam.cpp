@@ -25,15 +25,6 @@ void require_in(bool ok, const char* key, double value, const char* rule) {
   require(ok, std::string(key) + " must be " + rule, {"", key, format_double(value)});
 }
 
-// Every check is written so that NaN fails it.
-void validate(const AdamOptions& o) {
-  require_in(std::isfinite(o.learning_rate) && o.learning_rate > 0.0, "adam.learning_rate", o.learning_rate,
-             "finite and > 0");
-  require_in(o.beta1 >= 0.0 && o.beta1 < 1.0, "adam.beta1", o.beta1, "in [0, 1)");
-  require_in(o.beta2 >= 0.0 && o.beta2 < 1.0, "adam.beta2", o.beta2, "in [0, 1)");
-  require_in(std::isfinite(o.epsilon) && o.epsilon > 0.0, "adam.epsilon", o.epsilon, "finite and > 0");
-}
-
 struct AdamCoefficients {
   double beta1, beta2, step_size, inverse_bias_correction2_sqrt, epsilon, sign;
 };
@@ -84,10 +75,19 @@ void update_range(const AdamCoefficients& c, Index len, double* p, double* m, do
 
 }  // namespace
 
+// Every check is written so that NaN fails it.
+void validate_adam_options(const AdamOptions& o) {
+  require_in(std::isfinite(o.learning_rate) && o.learning_rate > 0.0, "adam.learning_rate", o.learning_rate,
+             "finite and > 0");
+  require_in(o.beta1 >= 0.0 && o.beta1 < 1.0, "adam.beta1", o.beta1, "in [0, 1)");
+  require_in(o.beta2 >= 0.0 && o.beta2 < 1.0, "adam.beta2", o.beta2, "in [0, 1)");
+  require_in(std::isfinite(o.epsilon) && o.epsilon > 0.0, "adam.epsilon", o.epsilon, "finite and > 0");
+}
+
 Adam::Adam(Index num_parameters, AdamOptions options) : options_(options) {
   require(num_parameters >= 0, "Adam: the number of parameters must be >= 0",
           {"", "num_parameters", std::to_string(num_parameters)});
-  validate(options_);
+  validate_adam_options(options_);
   state_.first_moment = Vector::Zero(num_parameters);
   state_.second_moment = Vector::Zero(num_parameters);
 }

@@ -12,7 +12,7 @@ RiemannianAdam::RiemannianAdam(const PointManifold& manifold, Index num_points, 
       options_(options),
       first_moment_(Matrix::Zero(num_points, manifold.point_dim())),
       second_moment_(Vector::Zero(num_points)) {
-  Adam(0, options);  // the same checks of the options, naming the offending one
+  validate_adam_options(options);
 }
 
 void RiemannianAdam::set_learning_rate(double learning_rate) {

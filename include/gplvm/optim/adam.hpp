@@ -15,6 +15,9 @@ struct AdamOptions {
   double epsilon = 1e-8;
 };
 
+// InputError naming the first invalid option (adam.learning_rate, adam.beta1, ...).
+void validate_adam_options(const AdamOptions& options);
+
 struct AdamState {
   Vector first_moment;
   Vector second_moment;
