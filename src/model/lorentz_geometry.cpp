@@ -63,10 +63,6 @@ double sinhc_slope_over_r(double r) {
   return (r * std::cosh(r) - std::sinh(r)) / (r2 * r);
 }
 
-double safe_arccosh(double z) {
-  return std::acosh(std::max(z, 1.0));
-}
-
 Vector origin(Index Q) {
   Vector o = Vector::Zero(Q + 1);
   o[0] = 1.0;

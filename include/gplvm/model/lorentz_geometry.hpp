@@ -21,8 +21,6 @@ Vector flip_time(const ConstVectorRef& v);
 // sinh(r) / r, and (r cosh r - sinh r) / r^3 = (d/dr (sinh r / r)) / r, both finite at r = 0.
 double sinhc(double r);
 double sinhc_slope_over_r(double r);
-// arccosh(z) for z >= 1 (arguments below 1 from rounding are clamped to 1).
-double safe_arccosh(double z);
 
 // The origin (1, 0, ..., 0) of H^Q.
 Vector origin(Index Q);
