@@ -74,16 +74,25 @@ void HyperboloidExpKernel::cross_backward(const ConstMatrixRef& X1, const ConstM
   d_hyper[0] += G.cwiseProduct(K).sum();
   d_hyper[1] += (G.array() * K.array() * D.array()).sum() / kappa_;
   if (!dX1 && !dX2) return;
+  // Row expressions throughout: no allocation per pair. flip_time(v) negates v's time-like
+  // coordinate, applied below as the row update minus twice its first entry.
+  const Index space = ambient_dim_ - 1;
   for (Index j = 0; j < X2.rows(); ++j) {
-    const Vector z = X2.row(j).transpose();
+    const auto z = X2.row(j);
     for (Index i = 0; i < X1.rows(); ++i) {
       const double d = D(i, j);
       if (d == 0.0 || G(i, j) == 0.0) continue;  // coincident points: the cusp's subgradient 0
-      const Vector x = X1.row(i).transpose();
-      const double u = -lorentz::minkowski_dot(x, z);
+      const auto x = X1.row(i);
+      const double u = x(0) * z(0) - x.tail(space).dot(z.tail(space));  // -<x, z>_L
       const double c = G(i, j) * K(i, j) / (kappa_ * std::sinh(d));
-      if (dX1) dX1->row(i) += c * lorentz::flip_time(z - u * x).transpose();
-      if (dX2) dX2->row(j) += c * lorentz::flip_time(x - u * z).transpose();
+      if (dX1) {
+        dX1->row(i) += c * (z - u * x);
+        (*dX1)(i, 0) -= 2.0 * c * (z(0) - u * x(0));
+      }
+      if (dX2) {
+        dX2->row(j) += c * (x - u * z);
+        (*dX2)(j, 0) -= 2.0 * c * (x(0) - u * z(0));
+      }
     }
   }
 }
