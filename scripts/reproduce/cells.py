@@ -227,7 +227,7 @@ def run_cell(cell, runner, base_config, data, out_dir, condition):
     os.makedirs(cell_dir, exist_ok=True)
     runner = Runner(runner.gplvm, runner.ranks, cell_dir)
     result = {"cell": cell.cell_id, "model": cell.model, "setting": cell.setting, "seed": cell.seed,
-              "spec": cell.spec(base_config), "spec_hash": spec_hash, "ranks": runner.ranks, **cell.extra}
+              "spec": cell.spec(base_config), "spec_hash": spec_hash, "ranks": runner.ranks, "data": data, **cell.extra}
     result["train"] = train_cell(cell, runner, base_config, data, cell_dir)
     if cell.evaluate:
         result["evaluate"] = evaluate_cell(cell, runner, data, cell_dir, condition)
@@ -402,7 +402,9 @@ def main_loop(args, cells, collect, driver_path):
 
 
 def table_path(args, driver_path):
-    return os.path.join(args.out, os.path.splitext(os.path.basename(driver_path))[0] + ".md")
+    """OUT/<driver name>.md, or OUT/<args.table_name> when the driver sets one."""
+    name = getattr(args, "table_name", None) or os.path.splitext(os.path.basename(driver_path))[0] + ".md"
+    return os.path.join(args.out, name)
 
 
 def run_driver(main):

@@ -66,6 +66,36 @@ def check_cell_against_numpy(cell_dir, data):
     assert 0.0 <= result["knn"]["knn1_fit_on_train"] <= 1.0 and 0.0 <= result["knn"]["knn1_fit_on_test_loo"] <= 1.0
 
 
+def check_study(gplvm, data, out):
+    """The N-study on the first 200 rows: exact LMLs at every checkpoint, against a NumPy exact LML at the end."""
+    command = [sys.executable, os.path.join(DRIVERS, "study_40k.py"), "run", "--out", out, "--gplvm", gplvm,
+               "--train-data", data["train"], "--test-data", data["test"], "--n", "200", "--seeds", "1", "--active",
+               "8", "--inducing", "6", "--every", "4", "--snapshots", "3", "--ranks", "2", "--set",
+               "sas.batch_size=32", "--set", "train.max_steps=12", "--set", "model.encoder_hidden=[8]"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    series = json.load(open(os.path.join(out, "study_n200.json")))
+    assert sorted(s["model"] for s in series) == ["bayesian_gplvm", "bayesian_sas", "sas"], series
+    for item in series:
+        assert [s["step"] for s in item["snapshots"]] == [4, 8, 12], item["snapshots"]
+    sas = next(s for s in series if s["model"] == "sas")
+    with h5py.File(os.path.join(out, "cells", sas["cell"], "run.h5"), "r") as f:
+        latents = f["/latent/mean"][()]
+        variance, lengthscales = f["/params/kernel/variance"][()], f["/params/kernel/lengthscales"][()]
+        noise = f["/params/noise_variance"][()]
+    with h5py.File(data["train"], "r") as f:
+        y = f["/Y"][:200]
+    scaled = latents / lengthscales
+    squared = np.sum(scaled**2, 1)[:, None] + np.sum(scaled**2, 1)[None, :] - 2 * scaled @ scaled.T
+    gram = variance * np.exp(-0.5 * np.maximum(squared, 0)) + noise * np.eye(len(y))
+    sign, logdet = np.linalg.slogdet(gram)
+    lml = -0.5 * (y.size * np.log(2 * np.pi) + y.shape[1] * logdet + np.sum(y * np.linalg.solve(gram, y)))
+    last = max(sas["snapshots"], key=lambda s: s["step"])
+    assert sign > 0 and np.isclose(last["exact_lml"], lml, rtol=1e-8), (last, lml)
+    for name in ("study_n200.md", "study_n200_sas.png", "study_n200_bayesian.png"):
+        assert os.path.isfile(os.path.join(out, name)), name
+
+
 def table_rows(path):
     return [line for line in open(path) if line.startswith("| ") and not line.startswith("| model")]
 
@@ -90,9 +120,13 @@ def main():
 
         # Table 4.2 shares the Bayesian SAS cells and trains the Bayesian GPLVM and the VAE.
         second = driver("table_4_2.py", out, data, gplvm, "run")
-        assert second.stdout.count("already finished") == 2 and second.stdout.count("finished in") == 4, second.stdout
+        assert second.stdout.count("already finished") == 2 and second.stdout.count("finished in") == 5, second.stdout
         table = open(os.path.join(out, "table_4_2.md")).read()
-        assert "Cells finished: 6 of 6" in table and table.count("(n=2)") == 6, table
+        assert "Cells finished: 7 of 7" in table and table.count("(n=2)") == 6, table
+        figure = subprocess.run([sys.executable, os.path.join(REPO, "tools", "plot_reproduction.py"), "latents", out,
+                                 "--cells", "sas_A8_seed0=SAS,vae_seed0=VAE,sparse_gplvm_seed0=GPLVM"],
+                                capture_output=True, text=True)
+        assert figure.returncode == 0 and open(os.path.join(out, "latents.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
         # Resume: a finished cell is not recomputed; a lost evaluation is redone; a killed training (checkpoints,
         # no run file) continues from its newest checkpoint.
@@ -123,6 +157,7 @@ def main():
 
         listing = driver("table_4_1.py", out, data, gplvm, "list")
         assert listing.stdout.count("done") == 4, listing.stdout
+        check_study(gplvm, data, os.path.join(folder, "study"))
     print("ok")
 
 
