@@ -284,6 +284,63 @@ TEST(Mlp, BackwardWritesEveryParameterWhateverTheBufferHeld) {
   EXPECT_EQ(buffer, g);
 }
 
+// The per-block passes that reproducible sums rely on: each block's outputs and gradient are the
+// bits that the block alone would give (whatever rows surround it, as when another rank count puts
+// it in another batch share), they agree with the plain passes to rounding, and the blocks
+// together give the whole batch's gradient.
+TEST(Mlp, BlockPassesEqualEachBlockAloneAndSumToTheWholeGradient) {
+  // Shapes above Eigen's coefficient-based threshold (rows + depth + cols >= 20), so the products
+  // run as packed GEMMs, as an encoder's do: packing makes a block's sums independent of where it
+  // sits and of the batch's leading dimension. (Tiny products are vectorised in place, and their
+  // last bits then follow the alignment of the block's first row.) The last block is ragged, so
+  // the batch's leading dimension is odd.
+  const Mlp mlp({21, {24, 12, 3}, {Activation::relu, Activation::tanh, Activation::softplus}});
+  const Vector p = initial_parameters(mlp, 41);
+  const std::vector<Index> block_rows{64, 64, 17};
+  const RowMatrix x = random_normal(145, 21, 42);
+  const Matrix c = random_normal(145, 3, 43);
+  const Index n = mlp.num_parameters();
+
+  Mlp::Workspace ws;
+  Matrix out;
+  mlp.forward_in_blocks(p.data(), x, ws, out, block_rows);
+  Vector per_block = Vector::Constant(3 * n, std::numeric_limits<double>::quiet_NaN());
+  Matrix d_input;
+  mlp.backward_in_blocks(p.data(), x, ws, c, block_rows, per_block.data(), n, &d_input);
+
+  Index start = 0;
+  Vector sum = Vector::Zero(n);
+  for (std::size_t k = 0; k < block_rows.size(); ++k) {
+    const Index rows = block_rows[k];
+    const RowMatrix block_x = x.middleRows(start, rows);
+    const Matrix block_c = c.middleRows(start, rows);
+    const std::vector<Index> one_block{rows};
+    Mlp::Workspace alone_ws;
+    Matrix alone_out, alone_d_input;
+    Vector alone_grad(n);
+    mlp.forward_in_blocks(p.data(), block_x, alone_ws, alone_out, one_block);
+    mlp.backward_in_blocks(p.data(), block_x, alone_ws, block_c, one_block, alone_grad.data(), n,
+                           &alone_d_input);
+    EXPECT_EQ(Matrix(out.middleRows(start, rows)), alone_out) << "block " << k;
+    EXPECT_EQ(Vector(per_block.segment(static_cast<Index>(k) * n, n)), alone_grad) << "block " << k;
+    EXPECT_EQ(Matrix(d_input.middleRows(start, rows)), alone_d_input) << "block " << k;
+
+    Mlp::Workspace plain_ws;
+    Matrix plain_out, plain_d_input;
+    Vector plain_grad(n);
+    mlp.forward(p.data(), block_x, plain_ws, plain_out);
+    mlp.backward(p.data(), block_x, plain_ws, block_c, plain_grad.data(), &plain_d_input);
+    EXPECT_LT((alone_out - plain_out).cwiseAbs().maxCoeff(), 1e-14 * plain_out.cwiseAbs().maxCoeff());
+    EXPECT_LT((alone_grad - plain_grad).cwiseAbs().maxCoeff(), 1e-13 * plain_grad.cwiseAbs().maxCoeff());
+    EXPECT_LT((alone_d_input - plain_d_input).cwiseAbs().maxCoeff(),
+              1e-13 * plain_d_input.cwiseAbs().maxCoeff());
+    sum += alone_grad;
+    start += rows;
+  }
+  const Vector whole = analytic_gradient(mlp, p, x, c);
+  EXPECT_LT((sum - whole).cwiseAbs().maxCoeff(), 1e-12 * whole.cwiseAbs().maxCoeff());
+}
+
 // dL/d(input), which a decoder needs for its latent inputs, for one and several layers; asking for
 // it leaves the parameter gradient unchanged, bit for bit.
 TEST(Mlp, InputGradientMatchesFiniteDifferences) {

@@ -68,6 +68,10 @@ class Mlp {
   // The same with one product per consecutive block of rows (block_rows[k] rows for block k, in
   // order, covering the input): each block's outputs are then the same bits whatever other rows
   // the input holds (a product's rounding may depend on its shape). For backward_in_blocks.
+  // This rests on the products being packed GEMMs (the packed engine, OpenBLAS or Eigen's GEMM,
+  // which read each block through packing, whatever its offset and the batch's leading
+  // dimension); Eigen evaluates tiny products (rows + depth + cols < 20) in place instead, and
+  // their last bits may then follow the alignment of a block's first row.
   template <typename Scalar>
   void forward_in_blocks(const Scalar* params, const std::type_identity_t<DataRefT<Scalar>>& input,
                          MlpWorkspace<Scalar>& ws, MatrixT<Scalar>& out,
