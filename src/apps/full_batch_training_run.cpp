@@ -15,22 +15,24 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 void print_summary(bool json, const std::string& path, const Model& model, const FullBatchResult& r,
-                   const std::string& value_name, double seconds) {
+                   const std::string& method, const std::string& value_name, double seconds) {
   if (!json) {
-    std::printf("wrote %s: %s, %d L-BFGS iterations, final %s %.10g, stopped: %s, %.1f s\n", path.c_str(),
-                model.kind().c_str(), r.iterations, value_name.c_str(), r.objective,
-                to_string(r.reason).c_str(), seconds);
+    std::printf("wrote %s: %s, %d %s iterations, final %s %.10g, stopped: %s, %.1f s\n", path.c_str(),
+                model.kind().c_str(), r.iterations, method.c_str(), value_name.c_str(), r.objective,
+                r.reason_text.c_str(), seconds);
     return;
   }
   JsonWriter w = json_summary("train");
   w.key("model").value(model.kind()).key("output").value(path);
   w.key("training")
       .value("full_batch")
+      .key("optimizer")
+      .value(method)
       .key("iterations")
       .value(r.iterations)
       .key("evaluations")
       .value(r.evaluations);
-  w.key("final_objective").value(r.objective).key("stop_reason").value(to_string(r.reason));
+  w.key("final_objective").value(r.objective).key("stop_reason").value(r.reason_text);
   if (value_name != "objective") w.key(value_name).value(r.objective);
   w.key("converged").value(r.converged).key("gradient_norm").value(r.gradient_norm);
   w.key("wall_seconds").value(seconds);
@@ -62,15 +64,25 @@ int run_full_batch_training(const TrainSettings& s, const FullBatchRun& run, con
   };
   install_stop_signal_handlers();
   options.should_stop = [&] { return comm.allreduce_max(stop_requested() ? 1.0 : 0.0) > 0.0; };
+  // Points on a curved space move by Riemannian steps; everything else by L-BFGS.
+  const bool riemannian = run.model.curved_point_space() != nullptr;
+  const std::string method = !riemannian                                         ? "L-BFGS"
+                             : s.riemannian.method == RiemannianMethod::paper_gd ? "riemannian_gd_paper"
+                                                                                 : "riemannian_adam";
+  RiemannianFullBatchOptions riemannian_options = s.riemannian;
+  riemannian_options.on_iteration = options.on_iteration;
+  riemannian_options.should_stop = options.should_stop;
   const FullBatchResult r =
-      train_full_batch(run.model, *objective, comm, run.model.initial_parameters(), options);
+      riemannian ? train_full_batch_riemannian(run.model, *objective, comm, run.model.initial_parameters(),
+                                               riemannian_options)
+                 : train_full_batch(run.model, *objective, comm, run.model.initial_parameters(), options);
   state.params = r.params;
   state.step = static_cast<std::uint64_t>(r.iterations);
   state.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
   write_run_file(s.output_path, comm, {run.model, state, latents, run.labels, run.metadata}, false);
   if (comm.is_root())
-    print_summary(json, s.output_path, run.model, r, objective->value_name(), state.wall_seconds);
+    print_summary(json, s.output_path, run.model, r, method, objective->value_name(), state.wall_seconds);
   return r.reason == TaoStopReason::stop_requested ? kExitStopped : kExitOk;
 }
 

@@ -19,15 +19,47 @@ constexpr double kMaxInt = std::numeric_limits<int>::max();
 // kinds; everything else is refused here, naming the key that would have to change.
 void require_latent_space_support(const Config& c, const SasModelConfig& m) {
   require_kernel_fits_latent_space(m.kernel, m.latent_space);
-  if (m.latent_space == "euclidean") return;
   const std::string kind = c.get_string("model.kind");
-  require(
-      kind == "sas" || kind == "bayesian_sas",
-      "model.latent_space = \"" + m.latent_space + "\" is supported by model.kind sas and bayesian_sas only",
-      {"", "model.kind", kind});
+  const std::string method = c.get_string("optim.method");
+  const bool riemannian = method == "riemannian_adam" || method == "riemannian_gd_paper";
+  if (m.latent_space == "euclidean") {
+    require(!riemannian,
+            "optim.method = \"" + method +
+                "\" moves points of a curved space: it needs "
+                "model.kind = \"exact\" with model.latent_space = \"lorentz\"",
+            {"", "optim.method", method});
+    return;
+  }
+  require(kind == "sas" || kind == "bayesian_sas" || kind == "exact",
+          "model.latent_space = \"" + m.latent_space +
+              "\" is supported by model.kind sas, bayesian_sas and exact only",
+          {"", "model.kind", kind});
+  if (kind == "exact") {  // free points on the hyperboloid: Riemannian steps, never L-BFGS
+    require(method != "lbfgs",
+            "L-BFGS would move the latents off the hyperboloid: use optim.method = "
+            "\"riemannian_adam\" or \"riemannian_gd_paper\" (or \"auto\")",
+            {"", "optim.method", method});
+    return;
+  }
   require(m.latents == LatentKind::amortised,
-          "model.latent_space = \"" + m.latent_space + "\" needs amortised latents (an encoder) for now",
+          "model.latent_space = \"" + m.latent_space +
+              "\" needs amortised latents (an encoder) for sas and bayesian_sas",
           {"", "model.latents", c.get_string("model.latents")});
+}
+
+// Keys that only some model kinds read are refused elsewhere rather than silently ignored.
+void require_kind_specific_keys(const Config& c) {
+  const std::string kind = c.get_string("model.kind");
+  require(kind == "exact" || c.get_string_list("model.fixed_hyperparameters").empty(),
+          "model.fixed_hyperparameters is read by model.kind = \"exact\" only", {"", "model.kind", kind});
+  require(
+      kind == "exact" || c.get_string("optim.method") == "auto" || c.get_string("optim.method") == "lbfgs",
+      "optim.method selects the full-batch optimiser of model.kind = \"exact\"",
+      {"", "optim.method", c.get_string("optim.method")});
+  require(c.get_string("model.init") != "paper_uniform" || kind == "exact" || kind == "sas" ||
+              kind == "bayesian_sas",
+          "model.init = \"paper_uniform\" is supported by exact, sas and bayesian_sas",
+          {"", "model.kind", kind});
 }
 
 }  // namespace
@@ -63,9 +95,15 @@ ConfigSchema train_config_schema() {
                   {R::one_of({"amortised", "free"})})
       .add_string(
           "model.init", "pca",
-          "free latents' start: pca (principal components, unit variance per dimension) or random "
-          "(N(0, I) draws); both times model.free_latent_scale for sas/bayesian_sas (exact: always pca)",
-          {R::one_of({"pca", "random"})})
+          "free latents' start: pca (principal components, unit variance per dimension), random "
+          "(N(0, I) draws) or paper_uniform (U(-1e-3, 1e-3) draws, the hGP-LVM paper's start near the "
+          "origin; exact, sas, bayesian_sas), times model.free_latent_scale, as tangent coordinates at "
+          "the origin of model.latent_space",
+          {R::one_of({"pca", "random", "paper_uniform"})})
+      .add_string_list("model.fixed_hyperparameters", {},
+                       "exact: kernel hyperparameters held at their initial values, by name (kappa or "
+                       "log_kappa, variance, ...), e.g. [\"kappa\"] to fix hyperboloid_exp's kappa at "
+                       "model.lengthscale as the hGP-LVM paper does")
       .add_int(
           "model.encoder_pretrain_steps", 0,
           "amortised sas/bayesian_sas/sparse_gplvm/bayesian_gplvm: Adam steps fitting the mean encoder to "
@@ -172,6 +210,18 @@ ConfigSchema train_config_schema() {
                {R::at_least(0)})
       .add_int("train.keep_checkpoints", 2, "checkpoints kept in output.checkpoint_dir", {R::at_least(1)})
       .add_double("train.progress_seconds", 5.0, "seconds between progress lines", {R::greater_than(0)})
+      .add_string(
+          "optim.method", "auto",
+          "exact: full-batch optimiser: lbfgs (PETSc TAO, Euclidean latents), riemannian_adam "
+          "(Riemannian Adam on the latent points, Adam on the log-hyperparameters; train.learning_rate, "
+          "train.beta1/2) or riemannian_gd_paper (the hGP-LVM paper's Riemannian gradient ascent with "
+          "clipping and accept/reject; initial rate train.learning_rate, 0.01 unless set); "
+          "auto: lbfgs on euclidean, riemannian_adam on lorentz",
+          {R::one_of({"auto", "lbfgs", "riemannian_adam", "riemannian_gd_paper"})})
+      .add_double("optim.tolerance", 1e-5,
+                  "exact with a Riemannian optim.method: stop when an iteration changes the log marginal "
+                  "likelihood by at most this (absolute); exact.max_iterations bounds the iterations",
+                  {R::at_least(0)})
       .add_double("exact.gatol", 1e-5, "exact: stop when ||grad LML|| <= gatol", {R::at_least(0)})
       .add_double("exact.grtol", 1e-8, "exact: stop when ||grad LML|| / |LML| <= grtol", {R::at_least(0)})
       .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::range(1, kMaxInt)})
@@ -220,6 +270,9 @@ ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::
   if (!given.was_set("model.lengthscale") && given.get_string("model.latents") == "free" &&
       given.get_string("model.init") == "pca")
     absolute.push_back("model.lengthscale=1.0");
+  // The paper optimiser's own initial rate (Watanabe et al.'s code) unless the user chose one.
+  if (!given.was_set("train.learning_rate") && given.get_string("optim.method") == "riemannian_gd_paper")
+    absolute.push_back("train.learning_rate=0.01");
   return {resolve_config(schema, config_path, absolute), given.get_string("data.path")};
 }
 
@@ -233,6 +286,7 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.model = sas_model_config(c, data_dim);
   const SasModelConfig& m = t.model;
   require_latent_space_support(c, m);
+  require_kind_specific_keys(c);
   // An unknown or malformed model.kernel fails here, named; kernels read ambient coordinates.
   make_kernel(m.kernel, make_latent_space(m.latent_space, m.latent_dim)->ambient_dim());
   TrainerOptions& o = t.trainer;
@@ -266,6 +320,11 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.full_batch_options.gatol = c.get_double(section + "gatol");
   t.full_batch_options.grtol = c.get_double(section + "grtol");
   t.full_batch_options.max_iterations = static_cast<int>(c.get_int(section + "max_iterations"));
+  t.riemannian.method = c.get_string("optim.method") == "riemannian_gd_paper" ? RiemannianMethod::paper_gd
+                                                                              : RiemannianMethod::adam;
+  t.riemannian.adam = o.adam;
+  t.riemannian.tolerance = c.get_double("optim.tolerance");
+  t.riemannian.max_iterations = t.full_batch_options.max_iterations;
   return t;
 }
 

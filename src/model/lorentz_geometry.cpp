@@ -111,6 +111,11 @@ Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g) {
   return g + minkowski_dot(x, g) * x;
 }
 
+Vector chart_gradient(const ConstVectorRef& x, const ConstVectorRef& g) {
+  const Index q = x.size() - 1;
+  return g.tail(q) + (g[0] / x[0]) * x.tail(q);
+}
+
 Vector exp_map(const ConstVectorRef& x, const ConstVectorRef& v) {
   const double r = std::sqrt(std::max(minkowski_dot(v, v), 0.0));
   return std::cosh(r) * x + sinhc(r) * v;

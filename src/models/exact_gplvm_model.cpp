@@ -5,7 +5,6 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/exact_gplvm_objective.hpp"
-#include "gplvm/models/pca_latents.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 
 namespace gplvm {
@@ -34,6 +33,7 @@ class ExactFullBatchObjective final : public FullBatchObjective {
     comm_.broadcast(shared_gradient.data(), shared, 0);
     gradient.head(shared) = shared_gradient;
     model_.set_local_block_rows(gradient, -objective_->local_latents(x_gradient));
+    for (const Index i : model_.fixed_parameters()) gradient[i] = 0.0;
     return -negated;
   }
 
@@ -63,6 +63,7 @@ ExactGplvmConfig exact_gplvm_config(const Config& c, Index data_dim) {
           "the initial noise variance must be at least exact.min_noise_variance (" +
               std::to_string(e.min_noise_variance) + ")",
           {"", "model.noise_variance", std::to_string(e.decoder.noise_variance)});
+  e.fixed_hyperparameters = c.get_string_list("model.fixed_hyperparameters");
   e.gp.block_size = static_cast<int>(c.get_int("exact.block_size"));
   e.gp.grid_rows = static_cast<int>(c.get_int("exact.grid_rows"));
   e.gp.grid_cols = static_cast<int>(c.get_int("exact.grid_cols"));
@@ -73,19 +74,35 @@ ExactGplvmModel::ExactGplvmModel(ExactGplvmConfig config, std::uint64_t num_data
                                  std::uint64_t local_rows)
     : Model(num_data, local_begin, local_rows),
       config_(std::move(config)),
-      decoder_(config_.decoder, num_data, local_begin, local_rows) {}
+      decoder_(config_.decoder, num_data, local_begin, local_rows) {
+  // The kernel's hyperparameters come first in the flat layout (models/sas_model.hpp).
+  const Kernel& kernel = decoder_.kernel_prototype();
+  for (const std::string& name : config_.fixed_hyperparameters) {
+    Index found = -1;
+    for (Index i = 0; i < kernel.num_hyperparameters(); ++i) {
+      const std::string own = kernel.hyperparameter_name(i);
+      if (own == name || (own.rfind("log_", 0) == 0 && own.substr(4) == name)) found = i;
+    }
+    if (found < 0) {
+      std::string names;
+      for (Index i = 0; i < kernel.num_hyperparameters(); ++i)
+        names += (i ? ", " : "") + kernel.hyperparameter_name(i);
+      throw InputError("no hyperparameter of this name in model.kernel (it has: " + names + ")",
+                       {"", "model.fixed_hyperparameters", name});
+    }
+    fixed_parameters_.push_back(found);
+  }
+}
 
 Vector ExactGplvmModel::initial_parameters() const {
-  Vector p = decoder_.initial_parameters();
-  if (initial_latents_) decoder_.set_local_block_rows(p, RowMatrix(*initial_latents_));
-  return p;
+  return decoder_.initial_parameters();
 }
 
 void ExactGplvmModel::initialise_from_data(const Communicator& comm, const RowPartition& partition,
                                            LocalRows local_rows) {
   require(std::holds_alternative<DataRef>(local_rows), "the exact model needs its rows in float64",
           {"", "model.precision", "float32"});
-  initial_latents_ = pca_latents(std::get<DataRef>(local_rows), partition, comm, latent_dim());
+  decoder_.initialise_from_data(comm, partition, local_rows);  // the free latents' start (model.init)
 }
 
 std::unique_ptr<TrainingStep> ExactGplvmModel::make_step(const Communicator&, const RowPartition&,

@@ -8,7 +8,8 @@ namespace gplvm {
 LatentInit parse_latent_init(const std::string& name) {
   if (name == "pca") return LatentInit::pca;
   if (name == "random") return LatentInit::random;
-  throw InputError("unknown latent initialisation (pca or random)", {"", "model.init", name});
+  if (name == "paper_uniform") return LatentInit::paper_uniform;
+  throw InputError("unknown latent initialisation (pca, random or paper_uniform)", {"", "model.init", name});
 }
 
 Matrix pca_latents_of(const LocalRows& local_rows, const RowPartition& partition, const Communicator& comm,

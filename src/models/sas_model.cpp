@@ -38,6 +38,15 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
 }
 
+// The keyed random start of free latent (row, dimension), as a tangent coordinate at the origin:
+// N(0, 1), or U(-1e-3, 1e-3) (model.init = "paper_uniform", the hGP-LVM paper's start).
+double initial_draw(const CounterRng& rng, LatentInit init, std::uint64_t row, Index q, Index j) {
+  const std::uint64_t index = row * static_cast<std::uint64_t>(q) + static_cast<std::uint64_t>(j);
+  if (init == LatentInit::paper_uniform)
+    return 1e-3 * (2.0 * rng.uniform(RngPurpose::latent_init, 0, 0, index) - 1.0);
+  return rng.normal(RngPurpose::latent_init, 0, 0, index);
+}
+
 }  // namespace
 
 SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin,
@@ -46,12 +55,9 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
   validate_config(config_, num_data, local_begin, local_rows);
   const Index q = config_.latent_dim;
   latent_space_ = make_latent_space(config_.latent_space, q);
-  // Free latents are point parameters, moved by the optimiser; on a curved space that needs
-  // Riemannian steps, which the trainer does not take yet. Encoders output tangent vectors at the
-  // origin, which every space maps.
-  require(config_.latents == LatentKind::amortised || latent_space_->ambient_dim() == q,
-          "free latents need model.latent_space = \"euclidean\"; use amortised latents",
-          {"", "model.latent_space", config_.latent_space});
+  // Free latents are point parameters stored with ambient_dim() coordinates (on the hyperboloid:
+  // Q + 1); their tangent variances (Bayesian) have Q. Whoever moves them must keep them on the
+  // space (Riemannian steps: optim/riemannian_adam.hpp).
   require_kernel_fits_latent_space(config_.kernel, config_.latent_space);
   kernel_prototype_ = make_kernel(config_.kernel, latent_space_->ambient_dim(),
                                   {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
@@ -71,7 +77,7 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
   num_shared_ = offset;
   if (config_.latents == LatentKind::free) {
     free_mean_offset_ = offset;
-    offset += static_cast<Index>(this->local_rows()) * q;
+    offset += static_cast<Index>(this->local_rows()) * latent_space_->ambient_dim();
     if (config_.bayesian) {
       free_log_variance_offset_ = offset;
       offset += static_cast<Index>(this->local_rows()) * q;
@@ -90,16 +96,22 @@ Vector SasModel::initial_parameters() const {
   if (initial_mean_encoder_)
     p.segment(mean_encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
   if (variance_encoder_) variance_encoder_->initialize(p.data() + variance_encoder_offset_, rng, 1);
-  if (initial_latents_) {
-    Eigen::Map<RowMatrix>(p.data() + free_mean_offset_, static_cast<Index>(local_rows()), q) =
-        config_.free_latent_scale * *initial_latents_;
-  } else if (config_.latents == LatentKind::free) {
-    // Keyed by global row so the initial latents do not depend on how rows are distributed.
-    for (std::uint64_t r = 0; r < local_rows(); ++r)
-      for (Index j = 0; j < q; ++j)
-        p[free_mean_offset_ + static_cast<Index>(r) * q + j] =
-            config_.free_latent_scale *
-            rng.normal(RngPurpose::latent_init, 0, 0, (local_begin() + r) * q + j);
+  if (config_.latents == LatentKind::free) {
+    // The start is a tangent vector at the origin per row (R^Q: the latent itself), which the space
+    // maps to a point: PCA latents, or draws keyed by global row so that the start does not depend
+    // on how rows are distributed.
+    const Index n = static_cast<Index>(local_rows());
+    Matrix tangent(n, q);
+    if (initial_latents_) {
+      tangent = *initial_latents_;
+    } else {
+      for (Index r = 0; r < n; ++r)
+        for (Index j = 0; j < q; ++j)
+          tangent(r, j) = initial_draw(rng, config_.init, local_begin() + r, q, j);
+    }
+    Matrix points;
+    latent_space_->from_origin_tangent(config_.free_latent_scale * tangent, points);
+    Eigen::Map<RowMatrix>(p.data() + free_mean_offset_, n, ambient_dim()) = points;
   }
   if (config_.latents == LatentKind::free && config_.bayesian)
     p.segment(free_log_variance_offset_, static_cast<Index>(local_rows()) * q)
@@ -148,26 +160,26 @@ double SasModel::remainder_weight(Index batch_size, Index num_active) const {
 
 Index SasModel::local_values_per_row() const {
   if (config_.latents != LatentKind::free) return 0;
-  return config_.latent_dim * (config_.bayesian ? 2 : 1);
+  return ambient_dim() + (config_.bayesian ? config_.latent_dim : 0);
 }
 
 RowMatrix SasModel::local_block_rows(const Vector& values) const {
-  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
+  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
   RowMatrix rows(n, local_values_per_row());
   if (rows.cols() == 0) return rows;
-  rows.leftCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_mean_offset_, n, q);
+  rows.leftCols(a) = Eigen::Map<const RowMatrix>(values.data() + free_mean_offset_, n, a);
   if (config_.bayesian)
     rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_log_variance_offset_, n, q);
   return rows;
 }
 
 void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
-  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
+  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
   require(rows.rows() == n && rows.cols() == local_values_per_row(),
           "local parameter block has the wrong shape",
           {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
   if (rows.cols() == 0) return;
-  Eigen::Map<RowMatrix>(values.data() + free_mean_offset_, n, q) = rows.leftCols(q);
+  Eigen::Map<RowMatrix>(values.data() + free_mean_offset_, n, a) = rows.leftCols(a);
   if (config_.bayesian)
     Eigen::Map<RowMatrix>(values.data() + free_log_variance_offset_, n, q) = rows.rightCols(q);
 }
@@ -241,14 +253,15 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
       l.variance = out.template cast<double>();
     }
   } else {
-    l.mean.resize(b, q);
+    const Index a = ambient_dim();
+    l.mean.resize(b, a);
     if (config_.bayesian) l.variance.resize(b, q);
     for (Index i = 0; i < b; ++i) {
-      const Index r = local_row(rows[i]) * q;
-      l.mean.row(i) = params.segment(free_mean_offset_ + r, q).transpose();
+      const Index r = local_row(rows[i]);
+      l.mean.row(i) = params.segment(free_mean_offset_ + r * a, a).transpose();
       if (config_.bayesian)
         l.variance.row(i) =
-            params.segment(free_log_variance_offset_ + r, q).array().exp().matrix().transpose();
+            params.segment(free_log_variance_offset_ + r * q, q).array().exp().matrix().transpose();
     }
   }
   if (!config_.bayesian) {
@@ -350,12 +363,12 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
     return kl;
   }
   if (shadow) shadow->gradient_ready = true;  // free latents: the encoder block is empty
-  const Index q = config_.latent_dim;
+  const Index q = config_.latent_dim, a = ambient_dim();
   for (Index i = 0; i < d_mean.rows(); ++i) {
-    const Index r = local_row(rows[i]) * q;
-    gradient.segment(free_mean_offset_ + r, q) += d_mean.row(i).transpose();
+    const Index r = local_row(rows[i]);
+    gradient.segment(free_mean_offset_ + r * a, a) += d_mean.row(i).transpose();
     if (config_.bayesian)  // v = exp(log v): dL/dlog v = dL/dv * v
-      gradient.segment(free_log_variance_offset_ + r, q) +=
+      gradient.segment(free_log_variance_offset_ + r * q, q) +=
           (d_variance.row(i).array() * l.variance.row(i).array()).matrix().transpose();
   }
   return kl;

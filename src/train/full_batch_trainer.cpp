@@ -87,6 +87,7 @@ FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& o
   result.objective = -tao.objective;
   for (const TaoIterate& it : tao.history) result.curve.push_back(-it.objective);
   result.reason = tao.reason;
+  result.reason_text = to_string(tao.reason);
   result.converged = tao.converged;
   result.iterations = tao.iterations;
   result.evaluations = evaluations;

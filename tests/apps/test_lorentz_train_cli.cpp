@@ -1,7 +1,7 @@
 // gplvm train with model.latent_space = "lorentz" end to end: a binary tree from `gplvm generate`
-// trained by Bayesian SAS on the hyperboloid, the run file's latents (Q + 1 ambient coordinates on
-// the sheet, marked latent_space = "lorentz"), encode and info on it, and the refusals of
-// configurations that do not support hyperbolic latents (exit 2, naming the key, no output).
+// trained by Bayesian SAS and by the point hGP-LVM (exact) on the hyperboloid, the run file's latents (Q + 1
+// ambient coordinates on the sheet, marked latent_space = "lorentz"), encode and info on it, and the refusals
+// of configurations that do not support hyperbolic latents (exit 2, naming the key, no output).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -90,10 +90,44 @@ TEST(LorentzTrainCli, TrainsATreeAndWritesHyperboloidLatentsThatEncodeAndInfoRea
   EXPECT_TRUE(has(enc_info.out, "\"latent_dim\":2,\"latent_space\":\"lorentz\"")) << enc_info.out;
 }
 
+// The point hGP-LVM: exact on the hyperboloid, kappa fixed, trained by the paper's optimiser at 2
+// ranks and by Riemannian Adam (optim.method = "auto") at 1.
+TEST(LorentzTrainCli, TrainsThePointHgplvmWithKappaFixedByBothRiemannianMethods) {
+  TreeSandbox r;
+  const std::string common =
+      "train --config config.toml --json --model.kind=exact --model.lengthscale=100 "
+      "--model.kernel_variance=1 --model.noise_variance=1 --model.init=paper_uniform "
+      "--model.fixed_hyperparameters=[\\\"kappa\\\"] --exact.max_iterations=60 ";
+  const CliResult paper =
+      run_gplvm(common + "--optim.method=riemannian_gd_paper --output.path=out/paper.h5", 2, r.dir);
+  ASSERT_EQ(paper.exit_code, 0) << paper.err;
+  EXPECT_TRUE(has(paper.out, "\"optimizer\":\"riemannian_gd_paper\"")) << paper.out;
+  const CliResult adam = run_gplvm(common + "--output.path=out/adam.h5", 0, r.dir);
+  ASSERT_EQ(adam.exit_code, 0) << adam.err;
+  EXPECT_TRUE(has(adam.out, "\"optimizer\":\"riemannian_adam\"")) << adam.out;
+  for (const char* run : {"out/paper.h5", "out/adam.h5"}) {
+    const RowMatrix latents = testing::read_fixture_matrix(r.dir / run, "/latent/mean");
+    EXPECT_EQ(latents.rows(), 70);
+    expect_on_hyperboloid(latents, 2);
+    EXPECT_EQ(testing::read_fixture_root_attribute(r.dir / run, "latent_space"), "lorentz");
+    EXPECT_NEAR(testing::read_fixture_matrix(r.dir / run, "/params/kernel/kappa")(0, 0), 100.0, 1e-12) << run;
+    // Trained away from the start near the origin (U(-1e-3, 1e-3) tangent coordinates).
+    EXPECT_GT(latents.col(0).maxCoeff(), 1.0 + 1e-3) << run;
+    const RowMatrix curve = testing::read_fixture_matrix(r.dir / run, "/train/curve");  // objective: col 2
+    EXPECT_GT(curve(curve.rows() - 1, 2), curve(0, 2) + 10.0) << run;
+  }
+}
+
 TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
   TreeSandbox r;
   const std::pair<const char*, const char*> cases[] = {
-      {"--model.kind=exact", "model.kind"},
+      {"--model.kind=exact --optim.method=lbfgs", "optim.method"},
+      {"--model.kind=exact --model.fixed_hyperparameters=[\\\"lengthscale\\\"]",
+       "model.fixed_hyperparameters"},
+      {"--model.fixed_hyperparameters=[\\\"kappa\\\"]", "model.kind"},
+      {"--model.kind=exact --model.latent_space=euclidean --model.kernel=eq_ard "
+       "--optim.method=riemannian_adam",
+       "optim.method"},
       {"--model.kind=sparse_gplvm", "model.kind"},
       {"--model.kind=vae", "model.kind"},
       {"--model.kernel=eq_ard", "model.kernel"},

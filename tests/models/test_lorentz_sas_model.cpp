@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/sas_model.hpp"
 #include "support/test_support.hpp"
 
@@ -59,7 +60,7 @@ TEST(LorentzSasModel, EncodedLatentsLieOnTheHyperboloidAtTheEncoderTangentsDista
   }
 }
 
-TEST(LorentzSasModel, KernelsAndLatentKindsThatDoNotFitTheSpaceAreRefusedByName) {
+TEST(LorentzSasModel, KernelsThatDoNotFitTheSpaceAreRefusedByNameAndFreeLatentsLieOnTheSheet) {
   auto expect_refused = [](const SasModelConfig& c, const std::string& key) {
     try {
       SasModel(c, 20, 0, 20);
@@ -73,9 +74,16 @@ TEST(LorentzSasModel, KernelsAndLatentKindsThatDoNotFitTheSpaceAreRefusedByName)
   expect_refused(c, "model.kernel");
   c.kernel = "hyperboloid_exp+linear";
   expect_refused(c, "model.kernel");
+  // Free latents are points with Q + 1 coordinates, started on the sheet (the model takes them; the
+  // minibatch trainer's refusal is train_config's).
   c = lorentz_config(false);
   c.latents = LatentKind::free;
-  expect_refused(c, "model.latent_space");
+  c.init = LatentInit::random;
+  const SasModel free_model(c, 20, 0, 20);
+  ASSERT_EQ(free_model.local_values_per_row(), c.latent_dim + 1);
+  const RowMatrix points = free_model.local_block_rows(free_model.initial_parameters());
+  EXPECT_LT(lorentz::max_sheet_deviation(points), 1e-12);
+  EXPECT_GT(points.col(0).minCoeff(), 1.0);
   c = lorentz_config(false);
   c.latent_space = "euclidean";
   expect_refused(c, "model.kernel");

@@ -1,7 +1,8 @@
 #pragma once
-// `gplvm train` with sparse.training = "full_batch": L-BFGS on the model's full-batch objective
-// (train/full_batch_trainer.hpp) and the run file, in the same format as a run trained by steps
-// (one curve point per L-BFGS iteration).
+// `gplvm train` with sparse.training = "full_batch" (and model.kind = "exact"): L-BFGS on the
+// model's full-batch objective (train/full_batch_trainer.hpp), or Riemannian steps when its latents
+// lie on a curved space (train/riemannian_full_batch_trainer.hpp), and the run file, in the same
+// format as a run trained by steps (one curve point per iteration).
 #include <vector>
 
 #include "gplvm/apps/train_config.hpp"

@@ -7,6 +7,7 @@
 #include "gplvm/core/config.hpp"
 #include "gplvm/models/sas_model.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
+#include "gplvm/train/riemannian_full_batch_trainer.hpp"
 #include "gplvm/train/trainer.hpp"
 
 namespace gplvm {
@@ -27,7 +28,7 @@ ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::
 struct TrainSettings {
   std::string data_file, data_path, labels_path;
   bool center = false, standardize = false;  // data.center, data.standardize (io/data_transform.hpp)
-  std::string data_file_as_given;  // data.path before it was made absolute (resolve_train_config)
+  std::string data_file_as_given;            // data.path before it was made absolute (resolve_train_config)
   SasModelConfig model;
   TrainerOptions trainer;
   std::string output_path, checkpoint_dir;
@@ -36,6 +37,8 @@ struct TrainSettings {
   // (models trained only full batch, such as exact, use it whatever this says).
   bool full_batch = false;
   FullBatchOptions full_batch_options;  // full_batch.* (exact.* for model.kind = "exact")
+  // Models with points on a curved space (exact on lorentz): optim.*, exact.max_iterations.
+  RiemannianFullBatchOptions riemannian;
 };
 
 // data_dim comes from the data file, not the config.

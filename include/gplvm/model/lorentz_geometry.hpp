@@ -40,6 +40,10 @@ Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2);
 
 // Tangent projection P_x(g) = g + <x, g>_L x (Minkowski-orthogonal onto T_x).
 Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g);
+// The gradient in the chart x~ -> lift(x~) at x (Q values) from an ambient gradient g that is exact
+// along tangent directions: d f / d x~_q = g_q + g_0 x_q / x_0 (the chart's coordinate directions
+// e_q + (x_q / x_0) e_0 are tangent). What the hGP-LVM paper's optimiser clips.
+Vector chart_gradient(const ConstVectorRef& x, const ConstVectorRef& g);
 // Exp_x(v) = cosh(|v|_L) x + sinh(|v|_L) v / |v|_L for a tangent v at x.
 Vector exp_map(const ConstVectorRef& x, const ConstVectorRef& v);
 // Log_x(y): the tangent vector at x with Exp_x(Log_x(y)) = y, of Minkowski norm distance(x, y).

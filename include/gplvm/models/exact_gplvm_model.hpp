@@ -6,7 +6,8 @@
 // Flat layout, SasModel's with free latents: [ kernel log-hyperparameters | log noise variance ]
 // shared, [ X rows of this rank (N_loc x Q) ] local. The noise variance is bounded below by
 // min_noise_variance (FullBatchObjective::shared_lower_bounds).
-#include <optional>
+#include <string>
+#include <vector>
 
 #include "gplvm/core/config.hpp"
 #include "gplvm/models/model.hpp"
@@ -21,6 +22,10 @@ struct ExactGplvmConfig {
   // K + s2 I turns numerically singular there: the floor keeps its condition number <= ~N theta / s2.
   double min_noise_variance = 1e-6;
   ExactDistributedOptions gp;  // block size, grid, jitter (with_gradient is always on)
+  // Kernel hyperparameters held at their initial values (model.fixed_hyperparameters), by the
+  // kernel's hyperparameter_name ("log_kappa") or without its "log_" ("kappa"): their gradient is
+  // zero, so no optimiser moves them (the hGP-LVM paper fixes kappa).
+  std::vector<std::string> fixed_hyperparameters;
 };
 
 // model.*, exact.* from the resolved configuration; InputError naming the key for float32 or an
@@ -33,16 +38,21 @@ class ExactGplvmModel final : public Model {
                   std::uint64_t local_rows);
 
   std::string kind() const override { return "exact"; }
+  // Indices in the parameter vector of the fixed kernel hyperparameters.
+  const std::vector<Index>& fixed_parameters() const noexcept { return fixed_parameters_; }
   LatentKind latents() const override { return LatentKind::free; }
   bool bayesian() const override { return false; }
   Index latent_dim() const override { return decoder_.latent_dim(); }
+  std::string latent_space() const override { return decoder_.latent_space(); }
+  const LatentSpace* curved_point_space() const override { return decoder_.curved_point_space(); }
   Index data_dim() const override { return decoder_.data_dim(); }
   Precision precision() const override { return Precision::float64; }
   std::uint64_t seed() const override { return decoder_.seed(); }
   Index num_parameters() const override { return decoder_.num_parameters(); }
   Index num_shared_parameters() const override { return decoder_.num_shared_parameters(); }
   IndexRange summed_block() const override { return decoder_.summed_block(); }
-  // PCA latents after initialise_from_data, else SasModel's random start.
+  // The decoder's free-latent start (model.init: PCA after initialise_from_data, or keyed draws),
+  // on the model's latent space.
   Vector initial_parameters() const override;
 
   std::unique_ptr<Kernel> kernel(const Vector& params) const override { return decoder_.kernel(params); }
@@ -80,7 +90,7 @@ class ExactGplvmModel final : public Model {
  private:
   ExactGplvmConfig config_;
   SasModel decoder_;
-  std::optional<Matrix> initial_latents_;  // this rank's PCA latents
+  std::vector<Index> fixed_parameters_;
 };
 
 }  // namespace gplvm

@@ -1,7 +1,10 @@
 #pragma once
 // How free latents start (model.init; docs/math/initialisation.md): the data's principal
 // components scaled to unit variance per dimension (the N(0, I) prior's scale), or keyed random
-// draws N(0, I). The same choice gives the PCA targets an amortised encoder may be pre-trained to.
+// draws N(0, I), or (paper_uniform) U(-1e-3, 1e-3) draws, the hGP-LVM paper's start (Watanabe et
+// al. 2025, A.10) at the origin of the latent space. The same choice gives the PCA targets an
+// amortised encoder may be pre-trained to. The draws are tangent coordinates at the origin, which
+// the latent space maps to points (R^Q: the identity; the hyperboloid: its exponential map).
 #include <string>
 
 #include "gplvm/core/types.hpp"
@@ -11,8 +14,9 @@
 
 namespace gplvm {
 
-enum class LatentInit { pca, random };
-LatentInit parse_latent_init(const std::string& name);  // "pca" | "random"; InputError naming model.init
+enum class LatentInit { pca, random, paper_uniform };
+// "pca" | "random" | "paper_uniform"; InputError naming model.init otherwise.
+LatentInit parse_latent_init(const std::string& name);
 
 // pca_latents (models/pca_latents.hpp) of this rank's rows as a model holds them: float32 rows
 // are widened to float64 first (PCA accumulates its scatter in float64). reproducible_sums: the same

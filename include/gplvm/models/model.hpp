@@ -19,6 +19,7 @@
 #include "gplvm/core/types.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/predictor.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
 #include "gplvm/parallel/communicator.hpp"
@@ -93,6 +94,10 @@ class Model {
   // The model.latent_space of its latents (gplvm/model/latent_space.hpp): "lorentz" latents are
   // written as Q + 1 ambient coordinates.
   virtual std::string latent_space() const { return "euclidean"; }
+  // Free latents on a curved space are point parameters: the first ambient_dim() columns of
+  // local_block_rows are points of this space, which an optimiser must move by Riemannian steps
+  // (train/riemannian_full_batch_trainer.hpp). Null when every parameter is Euclidean.
+  virtual const LatentSpace* curved_point_space() const { return nullptr; }
   virtual Index data_dim() const = 0;       // D
   virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
   virtual std::uint64_t seed() const = 0;

@@ -82,6 +82,10 @@ class SasModel final : public Model {
   std::string latent_space() const override { return latent_space_->name(); }
   // Coordinates per latent: Q, or Q + 1 on the hyperboloid (what kernels and /latent/mean hold).
   Index ambient_dim() const noexcept { return latent_space_->ambient_dim(); }
+  const LatentSpace* curved_point_space() const override {
+    return config_.latents == LatentKind::free && ambient_dim() != config_.latent_dim ? latent_space_.get()
+                                                                                      : nullptr;
+  }
   Index data_dim() const override { return config_.data_dim; }
   Precision precision() const override { return config_.precision; }
   std::uint64_t seed() const override { return config_.seed; }

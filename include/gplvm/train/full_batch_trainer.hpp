@@ -8,6 +8,7 @@
 // objective collectively, and hands TAO rank 0's copy of the (replicated) shared gradient and
 // each rank's own local gradient. Collective; needs a live PetscSession.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "gplvm/core/types.hpp"
@@ -34,6 +35,7 @@ struct FullBatchResult {
   double objective = 0;       // at params
   std::vector<double> curve;  // objective after each iteration, the initial point first
   TaoStopReason reason = TaoStopReason::still_iterating;
+  std::string reason_text;  // why it stopped, in words (TAO's reason, or the Riemannian trainer's)
   bool converged = false;
   int iterations = 0;
   std::int64_t evaluations = 0;

@@ -1,0 +1,45 @@
+#pragma once
+// Full-batch training of a Model whose free latents are points of a curved space
+// (Model::curved_point_space(), e.g. the hyperboloid of the point hGP-LVM): L-BFGS would move them
+// off the space, so every iteration takes a Riemannian step of the point rows (gradient made
+// tangent, exponential map) and a Euclidean step of everything else (kernel log-hyperparameters,
+// log noise, any non-point columns of the local block). Two methods (optim.method):
+//   - adam: Riemannian Adam (optim/riemannian_adam.hpp) on the points, Adam on the rest; stops
+//     when an iteration changes the objective by at most `tolerance`;
+//   - paper_gd: the optimiser of the hGP-LVM paper's code (Watanabe et al. 2025): plain Riemannian
+//     gradient ascent with each point's chart gradient clipped to norm 1, the kernel and noise
+//     parameters stepped in natural units (gradient clipped to |g| <= 1, values floored at 1e-10),
+//     a trial accepted only if it increases the objective (else the rate falls tenfold), and a stop
+//     when a trial changes the objective by at most `tolerance`.
+// Distribution: each rank moves its own point rows; the shared block's gradient is the same on
+// every rank, so every rank takes the same shared step; the accept decision is rank 0's.
+// Collective.
+#include <functional>
+
+#include "gplvm/models/model.hpp"
+#include "gplvm/optim/adam.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/train/full_batch_trainer.hpp"
+
+namespace gplvm {
+
+enum class RiemannianMethod { adam, paper_gd };
+
+struct RiemannianFullBatchOptions {
+  RiemannianMethod method = RiemannianMethod::adam;
+  // adam: Adam's options for both blocks; paper_gd: learning_rate is the initial rate.
+  AdamOptions adam;
+  double tolerance = 1e-5;  // stop when an iteration (paper_gd: a trial) changes F by <= this
+  int max_iterations = 2000;
+  std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;
+  std::function<bool()> should_stop;  // must answer the same on every rank
+};
+
+// InputError (naming model.latent_space) if the model has no curved point space. The result's
+// reason is stop_requested after should_stop, max_iterations at the limit; converged is true on the
+// tolerance (reason_text says which).
+FullBatchResult train_full_batch_riemannian(const Model& model, const FullBatchObjective& objective,
+                                            const Communicator& comm, const Vector& initial_params,
+                                            const RiemannianFullBatchOptions& options);
+
+}  // namespace gplvm
