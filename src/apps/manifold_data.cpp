@@ -28,6 +28,13 @@ DatasetLayout manifold_dataset_layout(const std::string& output_space, const Row
   return {manifold->point_shape(), manifold->name()};
 }
 
+void require_output_space_model(const std::string& kind, const std::string& output_space) {
+  require(kind == "exact" || kind == "sas" || kind == "bayesian_sas",
+          "model.output_space = \"" + output_space + "\" trains model.kind exact, sas or bayesian_sas, not " +
+              kind,
+          {"", "model.output_space", output_space});
+}
+
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm) {
   const Hdf5ResultReader reader(file, comm.raw());
   return reader.has_attribute(path, kOutputSpaceAttribute)
@@ -40,7 +47,9 @@ TangentChart map_training_data_to_tangent(DistributedDataset& data, const std::s
   require(data.local_f32.size() == 0 || data.local.size() > 0,
           "data on an output manifold are trained in float64 only", {"", "model.precision", "float32"});
   const std::string stored = dataset_output_space(data.file, data.path, comm);
-  if (stored != "euclidean" && stored != output_space)
+  // Both SPD metrics are metrics on the same points: the data's SPD label fits either.
+  const bool both_spd = stored.rfind("spd_", 0) == 0 && output_space.rfind("spd_", 0) == 0;
+  if (stored != "euclidean" && stored != output_space && !both_spd)
     throw InputError("the data set names output space '" + stored + "', the configuration another",
                      {data.file, "model.output_space", output_space});
   std::shared_ptr<const OutputManifold> manifold =

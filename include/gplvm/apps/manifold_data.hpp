@@ -35,6 +35,10 @@ DatasetLayout manifold_dataset_layout(const std::string& output_space, const Row
 TangentChart map_training_data_to_tangent(DistributedDataset& data, const std::string& output_space,
                                           const Communicator& comm);
 
+// InputError naming model.output_space unless model.kind trains on tangent coordinates (exact, sas,
+// bayesian_sas).
+void require_output_space_model(const std::string& kind, const std::string& output_space);
+
 // The output_space attribute of a data set's dataset ("euclidean" when it has none). Collective.
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm);
 
