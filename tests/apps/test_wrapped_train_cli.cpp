@@ -43,7 +43,7 @@ TEST(WrappedTrainCli, EachManifoldTrainsAndStoresItsChart) {
     const CliResult r = run_gplvm(
         "train --data.path=" + data + " --output.path=" + run + " --output.checkpoint_dir=ck_" + c.space +
             " --model.kind=exact --full_batch.max_iterations=30 --model.output_space=" + c.space,
-        2, dir);
+        c.space == "sphere" ? 2 : 0, dir);  // one under mpirun, the others serial
     ASSERT_EQ(r.exit_code, 0) << c.space << ": " << r.err;
     EXPECT_EQ(read_fixture_root_attribute(dir / run, "output_space"), c.space);
     EXPECT_EQ(read_fixture_matrix(dir / run, "/latent/mean").rows(), 40);
