@@ -3,6 +3,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/train/tangent_chart_file.hpp"
 
 namespace gplvm {
 
@@ -26,6 +27,28 @@ DatasetLayout manifold_dataset_layout(const std::string& output_space, const Row
   }
   require_rows_on_manifold(*manifold, Y, 0, file, tolerance);
   return {manifold->point_shape(), manifold->name()};
+}
+
+std::optional<TangentChart> read_run_chart(const std::string& run_path, const Communicator& comm) {
+  return read_tangent_chart(Hdf5ResultReader(run_path, comm.raw()));
+}
+
+void apply_run_chart(const std::optional<TangentChart>& chart, DistributedDataset& data,
+                     const Communicator& comm) {
+  if (!chart) return;
+  const OutputManifold& manifold = *chart->manifold;
+  require(data.cols == static_cast<std::uint64_t>(manifold.data_dim()) &&
+              data.local.cols() == manifold.data_dim(),
+          "data rows do not fit the run's output space " + manifold.name(),
+          {data.file, data.path,
+           std::to_string(data.cols) + " numbers per row, the run's points have " +
+               std::to_string(manifold.data_dim())});
+  const std::uint64_t begin = data.partition.begin(comm.rank());
+  comm.all_or_none([&] {
+    require_rows_on_manifold(manifold, data.local, begin, data.file);
+    data.local = chart->coordinates(data.local);
+  });
+  data.cols = static_cast<std::uint64_t>(manifold.intrinsic_dim());
 }
 
 void require_output_space_model(const std::string& kind, const std::string& output_space) {

@@ -3,6 +3,7 @@
 // rows lie on it, how they are stored, and the constant-basepoint chart that turns them into the
 // tangent coordinates a GP models (docs/math/wrapped_gplvm.md).
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gplvm/io/distributed_dataset.hpp"
@@ -34,6 +35,14 @@ DatasetLayout manifold_dataset_layout(const std::string& output_space, const Row
 // Collective.
 TangentChart map_training_data_to_tangent(DistributedDataset& data, const std::string& output_space,
                                           const Communicator& comm);
+
+// The chart a run was trained in (/output_space of its run file); none for a Euclidean run. Collective.
+std::optional<TangentChart> read_run_chart(const std::string& run_path, const Communicator& comm);
+// Rows given to a trained run (training data again, data to encode or evaluate): checked against the
+// run's manifold and replaced by their tangent coordinates in its chart; nothing for a Euclidean
+// run. InputError naming the data file when its width is not the manifold's. Collective.
+void apply_run_chart(const std::optional<TangentChart>& chart, DistributedDataset& data,
+                     const Communicator& comm);
 
 // InputError naming model.output_space unless model.kind trains on tangent coordinates (exact, sas,
 // bayesian_sas).
