@@ -6,6 +6,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
 #include "gplvm/apps/json_summary.hpp"
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
@@ -46,6 +47,7 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   DistributedDataset data = load_distributed_dataset(
       data_file, cl.value_or("dataset", own_data ? run.settings.data_path : "/Y"), "/labels", comm);
   const SasModelConfig& m = run.settings.model;
+  apply_run_chart(read_run_chart(run_path, comm), data, comm);  // manifold runs: tangent coordinates
   run.require_data_dim(data.file, data.cols);
   apply_data_transform(read_data_transform(run_path, comm), data);  // the run's data.center/standardize
   const std::uint64_t begin = data.partition.begin(comm.rank()), count = data.partition.count(comm.rank());

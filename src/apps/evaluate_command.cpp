@@ -12,6 +12,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
 #include "gplvm/apps/json_summary.hpp"
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
@@ -155,9 +156,13 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   const Matrix train_latents = run_file.read_matrix("/latent/mean");
   DistributedDataset train = load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
                                                       run.settings.data_path, "", comm);
+  // Manifold runs are evaluated in tangent coordinates at the run's basepoint.
+  const std::optional<TangentChart> chart = read_run_chart(run.path, comm);
+  apply_run_chart(chart, train, comm);
   run.require_data_dim(train.file, train.cols);
   DistributedDataset test =
       load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
+  apply_run_chart(chart, test, comm);
   require(test.cols == train.cols, "test data have a different dimension from the training data",
           {test.file, test.path, std::to_string(test.cols)});
   // The model sees data as training saw them; metrics and predictions are in the data's units.

@@ -9,6 +9,7 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/json_summary.hpp"
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
@@ -98,6 +99,7 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   const Latents latents = read_latents(latents_file, comm);
   DistributedDataset data = load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
                                                      cl.value_or("dataset", run.settings.data_path), "", comm);
+  apply_run_chart(read_run_chart(run.path, comm), data, comm);  // manifold runs: tangent coordinates
   run.require_data_dim(data.file, data.cols);
   // The likelihood of the data as the run's model saw them (data.center / data.standardize).
   apply_data_transform(read_data_transform(run.path, comm), data);

@@ -10,9 +10,11 @@
 #include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/synthetic/manifold_generators.hpp"
 #include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/synthetic/synthetic_binary_tree.hpp"
 
@@ -24,6 +26,8 @@ constexpr double kMaxReal = std::numeric_limits<double>::max();
 // Rows when --n is not given: several default batches (sas.batch_size = 1024), so the default
 // data train with the default settings and an epoch holds more than one step.
 constexpr std::int64_t kDefaultRows = 5000;
+// Manifold data sets are trained by exact GPs on their tangent coordinates: a few hundred points.
+constexpr std::int64_t kDefaultManifoldRows = 500;
 
 // The default data dimension of a generator: the cycle's images must be square (16 x 16).
 std::int64_t default_dim(const std::string& kind) {
@@ -42,6 +46,7 @@ InputError with_option_names(const InputError& e) {
                                                             {"lengthscale", "--lengthscale"},
                                                             {"depth", "--depth"},
                                                             {"points_per_leaf", "--per-leaf"},
+                                                            {"landmarks", "--landmarks"},
                                                             {"samples_per_node", "--per-node"}};
   const auto it = option.find(e.context().key);
   return InputError(e.reason(),
@@ -107,12 +112,60 @@ SyntheticData generate_sbt(const CommandLine& cl, const Communicator& comm, std:
   return data;
 }
 
+bool is_manifold_kind(const std::string& kind) {
+  return kind == "sphere_curve" || kind == "shapes" || kind == "spd_tensors" || kind == "spd_covariances";
+}
+
+// Data on an output manifold (serial, on rank 0). Their width is fixed by the manifold (shapes:
+// 2 x --landmarks), so --d and --q do not apply; float64 only, since float32 rounding would put
+// the points off their manifold by more than its membership tolerance.
+SyntheticData generate_manifold_data(const CommandLine& cl, const std::string& kind, const Communicator& comm,
+                                     std::uint64_t& begin, std::uint64_t& total) {
+  for (const char* option : {"d", "q", "lengthscale", "depth", "per-leaf", "per-node", "float32"})
+    require(!cl.has(option), "--" + std::string(option) + " does not apply to --kind " + kind,
+            {"", "--" + std::string(option), kind});
+  require(kind == "shapes" || !cl.has("landmarks"), "--landmarks applies to --kind shapes only",
+          {"", "--landmarks", kind});
+  const std::int64_t n = cl.integer_or("n", kDefaultManifoldRows, 1, kMaxExactGpRows);
+  const std::int64_t landmarks = cl.integer_or("landmarks", 20, 3, 100000);
+  const std::uint64_t seed = cl.unsigned_or("seed", 0);
+  const double noise = cl.real_or("noise", kind == "shapes" ? 0.01 : 0.02, 0, kMaxReal);
+  total = static_cast<std::uint64_t>(n);
+  begin = comm.is_root() ? 0 : total;
+  SyntheticData data;
+  const Index width = kind == "sphere_curve"  ? 3
+                      : kind == "shapes"      ? 2 * landmarks
+                      : kind == "spd_tensors" ? 9
+                                              : 100;
+  data.Y.resize(0, width);
+  data.latent_true.resize(0, kind == "sphere_curve" ? 1 : 2);
+  comm.on_root([&] {
+    data = generate_named([&] {
+      if (kind == "sphere_curve") return sphere_curve(n, seed, noise);
+      if (kind == "shapes") return planar_shapes(n, landmarks, seed, noise);
+      if (kind == "spd_tensors") return spd_tensors(n, seed, noise);
+      return spd_covariances(n, seed, noise);
+    });
+  });
+  // Every rank writes with the same layout (the writer checks it collectively).
+  const SyntheticData layout = kind == "sphere_curve"  ? sphere_curve(1, 0, 0)
+                               : kind == "shapes"      ? planar_shapes(1, landmarks, 0, 0)
+                               : kind == "spd_tensors" ? spd_tensors(1, 0, 0)
+                                                       : spd_covariances(1, 0, 0);
+  data.point_shape = layout.point_shape;
+  data.output_space = layout.output_space;
+  return data;
+}
+
 // This rank's rows of the requested generator: [begin, begin + rows of the result).
 SyntheticData generate_local(const CommandLine& cl, const std::string& kind, const Communicator& comm,
                              std::uint64_t& begin, std::uint64_t& total, RowMatrix& codes) {
   require(kind == "gp" || kind == "gp_rff" || kind == "swiss_roll" || kind == "cycle" || kind == "tree" ||
-              kind == "binary_tree",
-          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree, binary_tree)", {"", "--kind", kind});
+              kind == "binary_tree" || is_manifold_kind(kind),
+          "unknown generator (gp, gp_rff, swiss_roll, cycle, tree, binary_tree, sphere_curve, shapes, "
+          "spd_tensors, spd_covariances)",
+          {"", "--kind", kind});
+  if (is_manifold_kind(kind)) return generate_manifold_data(cl, kind, comm, begin, total);
   if (kind == "binary_tree") {
     SyntheticData data = generate_sbt(cl, comm, total, codes);
     begin = comm.is_root() ? 0 : total;
@@ -157,23 +210,27 @@ SyntheticData generate_local(const CommandLine& cl, const std::string& kind, con
 }  // namespace
 
 int generate_command(const Arguments& args, const Communicator& comm) {
-  CommandLine cl("generate",
-                 {{"kind", true, "gp | gp_rff | swiss_roll | cycle | tree | binary_tree"},
-                  {"output", true, "HDF5 file to write"},
-                  {"n", true,
-                   "number of points (default 5000, more than one default batch of 1024; tree: spread over "
-                   "the leaves, default 800)"},
-                  {"d", true, "data dimension (default 50; cycle: a square number, default 256 = 16 x 16)"},
-                  {"q", true, "latent dimension for gp and gp_rff (default 2)"},
-                  {"seed", true, "seed (default 0)"},
-                  {"noise", true,
-                   "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
-                  {"lengthscale", true, "kernel lengthscale for gp/gp_rff (default 1)"},
-                  {"depth", true, "tree depth (default 4; binary_tree: 2..12, N = per-node (2^depth - 1))"},
-                  {"per-node", true, "binary_tree samples per node (default 20)"},
-                  {"per-leaf", true, "tree points per leaf instead of --n (default 50)"},
-                  {"float32", false, "store /Y as float32"}},
-                 false);
+  CommandLine cl(
+      "generate",
+      {{"kind", true,
+        "gp | gp_rff | swiss_roll | cycle | tree | binary_tree | sphere_curve | shapes | spd_tensors | "
+        "spd_covariances"},
+       {"output", true, "HDF5 file to write"},
+       {"n", true,
+        "number of points (default 5000, more than one default batch of 1024; tree: spread over "
+        "the leaves, default 800; manifold kinds: default 500)"},
+       {"d", true, "data dimension (default 50; cycle: a square number, default 256 = 16 x 16)"},
+       {"q", true, "latent dimension for gp and gp_rff (default 2)"},
+       {"seed", true, "seed (default 0)"},
+       {"noise", true,
+        "noise: a variance for gp/gp_rff (default 0.01), a standard deviation otherwise (0.05)"},
+       {"lengthscale", true, "kernel lengthscale for gp/gp_rff (default 1)"},
+       {"depth", true, "tree depth (default 4; binary_tree: 2..12, N = per-node (2^depth - 1))"},
+       {"per-node", true, "binary_tree samples per node (default 20)"},
+       {"per-leaf", true, "tree points per leaf instead of --n (default 50)"},
+       {"landmarks", true, "shapes: landmarks per shape (default 20)"},
+       {"float32", false, "store /Y as float32"}},
+      false);
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
@@ -191,7 +248,9 @@ int generate_command(const Arguments& args, const Communicator& comm) {
   const std::string description = comm.broadcast(data.description);  // attributes are written collectively
   Hdf5ResultWriter out(output, comm.raw());
   out.write_distributed_rows("/Y", data.Y, begin, total,
-                             cl.has("float32") ? StorageType::float32 : StorageType::float64);
+                             cl.has("float32") ? StorageType::float32 : StorageType::float64,
+                             data.point_shape);
+  if (!data.output_space.empty()) out.write_attribute("/Y", kOutputSpaceAttribute, data.output_space);
   out.write_distributed_rows("/latent_true", RowMatrix(data.latent_true), begin, total);
   out.write_distributed_int64("/labels", data.labels, begin, total);
   if (kind == "binary_tree") out.write_distributed_rows("/codes", codes, begin, total);

@@ -5,6 +5,7 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/json_summary.hpp"
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/parse_number.hpp"
@@ -42,7 +43,11 @@ int import_command(const Arguments& args, const Communicator& comm) {
                   {"float32", false, "store /Y as float32 (default float64)"},
                   {"dataset", true, "dataset path in the output (default /Y)"},
                   {"csv-header", true, "auto | yes | no"},
-                  {"csv-label-column", true, "CSV column (name or 0-based index) holding labels"}},
+                  {"csv-label-column", true, "CSV column (name or 0-based index) holding labels"},
+                  {"output-space", true,
+                   "sphere | kendall | spd_log_euclidean | spd_affine: data on a manifold, checked and "
+                   "stored as N x (n+1), N x k x 2 or N x n x n"},
+                  {"tolerance", true, "membership tolerance of --output-space data (default 1e-8)"}},
                  false);
   cl.parse(args);
   if (cl.has("help")) {
@@ -56,6 +61,17 @@ int import_command(const Arguments& args, const Communicator& comm) {
   options.dataset_path = cl.value_or("dataset", "/Y");
   options.csv.header = parse_header(cl.value_or("csv-header", "auto"));
   options.csv.label_column = cl.value_or("csv-label-column", "");
+  if (cl.has("output-space")) {
+    const std::string space = cl.required("output-space");
+    const double tolerance = parse_fraction(cl.value_or("tolerance", "1e-8"), {"", "--tolerance"});
+    require(tolerance >= 0, "the tolerance must not be negative",
+            {"", "--tolerance", std::to_string(tolerance)});
+    options.manifold_layout = [space, tolerance](const RowMatrix& Y, const std::string& file) {
+      return manifold_dataset_layout(space, Y, file, tolerance);
+    };
+  } else {
+    require(!cl.has("tolerance"), "--tolerance applies to --output-space data only", {"", "--tolerance"});
+  }
   const std::string input = cl.required("input"), output = cl.required("output");
   require_output_not_input({output, "--output"},
                            {{input, "--input"}, {cl.value_or("labels", ""), "--labels"}});
@@ -74,6 +90,8 @@ int import_command(const Arguments& args, const Communicator& comm) {
         .value(summary.cols)
         .key("labels")
         .value(summary.has_labels)
+        .key("output_space")
+        .value(summary.layout.output_space.empty() ? std::string("euclidean") : summary.layout.output_space)
         .end_object();
     std::printf("%s\n", w.str().c_str());
   } else {

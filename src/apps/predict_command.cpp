@@ -9,11 +9,13 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/json_summary.hpp"
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/eval/model_predictor.hpp"
+#include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -29,13 +31,23 @@ ExactPredictorOptions predictor_options(const CommandLine& cl) {
   return o;
 }
 
+// Runs on an output manifold predict tangent coordinates at the basepoint; the mean prediction is
+// their image under Exp_mu, written in the data's layout (N x point shape, attribute output_space),
+// with the tangent mean beside it. The variance stays the tangent one.
 void write_prediction(const std::string& path, const TrainedRun& run, const DistributedDataset& latents,
                       const RowMatrix& mean, const RowMatrix& variance, const std::string& kind,
-                      const Communicator& comm) {
+                      const std::optional<TangentChart>& chart, const Communicator& comm) {
   const std::uint64_t begin = latents.partition.begin(comm.rank());
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", latents.local, begin, latents.rows);
-  out.write_distributed_rows("/predictive/mean", mean, begin, latents.rows);
+  if (chart) {
+    out.write_distributed_rows("/predictive/mean", chart->points(mean), begin, latents.rows,
+                               StorageType::float64, chart->manifold->point_shape());
+    out.write_attribute("/predictive/mean", kOutputSpaceAttribute, chart->manifold->name());
+    out.write_distributed_rows("/predictive/tangent_mean", mean, begin, latents.rows);
+  } else {
+    out.write_distributed_rows("/predictive/mean", mean, begin, latents.rows);
+  }
   out.write_distributed_rows("/predictive/variance", variance, begin, latents.rows);
   out.write_attribute("/predictive", "model", kind);
   out.write_attribute("/", "run", run.path);
@@ -94,7 +106,7 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   const RowMatrix variance =
       transform.standardize ? transform.invert_variance(p.variance) : RowMatrix(p.variance);
   const std::string kind = model->kind();
-  write_prediction(output, run, latents, p.mean, variance, kind, comm);
+  write_prediction(output, run, latents, p.mean, variance, kind, training.chart, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
     JsonWriter w = json_summary("predict");

@@ -11,6 +11,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/full_batch_training_run.hpp"
 #include "gplvm/apps/json_summary.hpp"
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/apps/train_config.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
@@ -199,6 +200,13 @@ int train_command(const Arguments& args, const Communicator& comm) {
   DistributedDataset data = load_distributed_dataset(
       config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),
       comm, float32_rows ? Precision::float32 : Precision::float64);
+  // Data on a manifold: the model sees their tangent coordinates at the Fréchet mean.
+  const std::string output_space = config.get_string("model.output_space");
+  std::optional<TangentChart> output_chart;
+  if (output_space != "euclidean") {
+    require_output_space_model(config.get_string("model.kind"), output_space);
+    output_chart = map_training_data_to_tangent(data, output_space, comm);
+  }
   TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
   s.data_file_as_given = resolved.data_path_as_given;
   const DataTransform preprocess = preprocess_training_data(data, s.center, s.standardize, comm);
@@ -221,7 +229,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
         std::visit([&](const auto& local) { return fingerprint_data(comm, local, begin, data.rows); }, rows),
         s.data_file,
         s.data_file_as_given,
-        preprocess};
+        preprocess,
+        output_chart};
   };
   if (s.full_batch || model.trained_full_batch_only()) {
     prepare_outputs(s, comm, cl.has("force"), cl.value_or("config", ""));

@@ -91,6 +91,12 @@ ConfigSchema train_config_schema() {
                   "the hyperboloid_exp kernel)",
                   {R::one_of({"euclidean", "lorentz"})})
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
+      .add_string("model.output_space", "euclidean",
+                  "where the data live: euclidean (R^D), or a manifold for a wrapped GPLVM with a constant "
+                  "basepoint (exact, sas, bayesian_sas): sphere (rows are unit vectors), kendall (planar "
+                  "shapes, k x 2 landmarks), spd_log_euclidean or spd_affine (n x n SPD matrices); the "
+                  "model is trained on tangent coordinates at the data's Frechet mean",
+                  {R::one_of({"euclidean", "sphere", "kendall", "spd_log_euclidean", "spd_affine"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
       .add_string(

@@ -1,5 +1,6 @@
 #include "gplvm/apps/training_side.hpp"
 
+#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -8,7 +9,10 @@ namespace gplvm {
 
 TrainingSide load_training_side(const TrainedRun& run, const std::string& data_file,
                                 const Communicator& comm) {
-  TrainingSide t{load_distributed_dataset(data_file, run.settings.data_path, "", comm), {}, {}, false, {}};
+  TrainingSide t{
+      load_distributed_dataset(data_file, run.settings.data_path, "", comm), {}, {}, false, {}, {}};
+  t.chart = read_run_chart(run.path, comm);
+  apply_run_chart(t.chart, t.data, comm);  // the tangent coordinates the model was trained on
   const Hdf5ResultReader run_file(run.path, comm.raw());
   t.latent_mean = run_file.read_matrix("/latent/mean");
   t.has_variance = run_file.exists("/latent/var");

@@ -15,6 +15,12 @@ void require_label_shape(const Hdf5Dataset& labels) {
   labels.require_rank(1, "1-D (one integer label per data row)");
 }
 
+// 2-D, or an array per row when the dataset names the manifold its points lie on.
+void require_row_layout(const Hdf5Dataset& data) {
+  if (data.dims().size() > 2 && data.has_attribute(kOutputSpaceAttribute)) return;
+  data.require_rank(2, "2-D (rows x columns)");
+}
+
 }  // namespace
 
 DatasetInfo inspect_dataset(const std::string& file, const std::string& path, MPI_Comm comm) {
@@ -22,9 +28,11 @@ DatasetInfo inspect_dataset(const std::string& file, const std::string& path, MP
   const Hdf5Dataset data = h5.open_dataset(path);
   DatasetInfo info;
   info.type = data.element_type();  // first: "string" says more about a wrong dataset than its rank
-  data.require_rank(2, "2-D (rows x columns)");
+  require_row_layout(data);
   info.rows = data.dims()[0];
-  info.cols = data.dims()[1];
+  info.cols = io_detail::row_width(data.dims());
+  info.row_shape.assign(data.dims().begin() + 1, data.dims().end());
+  info.has_output_space = data.has_attribute(kOutputSpaceAttribute);
   info.has_labels = path != kDefaultLabelsPath && h5.exists(kDefaultLabelsPath);
   if (info.has_labels) {
     const Hdf5Dataset labels = h5.open_dataset(kDefaultLabelsPath);
@@ -43,11 +51,12 @@ RowMatrixT<Scalar> read_rows_as(const Hdf5File& file, const std::string& path, s
     throw InputError("data must be float32 or float64, not integer (store the data as floats)",
                      data.context(data.type_name()));
   }
-  data.require_rank(2, "2-D (rows x columns)");
+  require_row_layout(data);
   const Communicator io(file.comm());
   // The range check comes first so that no rank allocates for a request that fails.
   io_detail::require_block_in_range(io, {row_begin, row_count}, data.dims()[0], data.context());
-  RowMatrixT<Scalar> rows(static_cast<Index>(row_count), static_cast<Index>(data.dims()[1]));
+  RowMatrixT<Scalar> rows(static_cast<Index>(row_count),
+                          static_cast<Index>(io_detail::row_width(data.dims())));
   io_detail::read_row_block(data, io, mem_type, {row_begin, row_count}, rows.data());
   return rows;
 }

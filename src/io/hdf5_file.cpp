@@ -308,6 +308,12 @@ ElementType Hdf5Dataset::element_type() const {
                    context(type_name_));
 }
 
+bool Hdf5Dataset::has_attribute(const std::string& name) const {
+  const htri_t found = H5Aexists(id(), name.c_str());
+  check_hdf5(found, "cannot look up attribute", context(name));
+  return found > 0;
+}
+
 void Hdf5Dataset::require_rank(int rank, const std::string& expected) const {
   if (dims_.size() == static_cast<std::size_t>(rank)) return;
   throw InputError("dataset must be " + expected + " but is " + describe_dims(dims_),

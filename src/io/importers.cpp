@@ -132,7 +132,7 @@ std::vector<std::int64_t> to_labels(const NumericArray& array, const std::string
 
 void write_dataset_file(const std::string& out_path, const RowMatrix& Y,
                         const std::vector<std::int64_t>* labels, bool as_float32,
-                        const std::string& dataset_path) {
+                        const std::string& dataset_path, const DatasetLayout& layout) {
   if (Y.rows() == 0 || Y.cols() == 0) {
     throw InputError(
         "no data to write: the data matrix is empty",
@@ -147,7 +147,9 @@ void write_dataset_file(const std::string& out_path, const RowMatrix& Y,
   Hdf5ResultWriter out(out_path, MPI_COMM_SELF);
   const auto rows = static_cast<std::uint64_t>(Y.rows());
   out.write_distributed_rows(dataset_path, Y, 0, rows,
-                             as_float32 ? StorageType::float32 : StorageType::float64);
+                             as_float32 ? StorageType::float32 : StorageType::float64, layout.point_shape);
+  if (!layout.output_space.empty())
+    out.write_attribute(dataset_path, kOutputSpaceAttribute, layout.output_space);
   if (labels) out.write_int64_vector(kDefaultLabelsPath, *labels);
   out.commit();
 }
@@ -189,8 +191,9 @@ ImportSummary import_to_hdf5(const std::string& input_path, const std::string& l
     validate_labels_length(labels_path, "labels", labels.size(), static_cast<std::uint64_t>(Y.rows()));
   }
   summary.has_labels = csv_labels || !labels_path.empty();
+  if (options.manifold_layout) summary.layout = options.manifold_layout(Y, input_path);
   write_dataset_file(output_path, Y, summary.has_labels ? &labels : nullptr, options.as_float32,
-                     options.dataset_path);
+                     options.dataset_path, summary.layout);
   summary.rows = static_cast<std::uint64_t>(Y.rows());
   summary.cols = static_cast<std::uint64_t>(Y.cols());
   return summary;

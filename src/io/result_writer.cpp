@@ -369,9 +369,13 @@ void Hdf5ResultWriter::write_rows_through_writer(const std::string& path, hid_t 
                                                  std::uint64_t total_rows, const void* local) {
   const Communicator io(comm_);
   const ErrorContext where(final_path_, path);
-  const std::vector<std::uint64_t> dims = file_type == H5T_STD_I64LE
-                                              ? std::vector<std::uint64_t>{total_rows}
-                                              : std::vector<std::uint64_t>{total_rows, d.width};
+  std::vector<std::uint64_t> dims = file_type == H5T_STD_I64LE
+                                        ? std::vector<std::uint64_t>{total_rows}
+                                        : std::vector<std::uint64_t>{total_rows, d.width};
+  if (!d.row_shape.empty()) {
+    dims.resize(1);
+    dims.insert(dims.end(), d.row_shape.begin(), d.row_shape.end());
+  }
   const std::size_t row_bytes = d.width * element_bytes;
   const std::uint64_t chunk_rows =
       std::max<std::size_t>(1, kMaxMessageBytes / std::max<std::size_t>(1, row_bytes));
@@ -423,10 +427,17 @@ void Hdf5ResultWriter::write_rows_through_writer(const std::string& path, hid_t 
 
 void Hdf5ResultWriter::write_distributed_rows(const std::string& path, const DataRef& local_rows,
                                               std::uint64_t row_begin, std::uint64_t total_rows,
-                                              StorageType storage) {
+                                              StorageType storage,
+                                              const std::vector<std::uint64_t>& row_shape) {
   const auto rows = static_cast<std::uint64_t>(local_rows.rows());
-  const Distribution d =
+  Distribution d =
       check_distribution(path, rows, static_cast<std::uint64_t>(local_rows.cols()), row_begin, total_rows);
+  std::uint64_t shape_size = 1;
+  for (const std::uint64_t n : row_shape) shape_size *= n;
+  if (!row_shape.empty() && shape_size != d.width)
+    throw Error("the row shape does not hold the row's " + std::to_string(d.width) + " values",
+                {final_path_, path, std::to_string(shape_size)});
+  d.row_shape = row_shape;
   // A Ref may skip memory between rows (a column block of a wider matrix); messages need them packed.
   const bool packed = rows <= 1 || local_rows.outerStride() == local_rows.cols();
   const RowMatrix copy = packed ? RowMatrix() : RowMatrix(local_rows);

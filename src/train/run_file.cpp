@@ -8,6 +8,7 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/train/tangent_chart_file.hpp"
 
 namespace gplvm {
 namespace {
@@ -238,6 +239,7 @@ void write_run_file(const std::string& path, const Communicator& comm, const Run
   out.write_string("/config", run.metadata.config_toml);
   write_data_transform(out, run.metadata.preprocess.cols() > 0 ? run.metadata.preprocess
                                                                : identity_transform(model.data_dim()));
+  if (run.metadata.output_chart) write_tangent_chart(out, *run.metadata.output_chart);
   out.write_attribute("/", "version", version());
   out.write_attribute("/", "git_commit", git_commit());
   out.write_attribute("/", "ranks", comm.size());

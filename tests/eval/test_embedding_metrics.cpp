@@ -14,55 +14,14 @@
 #include "gplvm/eval/embedding_metrics.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
 #include "support/lorentz_points.hpp"
+#include "support/python_reference.hpp"
 
 namespace gplvm {
 namespace {
 
+using testing::python_reference;
 using testing::random_lorentz_points;
 using testing::random_normal;
-
-constexpr const char* kPython = "/usr/bin/python3";
-
-void write_matrix(std::ostream& out, const Matrix& M) {
-  out.precision(17);
-  out << M.rows() << " " << M.cols() << "\n";
-  for (Index i = 0; i < M.rows(); ++i) {
-    for (Index j = 0; j < M.cols(); ++j) out << M(i, j) << " ";
-    out << "\n";
-  }
-}
-
-// The reference numbers the script prints for the matrices (one per line), or empty when Python,
-// NumPy, SciPy or scikit-learn cannot be run.
-std::vector<double> python_reference(const std::string& script, const std::vector<Matrix>& inputs) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string stem = (dir / ("embedding_metrics_" + std::to_string(::getpid()))).string();
-  {
-    std::ofstream in(stem + ".txt");
-    for (const Matrix& m : inputs) write_matrix(in, m);
-    std::ofstream py(stem + ".py");
-    py << "import sys\nimport numpy as np\n"
-          "def matrices(path):\n"
-          "    tok = open(path).read().split()\n"
-          "    out, at = [], 0\n"
-          "    while at < len(tok):\n"
-          "        r, c = int(tok[at]), int(tok[at + 1]); at += 2\n"
-          "        out.append(np.array(tok[at:at + r * c], dtype=float).reshape(r, c)); at += r * c\n"
-          "    return out\n"
-          "M = matrices(sys.argv[1])\n"
-       << script;
-  }
-  const std::string command = std::string(kPython) + " " + stem + ".py " + stem + ".txt 2>/dev/null";
-  std::vector<double> values;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    double v;
-    while (std::fscanf(pipe, "%lf", &v) == 1) values.push_back(v);
-    if (::pclose(pipe) != 0) values.clear();
-  }
-  std::filesystem::remove(stem + ".txt");
-  std::filesystem::remove(stem + ".py");
-  return values;
-}
 
 Matrix as_column(const std::vector<std::int64_t>& labels) {
   Matrix m(static_cast<Index>(labels.size()), 1);

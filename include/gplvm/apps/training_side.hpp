@@ -2,11 +2,13 @@
 // What a trained run conditions on when it predicts or infers latents: its training data (the
 // file it was trained on, or another one with the same dataset path) in the units the model was
 // trained in, and its trained latents.
+#include <optional>
 #include <string>
 
 #include "gplvm/apps/trained_run.hpp"
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/model/tangent_chart.hpp"
 #include "gplvm/models/predictor.hpp"
 
 namespace gplvm {
@@ -16,7 +18,8 @@ struct TrainingSide {
   Matrix latent_mean;       // N x Q, replicated (/latent/mean of the run)
   Matrix latent_variance;   // N x Q for Bayesian runs (/latent/var), else empty
   bool has_variance = false;
-  DataTransform transform;  // the run's data.center / data.standardize, already applied to data
+  DataTransform transform;            // the run's data.center / data.standardize, already applied to data
+  std::optional<TangentChart> chart;  // runs on an output manifold: data hold tangent coordinates
 
   TrainingEvidence evidence() const { return {data, latent_mean, has_variance ? &latent_variance : nullptr}; }
 };

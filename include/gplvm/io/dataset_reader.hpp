@@ -19,16 +19,24 @@ namespace gplvm {
 inline constexpr const char* kDefaultDataPath = "/Y";
 inline constexpr const char* kDefaultLabelsPath = "/labels";
 
+// Data on a manifold (docs/math/manifolds.md) name it in a string attribute of the dataset; their
+// points may then be arrays (N x k x 2 landmarks, N x n x n matrices), read as rows of their
+// flattened values (C order). Every other data set is 2-D.
+inline constexpr const char* kOutputSpaceAttribute = "output_space";
+
 struct DatasetInfo {
   std::uint64_t rows = 0;
-  std::uint64_t cols = 0;
+  std::uint64_t cols = 0;                // numbers per row (the product of the trailing dimensions)
+  std::vector<std::uint64_t> row_shape;  // the trailing dimensions ({cols} for a 2-D dataset)
+  bool has_output_space = false;         // the dataset carries kOutputSpaceAttribute
   ElementType type = ElementType::float64;
   bool has_labels = false;        // a "/labels" object exists
   std::uint64_t label_count = 0;  // its length (first dimension) when it does
 };
 
 // Collective. InputError (naming file and path) when the file or dataset is missing, the dataset
-// is not 2-D or its element type is not float32, float64 or integer.
+// is not 2-D (or, with kOutputSpaceAttribute, at least 2-D) or its element type is not float32, float64 or
+// integer.
 DatasetInfo inspect_dataset(const std::string& file, const std::string& path, MPI_Comm comm);
 
 // Collective. Rows [row_begin, row_begin + row_count) of a 2-D float32/float64 dataset, as doubles.

@@ -129,6 +129,8 @@ class Hdf5Dataset {
   ElementType element_type() const;
   // InputError naming file, path and the actual rank unless the dataset has `rank` dimensions.
   void require_rank(int rank, const std::string& expected) const;
+  // Whether the dataset carries an attribute of this name.
+  bool has_attribute(const std::string& name) const;
   ErrorContext context(std::string value = {}) const { return {file_, path_, std::move(value)}; }
 
  private:

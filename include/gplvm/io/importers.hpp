@@ -7,6 +7,7 @@
 // may be gzip-compressed (detected from its first bytes, not its name). Every failure is an
 // InputError naming the file and what is wrong with it (the line and column for CSV).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,12 +68,20 @@ RowMatrix to_data_matrix(NumericArray array, const std::string& file, double sca
 // An array as labels: shape (N) or (N, 1); float values must be whole numbers.
 std::vector<std::int64_t> to_labels(const NumericArray& array, const std::string& file);
 
+// How the rows of a data set on a manifold are stored: each row as an array of point_shape (N x k x 2
+// landmarks, N x n x n matrices; empty: N x D), and the manifold's name in the dataset's
+// output_space attribute (io/dataset_reader.hpp; empty: no attribute).
+struct DatasetLayout {
+  std::vector<std::uint64_t> point_shape;
+  std::string output_space;
+};
+
 // Writes Y (and labels, when given, to "/labels") to a new HDF5 file, stored as float32 or
 // float64, under a temporary name renamed into place: out_path is either complete or untouched.
 // InputError when the labels' length differs from Y's rows or Y is empty.
 void write_dataset_file(const std::string& out_path, const RowMatrix& Y,
                         const std::vector<std::int64_t>* labels, bool as_float32,
-                        const std::string& dataset_path = "/Y");
+                        const std::string& dataset_path = "/Y", const DatasetLayout& layout = {});
 
 struct ImportOptions {
   ImportFormat format = ImportFormat::automatic;  // of the data file; automatic: from its name
@@ -80,12 +89,16 @@ struct ImportOptions {
   bool as_float32 = false;                        // storage type of the data in the output
   std::string dataset_path = "/Y";
   CsvOptions csv;  // for CSV data (a CSV labels file always auto-detects its header)
+  // Data on a manifold: checks the rows (InputError naming the file and the first bad row) and
+  // says how to store them; called before anything is written. Empty: plain N x D data.
+  std::function<DatasetLayout(const RowMatrix& Y, const std::string& input_path)> manifold_layout;
 };
 
 struct ImportSummary {
   ImportFormat format = ImportFormat::automatic;
   std::uint64_t rows = 0, cols = 0;
   bool has_labels = false;
+  DatasetLayout layout;  // as written
 };
 
 // The format implied by a file name: .npy, .csv, .idx or a "-ubyte" suffix (as MNIST's files

@@ -79,9 +79,11 @@ class Hdf5ResultWriter {
   }
 
   // Each rank's local_rows are rows [row_begin, row_begin + local_rows.rows()) of a total_rows x D
-  // dataset; the ranks' blocks must tile [0, total_rows) exactly (ranks may hold no rows).
+  // dataset; the ranks' blocks must tile [0, total_rows) exactly (ranks may hold no rows). With a
+  // row_shape (whose product is D) the dataset is total_rows x row_shape, each row in C order.
   void write_distributed_rows(const std::string& path, const DataRef& local_rows, std::uint64_t row_begin,
-                              std::uint64_t total_rows, StorageType storage = StorageType::float64);
+                              std::uint64_t total_rows, StorageType storage = StorageType::float64,
+                              const std::vector<std::uint64_t>& row_shape = {});
   // The same for a 1-D int64 dataset (labels): local holds entries [row_begin, row_begin + size).
   void write_distributed_int64(const std::string& path, const std::vector<std::int64_t>& local,
                                std::uint64_t row_begin, std::uint64_t total_rows);
@@ -96,6 +98,7 @@ class Hdf5ResultWriter {
   struct Distribution {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks;  // (first row, row count)
     std::uint64_t width = 0;
+    std::vector<std::uint64_t> row_shape;  // the dimensions after the first ({width} when empty)
   };
   Hdf5Handle create_dataset(const std::string& path, hid_t file_type, const std::vector<std::uint64_t>& dims);
   void write_replicated(const std::string& path, hid_t file_type, hid_t mem_type,

@@ -27,6 +27,10 @@ struct SyntheticData {
   Matrix latent_true;                // N x Q_true generating latent (its meaning is per generator)
   std::vector<std::int64_t> labels;  // N class labels for colouring plots and for metrics
   std::string description;           // one line naming the generator and every parameter
+  // Data on an output manifold (synthetic/manifold_generators.hpp): each row's array shape and the
+  // manifold's name, stored with /Y; empty for Euclidean rows.
+  std::vector<std::uint64_t> point_shape;
+  std::string output_space;
 };
 
 // Above this, an exact GP sample (an N x N Cholesky) is too slow and too big: use GpRandomFeatures.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "gplvm/io/data_transform.hpp"
+#include "gplvm/model/tangent_chart.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/train/training_state.hpp"
@@ -52,6 +53,9 @@ struct RunMetadata {
   std::string data_file;           // absolute
   std::string data_file_as_given;  // as written in the config or on the command line
   DataTransform preprocess;        // the transform the training data went through (identity: none)
+  // Data on an output manifold: the chart whose tangent coordinates the model was trained on
+  // (model.output_space; none: Euclidean data). Written under /output_space.
+  std::optional<TangentChart> output_chart;
 };
 
 // The latents of this rank's rows under some parameters (variance empty unless Bayesian).

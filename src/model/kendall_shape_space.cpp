@@ -1,0 +1,110 @@
+#include "gplvm/model/kendall_shape_space.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <complex>
+#include <cstdio>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/model/sphere_manifold.hpp"
+
+namespace gplvm {
+namespace {
+
+using Complex = std::complex<double>;
+using ComplexVector = Eigen::VectorXcd;
+
+ComplexVector to_complex(const ConstVectorRef& q) {
+  ComplexVector z(q.size() / 2);
+  for (Index j = 0; j < z.size(); ++j) z[j] = Complex(q[2 * j], q[2 * j + 1]);
+  return z;
+}
+
+Vector to_real(const ComplexVector& z) {
+  Vector q(2 * z.size());
+  for (Index j = 0; j < z.size(); ++j) {
+    q[2 * j] = z[j].real();
+    q[2 * j + 1] = z[j].imag();
+  }
+  return q;
+}
+
+ComplexVector centred(const ConstVectorRef& q) {
+  ComplexVector z = to_complex(q);
+  z.array() -= z.mean();
+  return z;
+}
+
+// <p, w> = sum p_j conj(w_j).
+Complex hermitian_product(const ComplexVector& p, const ComplexVector& w) {
+  return (p.array() * w.array().conjugate()).sum();
+}
+
+}  // namespace
+
+KendallShapeSpace::KendallShapeSpace(Index landmarks) : k_(landmarks) {
+  require(landmarks >= 3, "Kendall shapes need at least 3 landmarks",
+          {"", "kendall", std::to_string(landmarks)});
+}
+
+std::string KendallShapeSpace::off_manifold_reason(const ConstVectorRef& q, double tolerance) const {
+  const double size = centred(q).norm(), scale = std::max(1.0, q.cwiseAbs().maxCoeff());
+  if (size > tolerance * scale) return {};
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "degenerate shape: the landmarks coincide (centred size %.3g <= tolerance %.3g x %.3g)", size,
+                tolerance, scale);
+  return text;
+}
+
+Vector KendallShapeSpace::canonical(const ConstVectorRef& q) const {
+  const ComplexVector z = centred(q);
+  return to_real(z / z.norm());
+}
+
+Vector KendallShapeSpace::align(const ConstVectorRef& p, const ConstVectorRef& q) const {
+  const ComplexVector mu = to_complex(canonical(p)), w = to_complex(canonical(q));
+  const Complex c = hermitian_product(mu, w);
+  // c = 0: every rotation is equally far; keep w as it is.
+  const Complex phase = std::abs(c) > 0 ? c / std::abs(c) : Complex(1.0);
+  return to_real(phase * w);
+}
+
+Vector KendallShapeSpace::exp(const ConstVectorRef& p, const ConstVectorRef& v) const {
+  return sphere::exp_map(canonical(p), v);
+}
+
+Vector KendallShapeSpace::log(const ConstVectorRef& p, const ConstVectorRef& q) const {
+  return sphere::log_map(canonical(p), align(p, q));
+}
+
+double KendallShapeSpace::distance(const ConstVectorRef& p, const ConstVectorRef& q) const {
+  // After alignment <p, w*> = |c|: the sphere angle between p and w* is arccos |c|.
+  return sphere::angle(canonical(p), align(p, q));
+}
+
+Matrix KendallShapeSpace::tangent_basis(const ConstVectorRef& p) const {
+  // The four directions that are not horizontal at the pre-shape p, orthonormal: the two
+  // translations, scaling (p itself) and rotation (i p).
+  const Vector mu = canonical(p);
+  Matrix normals = Matrix::Zero(2 * k_, 4);
+  for (Index j = 0; j < k_; ++j) {
+    normals(2 * j, 0) = normals(2 * j + 1, 1) = 1.0 / std::sqrt(static_cast<double>(k_));
+    normals(2 * j, 3) = -mu[2 * j + 1];
+    normals(2 * j + 1, 3) = mu[2 * j];
+  }
+  normals.col(2) = mu;
+  return sphere::orthogonal_complement(normals);
+}
+
+Vector KendallShapeSpace::initial_mean(const DataRef& points) const {
+  Eigen::MatrixXcd scatter = Eigen::MatrixXcd::Zero(k_, k_);
+  for (Index i = 0; i < points.rows(); ++i) {
+    const ComplexVector z = to_complex(canonical(points.row(i).transpose()));
+    scatter += z * z.adjoint();
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXcd> eigen(scatter);
+  const ComplexVector leading = eigen.eigenvectors().col(k_ - 1);
+  return canonical(to_real(leading));
+}
+
+}  // namespace gplvm
