@@ -18,21 +18,6 @@
 namespace gplvm {
 namespace {
 
-// The row counts of this rank's blocks of the batch, in position order (worker from
-// batch_block_workers: a rank's positions are whole blocks).
-std::vector<Index> own_block_rows(const std::vector<int>& worker, int rank) {
-  std::vector<Index> rows;
-  Index last_block = -1;
-  for (Index p = 0; p < static_cast<Index>(worker.size()); ++p) {
-    if (worker[static_cast<std::size_t>(p)] != rank) continue;
-    const Index block = batch_block_of(p, 0);
-    if (block != last_block) rows.push_back(0);
-    ++rows.back();
-    last_block = block;
-  }
-  return rows;
-}
-
 // Blocks of the global row layout summed in one exact sum: the statistics of this many blocks are
 // held at once (M^2 + M D + 4 doubles each).
 constexpr Index kGlobalBlocksPerSum = 16;
@@ -73,7 +58,7 @@ BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, 
   }
   const RowMatrix work = exchange_batch_rows(comm, owner, worker, held);
   const RowMatrix data = work.leftCols(d);
-  const std::vector<Index> block_rows = own_block_rows(worker, me);
+  const std::vector<Index> block_rows = batch_block_rows(worker, 0, me);
   const auto blocks = static_cast<Index>(block_rows.size());
 
   const std::unique_ptr<Kernel> k = kernel(params);

@@ -422,8 +422,10 @@ void SparseGplvmModel::pretrain_mean_encoder(const Communicator& comm, const Row
   const Matrix targets = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
   const Mlp& encoder = encoders_->mean();  // the first weights of the encoder block
   Vector weights = initial_parameters().segment(encoder_offset_, encoder.num_parameters());
+  EncoderPretraining options = config_.encoder_pretraining;
+  options.reproducible_sums = config_.reproducible_sums;
   const PretrainingLoss loss =
-      pretrain_encoder(encoder, weights.data(), comm, partition, local, targets, config_.encoder_pretraining);
+      pretrain_encoder(encoder, weights.data(), comm, partition, local, targets, options);
   if (comm.is_root())
     log_info("encoder pre-trained to the PCA latents for " +
              std::to_string(config_.encoder_pretraining.steps) + " steps: regression loss " +
