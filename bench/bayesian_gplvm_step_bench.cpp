@@ -8,8 +8,10 @@
 // product, gplvm::gemm) and prints the step's FLOP rate as a fraction of the fastest (x ranks).
 //
 //   [mpirun -n P] bench_bayesian_gplvm_step [--batch 1024] [--inducing 50,100,200] [--dim 784]
-//       [--latent 2] [--hidden 512,256] [--lengthscale 1] [--free] [--rounds 5] [--steps-per-round 4]
-//       [--json]
+//       [--latent 2] [--hidden 512,256] [--lengthscale 1] [--free] [--sparse] [--reproducible]
+//       [--rounds 5] [--steps-per-round 4] [--json]
+// --sparse times model.kind = sparse_gplvm (point latents) instead (its FLOP count is the Bayesian
+// step's, an upper bound); --reproducible sets train.reproducible.
 //   bench_bayesian_gplvm_step --check-out FILE [--inducing M] [--batch B] [--dim D] [--latent Q]
 //
 // --check-out: no timing; evaluates the model's bound (free latents, N = 8B, scale N/B) once on
@@ -56,6 +58,8 @@ struct Options {
   double lengthscale = 1.0;
   int rounds = 5, steps_per_round = 4;
   bool free_latents = false, json = false;
+  bool point_latents = false;  // --sparse: model.kind = sparse_gplvm (point latents, no prior)
+  bool reproducible = false;   // --reproducible: train.reproducible (exact sums over row blocks)
   std::string check_out;
 };
 
@@ -95,6 +99,10 @@ Options parse(int argc, char** argv) {
       o.steps_per_round = std::stoi(next());
     else if (a == "--free")
       o.free_latents = true;
+    else if (a == "--sparse")
+      o.point_latents = true;
+    else if (a == "--reproducible")
+      o.reproducible = true;
     else if (a == "--json")
       o.json = true;
     else if (a == "--check-out")
@@ -189,7 +197,8 @@ SparseGplvmConfig model_config(const Options& o, Index m_inducing) {
   SparseGplvmConfig c;
   c.data_dim = o.dim;
   c.latent_dim = o.latent;
-  c.bayesian = true;
+  c.bayesian = !o.point_latents;
+  c.reproducible_sums = o.reproducible;
   c.latents = o.free_latents ? LatentKind::free : LatentKind::amortised;
   c.encoder_hidden = o.hidden;
   c.lengthscale = o.lengthscale;
@@ -268,7 +277,8 @@ void report(const Options& o, Index m_inducing, const Communicator& comm, const 
   const double rate = f.total() / t_step, points = static_cast<double>(o.batch) / t_step;
   if (o.json) {
     std::printf(
-        "{\"impl\": \"gplvm\", \"model\": \"bayesian_gplvm\", \"ranks\": %d, \"batch\": %ld, \"inducing\": %ld, "
+        "{\"impl\": \"gplvm\", \"model\": \"bayesian_gplvm\", \"ranks\": %d, \"batch\": %ld, \"inducing\": "
+        "%ld, "
         "\"dim\": %ld, \"latent\": %ld, \"free\": %s, \"ms_per_step\": %.4f, \"ms_adam\": %.4f, "
         "\"points_per_s\": %.1f, \"gflop_step\": %.4f, \"gemm_share_of_flops\": %.4f, \"gflops_step\": %.3f, "
         "\"gflops_openblas\": %.3f, \"gflops_eigen\": %.3f, \"gflops_engine\": %.3f, "
@@ -280,11 +290,13 @@ void report(const Options& o, Index m_inducing, const Communicator& comm, const 
     std::fflush(stdout);
     return;
   }
-  std::printf("config: bayesian_gplvm B=%ld M=%ld D=%ld Q=%ld %s ranks=%d steps=%zu\n", (long)o.batch,
-              (long)m_inducing, (long)o.dim, (long)o.latent, o.free_latents ? "free" : "amortised", comm.size(),
-              t.step.size());
+  std::printf("config: %s%s B=%ld M=%ld D=%ld Q=%ld %s ranks=%d steps=%zu\n",
+              o.point_latents ? "sparse_gplvm" : "bayesian_gplvm", o.reproducible ? " reproducible" : "",
+              (long)o.batch, (long)m_inducing, (long)o.dim, (long)o.latent,
+              o.free_latents ? "free" : "amortised", comm.size(), t.step.size());
   std::printf(
-      "step: %.2f ms/step (median), of which Adam %.2f ms; %.0f points/s; %.3f GFLOP/step (%.0f%% GEMM-shaped), "
+      "step: %.2f ms/step (median), of which Adam %.2f ms; %.0f points/s; %.3f GFLOP/step (%.0f%% "
+      "GEMM-shaped), "
       "%.2f GFLOP/s\n",
       1e3 * t_step, 1e3 * median(t.adam), points, f.total() / 1e9, 100 * f.gemm / f.total(), rate / 1e9);
   std::printf("dgemm %ldx%ldx%ld x %d ranks (GFLOP/s, medians):", (long)o.batch, (long)o.dim,
@@ -318,7 +330,8 @@ int write_check(const Options& o) {
   p[model.noise_offset()] = std::log(0.3);
   const Index posterior_size = InducingPosterior::packed_size(m, d);
   for (Index i = 0; i < posterior_size; ++i)
-    p[model.posterior_offset() + i] += 0.05 * rng.normal(RngPurpose::test, 2, 0, static_cast<std::uint64_t>(i));
+    p[model.posterior_offset() + i] +=
+        0.05 * rng.normal(RngPurpose::test, 2, 0, static_cast<std::uint64_t>(i));
   const Index local = model.num_shared_parameters();
   for (Index i = 0; i < b * q; ++i) {
     p[local + i] += 0.2 * rng.normal(RngPurpose::test, 3, 0, static_cast<std::uint64_t>(i));

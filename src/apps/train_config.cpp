@@ -168,9 +168,10 @@ ConfigSchema train_config_schema() {
       .add_int("train.max_steps", 0, "stop after this many steps in total (0: no limit)", {R::at_least(0)})
       .add_bool(
           "train.reproducible", false,
-          "sas/bayesian_sas/vae: sum every reduction of a step (and the PCA start of free latents) "
-          "exactly over fixed blocks of rows, so that amortised and free latents train to the same bits "
-          "at any rank count (docs/reliability.md); refused for sparse_gplvm, bayesian_gplvm and exact; "
+          "sas/bayesian_sas/vae/sparse_gplvm/bayesian_gplvm: sum every reduction of a step (and of the "
+          "start: PCA latents, encoder pre-training, the sparse kinds' q(u)) exactly over fixed blocks of "
+          "rows, so that amortised and free latents train to the same bits at any rank count "
+          "(docs/reliability.md); refused for exact and for sparse.training = full_batch; "
           "false: per-rank sums, equal to rounding and faster")
       .add_double("train.learning_rate", 1e-3, "Adam learning rate", {R::greater_than(0)})
       .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})

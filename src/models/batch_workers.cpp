@@ -54,4 +54,17 @@ std::vector<int> batch_block_workers(Index batch_size, Index num_active, int ran
   return worker;
 }
 
+std::vector<Index> batch_block_rows(const std::vector<int>& worker, Index num_active, int rank) {
+  std::vector<Index> rows;
+  Index last_block = -1;
+  for (Index p = 0; p < static_cast<Index>(worker.size()); ++p) {
+    if (worker[static_cast<std::size_t>(p)] != rank) continue;
+    const Index block = batch_block_of(p, num_active);
+    if (block != last_block) rows.push_back(0);
+    ++rows.back();
+    last_block = block;
+  }
+  return rows;
+}
+
 }  // namespace gplvm

@@ -6,6 +6,9 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/keyed_permutation.hpp"
+#include "gplvm/models/batch_row_exchange.hpp"
+#include "gplvm/models/batch_workers.hpp"
+#include "gplvm/parallel/reproducible_sum.hpp"
 
 namespace gplvm {
 namespace {
@@ -38,6 +41,44 @@ std::vector<Index> local_batch_rows(const KeyedPermutation& order, std::uint64_t
     if (r >= begin && r < begin + rows) picks.push_back(static_cast<Index>(r - begin));
   }
   return picks;
+}
+
+// One step's gradient of the regression loss from the blocks of batch positions [first, first +
+// batch) of the permutation that this rank works on, the blocks' gradients added exactly: the same
+// bits at any rank count.
+void block_summed_gradient(const Mlp& encoder, const double* weights, const Communicator& comm,
+                           const RowPartition& partition, const LocalRows& local_rows,
+                           const Matrix& local_targets, const KeyedPermutation& order, std::uint64_t first,
+                           std::uint64_t batch, Mlp::Workspace& ws, Vector& gradient) {
+  const int me = comm.rank();
+  const std::uint64_t begin = partition.begin(me);
+  const auto b = static_cast<Index>(batch);
+  std::vector<int> owner(static_cast<std::size_t>(b));
+  std::vector<Index> picks;  // this rank's batch rows (local indices), in position order
+  for (Index p = 0; p < b; ++p) {
+    const std::uint64_t row = order(first + static_cast<std::uint64_t>(p));
+    owner[static_cast<std::size_t>(p)] = partition.owner(row);
+    if (owner[static_cast<std::size_t>(p)] == me) picks.push_back(static_cast<Index>(row - begin));
+  }
+  const std::vector<int> worker = batch_block_workers(b, 0, comm.size());
+  const RowMatrix inputs = gather_local(local_rows, picks);
+  const Index d = inputs.cols(), q = local_targets.cols();
+  RowMatrix held(inputs.rows(), d + q);
+  held.leftCols(d) = inputs;
+  for (Index i = 0; i < held.rows(); ++i)
+    held.row(i).tail(q) = local_targets.row(picks[static_cast<std::size_t>(i)]);
+  const RowMatrix work = exchange_batch_rows(comm, owner, worker, held);
+  const std::vector<Index> block_rows = batch_block_rows(worker, 0, me);
+  const Index p = encoder.num_parameters(), blocks = static_cast<Index>(block_rows.size());
+  Matrix partials(p, blocks);
+  if (blocks > 0) {
+    const RowMatrix x = work.leftCols(d);
+    Matrix out;
+    encoder.forward_in_blocks<double>(weights, x, ws, out, block_rows);
+    const Matrix d_out = (out - work.rightCols(q)) / static_cast<double>(batch);
+    encoder.backward_in_blocks<double>(weights, x, ws, d_out, block_rows, partials.data(), p);
+  }
+  reproducible_sum(comm, BlockPartials<double>{partials.data(), blocks, p, p}, gradient.data());
 }
 
 }  // namespace
@@ -77,6 +118,12 @@ PretrainingLoss pretrain_encoder(const Mlp& encoder, double* weights, const Comm
     const std::uint64_t epoch = static_cast<std::uint64_t>(step) / batches_per_epoch;
     const KeyedPermutation order(n, options.seed + kPretrainingSeedOffset, epoch);
     const std::uint64_t first = (static_cast<std::uint64_t>(step) % batches_per_epoch) * batch;
+    if (options.reproducible_sums) {
+      block_summed_gradient(encoder, weights, comm, partition, local_rows, local_targets, order, first, batch,
+                            ws, gradient);
+      adam.descend(w, gradient);
+      continue;
+    }
     const std::vector<Index> picks = local_batch_rows(order, first, batch, begin, rows);
     gradient.setZero();
     if (!picks.empty()) {

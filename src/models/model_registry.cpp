@@ -38,10 +38,13 @@ std::map<std::string, ModelFactory>& registry() {
   return table;
 }
 
-// The kinds whose data-parallel step sums over fixed blocks exactly under train.reproducible
-// (DistributedSasStep); the others sum per rank, so the key would be a promise they do not keep.
+// The kinds whose data-parallel step sums over fixed blocks exactly under train.reproducible; the
+// exact GPLVM's reductions are inside ScaLAPACK and follow the process grid, so the key would be a
+// promise it does not keep. The sparse kinds refuse it themselves for full-batch training
+// (sparse_gplvm_config).
 bool honours_reproducible_sums(const std::string& kind) {
-  return kind == "sas" || kind == "bayesian_sas" || kind == "vae";
+  return kind == "sas" || kind == "bayesian_sas" || kind == "vae" || kind == "sparse_gplvm" ||
+         kind == "bayesian_gplvm";
 }
 
 }  // namespace
@@ -66,8 +69,9 @@ std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
   }
   require(
       !config.get_bool("train.reproducible") || honours_reproducible_sums(kind),
-      "train.reproducible = true is implemented for model.kind = sas, bayesian_sas and vae only; this kind "
-      "sums its reductions per rank (docs/reliability.md)",
+      "train.reproducible = true is implemented for model.kind = sas, bayesian_sas, vae, sparse_gplvm and "
+      "bayesian_gplvm; the exact GPLVM's reductions are ScaLAPACK's and follow the process grid "
+      "(docs/reliability.md)",
       {"", "train.reproducible", "true (model.kind = " + kind + ")"});
   return it->second(config, rows);
 }

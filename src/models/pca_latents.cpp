@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/models/global_row_blocks.hpp"
 #include "gplvm/parallel/reproducible_sum.hpp"
 #include "gplvm/parallel/row_redistribution.hpp"
 
@@ -73,24 +74,6 @@ CentredData centre_per_rank(const DataRef& Y_local, Index n, const Communicator&
   c.scatter.selfadjointView<Eigen::Lower>().rankUpdate(c.rows.transpose());
   comm.allreduce_sum(c.scatter);
   return c;
-}
-
-// Reproducible sums work on fixed blocks of global rows: 256 rows (the per-block cost of the
-// exact sum, about 12 operations per scatter entry, is then 2% of the block's product), more
-// when N would give more than the 4,096 blocks one reproducible sum may add exactly.
-Index pca_rows_per_block(Index n) {
-  constexpr Index kRows = 256, kMaxBlocks = 4096;
-  return std::max(kRows, (n + kMaxBlocks - 1) / kMaxBlocks);
-}
-
-// Boundaries of the layout in which every rank holds whole blocks: each partition boundary
-// rounded up to a block boundary.
-std::vector<std::uint64_t> whole_block_begins(const RowPartition& partition, Index rows_per_block) {
-  const auto b = static_cast<std::uint64_t>(rows_per_block);
-  std::vector<std::uint64_t> begins;
-  for (int r = 0; r <= partition.num_ranks(); ++r)
-    begins.push_back(std::min(partition.num_rows(), (partition.begin(r) + b - 1) / b * b));
-  return begins;
 }
 
 // Column sums of each block of `rows` (whole blocks), block after block, rows added in order.
@@ -207,8 +190,9 @@ Matrix pca_latents(const DataRef& Y_local, const RowPartition& partition, const 
     const Vector scale = (values / static_cast<double>(n)).cwiseSqrt().cwiseInverse();
     return (c.rows * packed.topRows(d)) * scale.asDiagonal();
   }
-  const Index rows_per_block = pca_rows_per_block(n);
-  const std::vector<std::uint64_t> blocks_layout = whole_block_begins(partition, rows_per_block);
+  const GlobalRowBlocks blocks = global_row_blocks(partition);
+  const Index rows_per_block = blocks.rows_per_block;
+  const std::vector<std::uint64_t>& blocks_layout = blocks.begins;
   const RowMatrix rows =
       redistribute_rows(comm, Y_local, partition.begin(comm.rank()), partition.num_rows(), blocks_layout);
   const CentredData c = centre_in_blocks(rows, n, rows_per_block, comm);

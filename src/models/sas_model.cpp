@@ -131,8 +131,10 @@ void SasModel::initialise_from_data(const Communicator& comm, const RowPartition
     return;
   }
   Vector weights = initial_parameters().segment(mean_encoder_offset_, mean_encoder_->num_parameters());
-  const PretrainingLoss loss = pretrain_encoder(*mean_encoder_, weights.data(), comm, partition, local_rows,
-                                                pca, config_.encoder_pretraining);
+  EncoderPretraining options = config_.encoder_pretraining;
+  options.reproducible_sums = config_.reproducible_sums;
+  const PretrainingLoss loss =
+      pretrain_encoder(*mean_encoder_, weights.data(), comm, partition, local_rows, pca, options);
   if (comm.is_root())
     log_info("encoder pre-trained to the PCA latents for " +
              std::to_string(config_.encoder_pretraining.steps) + " steps: regression loss " +

@@ -211,7 +211,6 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
   require(bound == Bound::uncollapsed || scale == 1.0, "the collapsed bound is evaluated over every row",
           {"", "scale", std::to_string(scale)});
   const std::unique_ptr<Kernel> k = kernel(params);
-  const double noise = noise_variance(params);
   const Matrix Z = inducing_inputs(params);
   const Index m = Z.rows(), q = Z.cols(), h = k->num_hyperparameters();
   // Steps 1-2: the rows' statistics, one allreduce. The rows are this rank's alone, so a failure
@@ -221,8 +220,7 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
   SparseStatistics statistics;
   comm.all_or_none([&] {
     l = latents_forward(params, rows, data);
-    statistics = config_.bayesian ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, data, psi)
-                                  : point_rows_statistics(*k, Z, l.mean, data, psi);
+    statistics = rows_statistics(*k, Z, l, data, psi);
   });
   statistics.allreduce(comm);
   const double rows_kl = statistics.kl;
@@ -231,46 +229,88 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
   // Step 3: the bound, redundantly on every rank.
   Matrix K;
   k->cross(Z, Z, K);
-  gradient.setZero(num_parameters());
-  StatisticsAdjoint adjoint;
-  Matrix d_inducing_kernel;
-  double value = 0.0;
-  if (bound == Bound::collapsed) {
-    CollapsedBound c = collapsed_bound(statistics, K, noise);
-    value = c.value;
-    adjoint = std::move(c.adjoint);
-    d_inducing_kernel = std::move(c.d_inducing_kernel);
-    gradient[noise_offset_] = c.d_log_noise;
-  } else {
-    UncollapsedBound u = uncollapsed_bound(statistics, K, noise, inducing_posterior(params));
-    value = u.value;
-    u.pack_posterior_gradient(gradient.data() + posterior_offset_);
-    adjoint = u.adjoint.scaled(scale);
-    d_inducing_kernel = std::move(u.d_inducing_kernel);
-    gradient[noise_offset_] = u.d_log_noise;
-  }
+  const BoundAdjoints bound_terms = bound_adjoints(params, statistics, K, scale, bound, gradient);
 
   // Step 4: the rows' latent gradients (local) and their share of dZ, dhyper, the encoders'.
   SharedGradient shared = SharedGradient::zero(m, q, h);
-  Matrix d_mean = Matrix::Zero(l.mean.rows(), q), d_variance;
-  if (config_.bayesian) {
-    d_variance = Matrix::Zero(l.mean.rows(), q);
-    gaussian_rows_backward(*k, Z, l.mean, l.variance, data, psi, adjoint, d_mean, d_variance, shared);
-  } else {
-    point_rows_backward(*k, Z, l.mean, data, psi, adjoint, d_mean, shared);
-  }
+  Matrix d_mean, d_variance;
+  rows_backward(*k, Z, l, data, psi, bound_terms.adjoint, d_mean, d_variance, shared);
   latents_backward(params, rows, data, l, d_mean, d_variance, gradient);
 
   // Step 5: one allreduce of everything the ranks' rows add to the shared block.
   Eigen::Map<Matrix>(gradient.data(), m, q) = shared.d_inducing;
   gradient.segment(kernel_offset_, h) = shared.d_kernel;
   if (comm.size() > 1) sum_row_shares(comm, gradient);
-  // Step 6: K_ZZ's share, identical on every rank, after the sum.
+  add_inducing_kernel_share(*k, Z, K, bound_terms.d_inducing_kernel, gradient);
+  freeze_translation(gradient);
+  return {bound_terms.value, bound_terms.value + scale * rows_kl, rows_kl};
+}
+
+SparseStatistics SparseGplvmModel::rows_statistics(const Kernel& kernel, const Matrix& Z, const Latents& l,
+                                                   const DataRef& data, PsiStatistics& psi) const {
+  return config_.bayesian ? gaussian_rows_statistics(kernel, Z, l.mean, l.variance, data, psi)
+                          : point_rows_statistics(kernel, Z, l.mean, data, psi);
+}
+
+void SparseGplvmModel::rows_backward(const Kernel& kernel, const Matrix& Z, const Latents& l,
+                                     const DataRef& data, const PsiStatistics& psi,
+                                     const StatisticsAdjoint& adjoint, Matrix& d_mean, Matrix& d_variance,
+                                     SharedGradient& shared) const {
+  d_mean = Matrix::Zero(l.mean.rows(), Z.cols());
+  if (!config_.bayesian) {
+    point_rows_backward(kernel, Z, l.mean, data, psi, adjoint, d_mean, shared);
+    return;
+  }
+  d_variance = Matrix::Zero(l.mean.rows(), Z.cols());
+  gaussian_rows_backward(kernel, Z, l.mean, l.variance, data, psi, adjoint, d_mean, d_variance, shared);
+}
+
+SparseGplvmModel::BoundAdjoints SparseGplvmModel::bound_adjoints(const Vector& params,
+                                                                 const SparseStatistics& statistics,
+                                                                 const Matrix& K, double scale, Bound bound,
+                                                                 Vector& gradient) const {
+  const double noise = noise_variance(params);
+  gradient.setZero(num_parameters());
+  BoundAdjoints out;
+  if (bound == Bound::collapsed) {
+    CollapsedBound c = collapsed_bound(statistics, K, noise);
+    out.value = c.value;
+    out.adjoint = std::move(c.adjoint);
+    out.d_inducing_kernel = std::move(c.d_inducing_kernel);
+    gradient[noise_offset_] = c.d_log_noise;
+    return out;
+  }
+  UncollapsedBound u = uncollapsed_bound(statistics, K, noise, inducing_posterior(params));
+  out.value = u.value;
+  u.pack_posterior_gradient(gradient.data() + posterior_offset_);
+  out.adjoint = u.adjoint.scaled(scale);
+  out.d_inducing_kernel = std::move(u.d_inducing_kernel);
+  gradient[noise_offset_] = u.d_log_noise;
+  return out;
+}
+
+void SparseGplvmModel::add_inducing_kernel_share(const Kernel& kernel, const Matrix& Z, const Matrix& K,
+                                                 const Matrix& G, Vector& gradient) const {
+  const Index m = Z.rows(), q = Z.cols(), h = kernel.num_hyperparameters();
   SharedGradient inducing = SharedGradient::zero(m, q, h);
-  inducing_kernel_backward(*k, Z, K, d_inducing_kernel, inducing);
+  inducing_kernel_backward(kernel, Z, K, G, inducing);
   Eigen::Map<Matrix>(gradient.data(), m, q) += inducing.d_inducing;
   gradient.segment(kernel_offset_, h) += inducing.d_kernel;
-  return {value, value + scale * rows_kl, rows_kl};
+}
+
+IndexRange SparseGplvmModel::frozen_translation_block() const {
+  if (config_.bayesian || !encoders_ || !kernel_prototype_->is_stationary()) return {0, 0};
+  const Mlp& mean = encoders_->mean();
+  const Index bias = encoder_offset_ + mean.bias_offset(mean.num_layers() - 1);
+  return {bias, bias + config_.latent_dim};
+}
+
+void SparseGplvmModel::freeze_translation(Vector& gradient) const {
+  // The bound's gradient along the joint translation is zero, but its split between the bias and Z
+  // is not, so Adam would move both along the flat direction; without the bias the optimum is
+  // isolated up to Z's own moves, and nothing is lost (Z absorbs any translation).
+  const IndexRange frozen = frozen_translation_block();
+  gradient.segment(frozen.begin, frozen.end - frozen.begin).setZero();
 }
 
 void SparseGplvmModel::sum_row_shares(const Communicator& comm, Vector& gradient) const {
@@ -353,7 +393,7 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
   Matrix latents;
   if (config_.latents == LatentKind::free) {
     if (config_.init == LatentInit::pca) {
-      latents = pca_latents(local, partition, comm, config_.latent_dim);
+      latents = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
       initial_latents_ = latents;
     } else {  // the keyed N(0, I) draws initial_parameters() makes
       latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + num_shared_,
@@ -361,23 +401,31 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
     }
   } else {
     if (config_.encoder_pretraining.steps > 0) pretrain_mean_encoder(comm, partition, local);
-    RowMatrix mean;
-    encode_rows(initial_parameters(), local, local_begin(), mean, nullptr);  // in bounded chunks
-    latents = mean;
+    if (config_.reproducible_sums) {
+      latents = encode_in_global_blocks(comm, partition, initial_parameters(), local);
+    } else {
+      RowMatrix mean;
+      encode_rows(initial_parameters(), local, local_begin(), mean, nullptr);  // in bounded chunks
+      latents = mean;
+    }
   }
   initial_inducing_ = initial_inducing_inputs(comm, partition, latents, config_.num_inducing,
                                               config_.inducing_init, config_.seed);
   if (config_.training == SparseTraining::minibatch)
-    initial_posterior_ = optimal_posterior(comm, initial_parameters(), local);
+    initial_posterior_ = config_.reproducible_sums
+                             ? optimal_posterior_in_blocks(comm, partition, initial_parameters(), local)
+                             : optimal_posterior(comm, initial_parameters(), local);
 }
 
 void SparseGplvmModel::pretrain_mean_encoder(const Communicator& comm, const RowPartition& partition,
                                              const DataRef& local) {
-  const Matrix targets = pca_latents(local, partition, comm, config_.latent_dim);
+  const Matrix targets = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
   const Mlp& encoder = encoders_->mean();  // the first weights of the encoder block
   Vector weights = initial_parameters().segment(encoder_offset_, encoder.num_parameters());
+  EncoderPretraining options = config_.encoder_pretraining;
+  options.reproducible_sums = config_.reproducible_sums;
   const PretrainingLoss loss =
-      pretrain_encoder(encoder, weights.data(), comm, partition, local, targets, config_.encoder_pretraining);
+      pretrain_encoder(encoder, weights.data(), comm, partition, local, targets, options);
   if (comm.is_root())
     log_info("encoder pre-trained to the PCA latents for " +
              std::to_string(config_.encoder_pretraining.steps) + " steps: regression loss " +

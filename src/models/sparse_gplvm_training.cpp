@@ -46,6 +46,8 @@ class SparseGplvmStep final : public TrainingStep {
   // Every rank knows the batch; each takes the rows it owns (owner computes, nothing is moved).
   BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, StepKey,
                       Vector& gradient, const std::vector<int>*, Float32Shadow*) const override {
+    if (model_.config().reproducible_sums)
+      return model_.evaluate_batch_in_blocks(comm_, partition_, params, batch_rows, local_, gradient);
     const std::uint64_t begin = partition_.begin(comm_.rank()), end = begin + partition_.count(comm_.rank());
     rows_.clear();
     for (const std::uint64_t row : batch_rows)

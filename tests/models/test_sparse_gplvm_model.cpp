@@ -8,6 +8,7 @@
 #include <numeric>
 #include <string>
 
+#include "gplvm/model/encoder_layout.hpp"
 #include "gplvm/models/inducing_init.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/objectives/sparse_gplvm.hpp"
@@ -102,7 +103,12 @@ TEST_P(SparseModelGradient, StepGradientMatchesFiniteDifferences) {
     };
   }
   ASSERT_EQ(gradient.size(), f.model.num_parameters());
-  const Vector fd = finite_difference_gradient(value, p, 1e-5);
+  Vector fd = finite_difference_gradient(value, p, 1e-5);
+  // A frozen output bias (sparse_gplvm, amortised) has no gradient: the bound's change along it is
+  // tested in SparseModelTranslation.
+  const IndexRange frozen = f.model.frozen_translation_block();
+  EXPECT_TRUE(gradient.segment(frozen.begin, frozen.end - frozen.begin).isZero(0.0));
+  fd.segment(frozen.begin, frozen.end - frozen.begin).setZero();
   EXPECT_LT(max_relative_error(gradient, fd), 1e-6);
   // Block by block too, so that a small block (noise, q(u)) is not hidden by a large one.
   const Index q_size = f.model.encoder_offset() - f.model.posterior_offset();
@@ -128,6 +134,52 @@ std::vector<Variant> all_variants() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SparseModelGradient, ::testing::ValuesIn(all_variants()),
+                         [](const auto& info) { return name_of(info.param); });
+
+// The frozen direction: with a stationary kernel and no prior, moving the mean encoder's output
+// bias and every inducing input by the same vector t leaves the bound unchanged (minibatch and
+// collapsed), so freezing the bias loses nothing; with the Bayesian GPLVM's N(0, I) prior the
+// same move changes the bound, and nothing is frozen.
+class SparseModelTranslation : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(SparseModelTranslation, JointTranslationOfTheOutputBiasAndZLeavesTheBoundUnchanged) {
+  const Variant v = GetParam();
+  Fixture f(v);
+  const Vector p = f.perturbed();
+  const Mlp mean_encoder(mean_encoder_layout({kDim, 2, {5}, Activation::tanh}));
+  const Index bias = f.model.encoder_offset() + mean_encoder.bias_offset(mean_encoder.num_layers() - 1);
+  Vector moved = p;
+  const Vector t = (Vector(2) << 0.7, -0.4).finished();
+  moved.segment(bias, 2) += t;
+  Eigen::Map<Matrix>(moved.data(), kInducing, 2).rowwise() += t.transpose();
+  std::vector<std::uint64_t> batch(10);
+  std::iota(batch.begin(), batch.end(), 7);
+  Vector g;
+  double before = 0, after = 0;
+  if (v.training == SparseTraining::minibatch) {
+    const std::unique_ptr<TrainingStep> step = f.model.make_step(f.comm, f.partition, DataRef(f.Y));
+    before = step->evaluate(p, batch, {}, g, nullptr, nullptr).objective;
+    after = step->evaluate(moved, batch, {}, g, nullptr, nullptr).objective;
+  } else {
+    const auto full = f.model.make_full_batch_objective(f.comm, f.partition, DataRef(f.Y));
+    before = full->evaluate(p, g);
+    after = full->evaluate(moved, g);
+  }
+  const IndexRange frozen = f.model.frozen_translation_block();
+  if (v.bayesian) {
+    EXPECT_GT(std::abs(after - before), 1e-3 * std::abs(before));  // the prior sees the move
+    EXPECT_EQ(frozen.end - frozen.begin, 0);
+  } else {
+    EXPECT_NEAR(after, before, 1e-11 * std::abs(before));
+    EXPECT_EQ(frozen.begin, bias);
+    EXPECT_EQ(frozen.end, bias + 2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Amortised, SparseModelTranslation,
+                         ::testing::Values(Variant{false, LatentKind::amortised, SparseTraining::minibatch},
+                                           Variant{false, LatentKind::amortised, SparseTraining::full_batch},
+                                           Variant{true, LatentKind::amortised, SparseTraining::minibatch}),
                          [](const auto& info) { return name_of(info.param); });
 
 class SparseModelBounds : public ::testing::TestWithParam<Variant> {};

@@ -29,5 +29,7 @@ Index batch_block_of(Index position, Index num_active);
 // RowPartition splits rows, the active blocks' extra ones to the first ranks and the remainder
 // blocks' to the last, so that no rank takes both.
 std::vector<int> batch_block_workers(Index batch_size, Index num_active, int ranks);
+// The row counts of the blocks `rank` works on under such an assignment, in position order.
+std::vector<Index> batch_block_rows(const std::vector<int>& worker, Index num_active, int rank);
 
 }  // namespace gplvm

@@ -3,7 +3,8 @@
 // docs/math/initialisation.md): Adam on the regression loss
 //   L(w) = 1/(2B) sum_{n in batch} || f_w(y_n) - z_n ||^2
 // over batches of B rows, data-parallel: each rank forms the gradient of its own batch rows, one
-// allreduce sums it, and every rank takes the same Adam step.
+// allreduce sums it, and every rank takes the same Adam step (or, with reproducible_sums, per-block
+// gradients summed exactly).
 //
 // Batches are consecutive slices of a keyed permutation of all N rows (a seed derived from the
 // run's; epoch), as training's are, so the batches and hence the weights do not depend on the rank count
@@ -24,6 +25,11 @@ struct EncoderPretraining {
   Index batch_size = 1024;  // at most N
   AdamOptions adam;
   std::uint64_t seed = 0;
+  // The model's train.reproducible (set by the model from its own flag): each batch is cut into blocks of 64
+  // positions (batch_block_workers), the rows and their targets move to the blocks' workers, and the blocks'
+  // gradients are added exactly (parallel/reproducible_sum.hpp), so the weights are the same bits at any rank
+  // count.
+  bool reproducible_sums = false;
 };
 
 struct PretrainingLoss {

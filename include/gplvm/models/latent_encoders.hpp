@@ -4,6 +4,7 @@
 // D -> hidden -> Q, stored one after the other in a flat weight block and initialised from the
 // model's seed (mean encoder stream 0, variance encoder stream 1).
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ class LatentEncoders {
   // forward call on the same rows just before.
   void backward(const double* weights, const DataRef& data, const Matrix& d_mean, const Matrix* d_variance,
                 double* d_weights) const;
+  // The same with one product per consecutive block of rows (block_rows[k] rows for block k, in
+  // order, covering data; Mlp::forward_in_blocks), so that each block's outputs and weight
+  // gradient are the same bits whatever other rows data holds. backward_in_blocks writes block k's
+  // gradient of every weight to d_weights + k * block_stride (for parallel/reproducible_sum.hpp).
+  void forward_in_blocks(const double* weights, const DataRef& data, std::span<const Index> block_rows,
+                         Matrix& mean, Matrix* variance) const;
+  void backward_in_blocks(const double* weights, const DataRef& data, const Matrix& d_mean,
+                          const Matrix* d_variance, std::span<const Index> block_rows, double* d_weights,
+                          Index block_stride) const;
   // /params/encoder/mean and /params/encoder/variance.
   void write(Hdf5ResultWriter& out, const double* weights) const;
 

@@ -14,6 +14,14 @@
 // collapsed bound over every row (make_full_batch_objective, for L-BFGS). Either way one
 // evaluation is one allreduce of the statistics and one of the shared gradient (Z, kernel,
 // encoder weights): nothing else crosses ranks.
+//
+// With reproducible_sums (train.reproducible, minibatch only) the batch is cut into blocks of 64
+// positions, whole blocks assigned to ranks (models/batch_workers.hpp) and their data rows (and
+// free latents, from their owners) moved there (models/batch_row_exchange.hpp); each block's
+// statistics and its share of the shared gradient (Z, kernel, encoders, products of the block's own
+// shape) are added exactly (parallel/reproducible_sum.hpp), and free latents' gradients go back to
+// their owners. The start (PCA latents, the encoders' latents for k-means, q(u) at its optimum) sums
+// over fixed blocks of global rows the same way (models/global_row_blocks.hpp).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,7 +34,9 @@
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/model.hpp"
+#include "gplvm/objectives/sparse_gplvm.hpp"
 #include "gplvm/objectives/uncollapsed_bound.hpp"
+#include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {
 
@@ -52,6 +62,9 @@ struct SparseGplvmConfig {
   InducingInit inducing_init = InducingInit::kmeans;
   SparseTraining training = SparseTraining::minibatch;
   std::uint64_t seed = 0;
+  // train.reproducible (minibatch training only): the step's and the start's sums are formed over
+  // fixed row blocks and added exactly, so a run is the same bits at any rank count.
+  bool reproducible_sums = false;
 };
 
 class SparseGplvmModel final : public Model {
@@ -84,6 +97,12 @@ class SparseGplvmModel final : public Model {
   Index noise_offset() const noexcept { return noise_offset_; }
   Index posterior_offset() const noexcept { return posterior_offset_; }  // size 0 when full batch
   Index encoder_offset() const noexcept { return encoder_offset_; }      // the summed block's start
+  // The mean encoder's output bias when it is frozen (empty otherwise): a stationary kernel without
+  // a prior on the latents (sparse_gplvm, amortised) leaves the bound unchanged when every latent
+  // and every inducing input move by the same vector, and amortised latents move so through this
+  // bias; it stays at its initial value (gradient zero) and Z carries the translation
+  // (docs/math/sparse_gplvm.md, "The translation").
+  IndexRange frozen_translation_block() const;
 
   Index local_values_per_row() const override;
   RowMatrix local_block_rows(const Vector& values) const override;
@@ -119,6 +138,12 @@ class SparseGplvmModel final : public Model {
   enum class Bound { collapsed, uncollapsed };
   BatchTerms evaluate_rows(const Communicator& comm, const Vector& params, const std::vector<Index>& rows,
                            const DataRef& data, double scale, Bound bound, Vector& gradient) const;
+  // The same for a batch (global rows, every rank passes the same) under reproducible_sums: the
+  // uncollapsed bound at N/B times the batch's statistics, formed over row blocks whatever the rank
+  // count (file comment). Collective; `local` is this rank's partition block.
+  BatchTerms evaluate_batch_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                      const Vector& params, const std::vector<std::uint64_t>& batch_rows,
+                                      const DataRef& local, Vector& gradient) const;
 
  private:
   // Fits the mean encoder to this data's PCA latents (config_.encoder_pretraining). Collective.
@@ -134,6 +159,32 @@ class SparseGplvmModel final : public Model {
   // Sums over the ranks, in one allreduce, the shared gradient's parts that are sums over rows:
   // Z and the kernel (before K_ZZ's share is added) and the encoders.
   void sum_row_shares(const Communicator& comm, Vector& gradient) const;
+  // Steps 1 and 4 for the rows of one set of latents (points or Gaussian by the model's kind).
+  SparseStatistics rows_statistics(const Kernel& kernel, const Matrix& Z, const Latents& l,
+                                   const DataRef& data, PsiStatistics& psi) const;
+  void rows_backward(const Kernel& kernel, const Matrix& Z, const Latents& l, const DataRef& data,
+                     const PsiStatistics& psi, const StatisticsAdjoint& adjoint, Matrix& d_mean,
+                     Matrix& d_variance, SharedGradient& shared) const;
+  // Step 3, on every rank alike: zeroes gradient, writes its noise (and q(u)) entries and returns
+  // the bound with the adjoints for steps 4 and 6. statistics are the scaled ones.
+  struct BoundAdjoints {
+    double value = 0.0;
+    StatisticsAdjoint adjoint;  // with respect to the unscaled statistics
+    Matrix d_inducing_kernel;
+  };
+  BoundAdjoints bound_adjoints(const Vector& params, const SparseStatistics& statistics, const Matrix& K,
+                               double scale, Bound bound, Vector& gradient) const;
+  // Step 6: K_ZZ's share, identical on every rank, added after the sums.
+  void add_inducing_kernel_share(const Kernel& kernel, const Matrix& Z, const Matrix& K, const Matrix& G,
+                                 Vector& gradient) const;
+  // Zeroes the gradient of frozen_translation_block().
+  void freeze_translation(Vector& gradient) const;
+  // reproducible_sums' start: the latents of this rank's rows (partition layout) from the encoders
+  // run over whole blocks of global rows, and q(u) at its optimum from statistics summed over them.
+  Matrix encode_in_global_blocks(const Communicator& comm, const RowPartition& partition,
+                                 const Vector& params, const DataRef& local) const;
+  Vector optimal_posterior_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                     const Vector& params, const DataRef& local) const;
   void encode_rows(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
                    RowMatrix* variance) const;
   // q(u) at its optimum for the statistics of every row under params (collective).

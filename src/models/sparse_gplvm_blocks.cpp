@@ -1,0 +1,233 @@
+// The sparse GPLVMs under train.reproducible: every sum over rows is formed over blocks of rows
+// that are the same at any rank count, and the blocks' partials are added exactly
+// (parallel/reproducible_sum.hpp). A step works on the batch's row blocks (batch_block_workers);
+// the start works on fixed blocks of global rows (global_row_blocks).
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/models/batch_row_exchange.hpp"
+#include "gplvm/models/batch_workers.hpp"
+#include "gplvm/models/global_row_blocks.hpp"
+#include "gplvm/models/sparse_gplvm_model.hpp"
+#include "gplvm/objectives/uncollapsed_bound.hpp"
+#include "gplvm/parallel/reproducible_sum.hpp"
+#include "gplvm/parallel/row_redistribution.hpp"
+
+namespace gplvm {
+namespace {
+
+// Blocks of the global row layout summed in one exact sum: the statistics of this many blocks are
+// held at once (M^2 + M D + 4 doubles each).
+constexpr Index kGlobalBlocksPerSum = 16;
+
+std::vector<std::uint64_t> partition_begins(const RowPartition& partition) {
+  std::vector<std::uint64_t> begins;
+  for (int r = 0; r <= partition.num_ranks(); ++r) begins.push_back(partition.begin(r));
+  return begins;
+}
+
+}  // namespace
+
+BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                                      const Vector& params,
+                                                      const std::vector<std::uint64_t>& batch_rows,
+                                                      const DataRef& local, Vector& gradient) const {
+  const auto b = static_cast<Index>(batch_rows.size());
+  const int me = comm.rank();
+  const Index q = config_.latent_dim, d = config_.data_dim;
+  const bool free = !encoders_;
+  std::vector<int> owner(batch_rows.size());
+  for (std::size_t p = 0; p < batch_rows.size(); ++p) owner[p] = partition.owner(batch_rows[p]);
+  const std::vector<int> worker = batch_block_workers(b, 0, comm.size());  // one range: no active set
+  std::vector<Index> owned;  // this rank's batch rows (local indices), in position order
+  for (std::size_t p = 0; p < batch_rows.size(); ++p)
+    if (owner[p] == me) owned.push_back(static_cast<Index>(batch_rows[p] - partition.begin(me)));
+
+  // The owners send each row's data, and its latents when they are free (the owner's parameters),
+  // to the worker of its block: one exchange.
+  const Index latent_width = free ? (config_.bayesian ? 2 * q : q) : 0;
+  Latents owned_latents;
+  if (free) owned_latents = latents_forward(params, owned, local);
+  RowMatrix held(static_cast<Index>(owned.size()), d + latent_width);
+  for (Index i = 0; i < held.rows(); ++i) held.row(i).head(d) = local.row(owned[static_cast<std::size_t>(i)]);
+  if (free) {
+    held.middleCols(d, q) = owned_latents.mean;
+    if (config_.bayesian) held.rightCols(q) = owned_latents.variance;
+  }
+  const RowMatrix work = exchange_batch_rows(comm, owner, worker, held);
+  const RowMatrix data = work.leftCols(d);
+  const std::vector<Index> block_rows = batch_block_rows(worker, 0, me);
+  const auto blocks = static_cast<Index>(block_rows.size());
+
+  const std::unique_ptr<Kernel> k = kernel(params);
+  const Matrix Z = inducing_inputs(params);
+  const Index m = Z.rows(), h = k->num_hyperparameters();
+  // Steps 1-2: each block's statistics, formed on the block alone (fresh copies: products of the
+  // block's shape and alignment), added exactly. The blocks are this rank's alone, so a failure
+  // there is agreed before the sum.
+  Latents l;
+  std::vector<Latents> block_latents(static_cast<std::size_t>(blocks));
+  std::vector<RowMatrix> block_data(static_cast<std::size_t>(blocks));
+  std::vector<PsiStatistics> psi(static_cast<std::size_t>(blocks));
+  const Index length = SparseStatistics::zero(m, d).packed_size();
+  Matrix partials(length, blocks);
+  comm.all_or_none([&] {
+    if (free) {
+      l.mean = work.middleCols(d, q);
+      if (config_.bayesian) l.variance = work.rightCols(q);
+    } else if (blocks > 0) {
+      encoders_->forward_in_blocks(params.data() + encoder_offset_, data, block_rows, l.mean,
+                                   config_.bayesian ? &l.variance : nullptr);
+    }
+    for (Index j = 0, first = 0; j < blocks; first += block_rows[static_cast<std::size_t>(j)], ++j) {
+      const auto s = static_cast<std::size_t>(j);
+      const Index n = block_rows[s];
+      block_latents[s].mean = l.mean.middleRows(first, n);
+      if (config_.bayesian) block_latents[s].variance = l.variance.middleRows(first, n);
+      block_data[s] = data.middleRows(first, n);
+      rows_statistics(*k, Z, block_latents[s], block_data[s], psi[s]).pack(partials.col(j).data());
+    }
+  });
+  std::vector<double> summed(static_cast<std::size_t>(length));
+  reproducible_sum(comm, BlockPartials<double>{partials.data(), blocks, length, length}, summed.data());
+  SparseStatistics statistics = SparseStatistics::zero(m, d);
+  statistics.unpack(summed.data());
+  const double rows_kl = statistics.kl;
+  const double scale = static_cast<double>(num_data()) / static_cast<double>(b);
+  statistics.scale(scale);
+
+  // Step 3 on every rank alike (the same statistics, bit for bit).
+  Matrix K;
+  k->cross(Z, Z, K);
+  const BoundAdjoints bound = bound_adjoints(params, statistics, K, scale, Bound::uncollapsed, gradient);
+
+  // Steps 4-5: each block's latent gradients and its share of dZ, the kernel's and the encoders'
+  // gradients (one column per block), added exactly.
+  const Index encoder_size = num_shared_ - encoder_offset_;
+  const Index share_length = m * q + h + encoder_size;
+  Matrix shares(share_length, blocks);
+  Matrix d_mean(l.mean.rows(), q), d_variance(config_.bayesian ? l.mean.rows() : 0, q);
+  for (Index j = 0, first = 0; j < blocks; first += block_rows[static_cast<std::size_t>(j)], ++j) {
+    const auto s = static_cast<std::size_t>(j);
+    const Index n = block_rows[s];
+    SharedGradient share = SharedGradient::zero(m, q, h);
+    Matrix block_d_mean, block_d_variance;
+    rows_backward(*k, Z, block_latents[s], block_data[s], psi[s], bound.adjoint, block_d_mean,
+                  block_d_variance, share);
+    d_mean.middleRows(first, n) = block_d_mean;
+    if (config_.bayesian) d_variance.middleRows(first, n) = block_d_variance;
+    shares.col(j).head(m * q) = share.d_inducing.reshaped();
+    shares.col(j).segment(m * q, h) = share.d_kernel;
+  }
+  if (!free && blocks > 0)
+    encoders_->backward_in_blocks(params.data() + encoder_offset_, data, d_mean,
+                                  config_.bayesian ? &d_variance : nullptr, block_rows,
+                                  shares.data() + m * q + h, share_length);
+  Vector shared(share_length);
+  reproducible_sum(comm, BlockPartials<double>{shares.data(), blocks, share_length, share_length},
+                   shared.data());
+  Eigen::Map<Matrix>(gradient.data(), m, q) = shared.head(m * q).reshaped(m, q);
+  gradient.segment(kernel_offset_, h) = shared.segment(m * q, h);
+  gradient.segment(encoder_offset_, encoder_size) = shared.tail(encoder_size);
+  add_inducing_kernel_share(*k, Z, K, bound.d_inducing_kernel, gradient);
+  freeze_translation(gradient);
+
+  if (free) {  // the latents' gradients go back to their owners, who add them to their block
+    RowMatrix d_work(d_mean.rows(), latent_width);
+    d_work.leftCols(q) = d_mean;
+    if (config_.bayesian) d_work.rightCols(q) = d_variance;
+    const RowMatrix d_owned = exchange_batch_rows(comm, worker, owner, d_work);
+    const Matrix d_owned_variance = config_.bayesian ? Matrix(d_owned.rightCols(q)) : Matrix();
+    latents_backward(params, owned, local, owned_latents, d_owned.leftCols(q), d_owned_variance, gradient);
+  }
+  return {bound.value, bound.value + scale * rows_kl, rows_kl};
+}
+
+Matrix SparseGplvmModel::encode_in_global_blocks(const Communicator& comm, const RowPartition& partition,
+                                                 const Vector& params, const DataRef& local) const {
+  require(encoders_.has_value(), "free latents are not encoded", {"", "model.latents", "free"});
+  const GlobalRowBlocks blocks = global_row_blocks(partition);
+  const int me = comm.rank();
+  const RowMatrix rows =
+      redistribute_rows(comm, local, partition.begin(me), partition.num_rows(), blocks.begins);
+  const std::vector<Index> block_rows = blocks.block_rows(me);
+  RowMatrix latents(rows.rows(), config_.latent_dim);
+  // A few blocks per encoder pass, so that the activations held stay bounded.
+  const auto num_blocks = static_cast<Index>(block_rows.size());
+  for (Index j = 0, first = 0; j < num_blocks; j += kGlobalBlocksPerSum) {
+    const Index count = std::min(kGlobalBlocksPerSum, num_blocks - j);
+    const std::span<const Index> pass(block_rows.data() + j, static_cast<std::size_t>(count));
+    Index n = 0;
+    for (const Index r : pass) n += r;
+    Matrix mean;
+    encoders_->forward_in_blocks(params.data() + encoder_offset_, rows.middleRows(first, n), pass, mean,
+                                 nullptr);
+    latents.middleRows(first, n) = mean;
+    first += n;
+  }
+  return redistribute_rows(comm, DataRef(latents), blocks.begins[static_cast<std::size_t>(me)],
+                           partition.num_rows(), partition_begins(partition));
+}
+
+Vector SparseGplvmModel::optimal_posterior_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                                     const Vector& params, const DataRef& local) const {
+  const GlobalRowBlocks blocks = global_row_blocks(partition);
+  const int me = comm.rank();
+  const std::uint64_t n_all = partition.num_rows();
+  const RowMatrix rows = redistribute_rows(comm, local, partition.begin(me), n_all, blocks.begins);
+  // Free latents are the owners' parameters: their rows move to the block layout with the data.
+  RowMatrix free_latents;
+  if (!encoders_) {
+    std::vector<Index> all(static_cast<std::size_t>(local.rows()));
+    for (Index i = 0; i < local.rows(); ++i) all[static_cast<std::size_t>(i)] = i;
+    const Latents l = latents_forward(params, all, local);
+    RowMatrix packed(local.rows(), config_.bayesian ? 2 * config_.latent_dim : config_.latent_dim);
+    packed.leftCols(config_.latent_dim) = l.mean;
+    if (config_.bayesian) packed.rightCols(config_.latent_dim) = l.variance;
+    free_latents = redistribute_rows(comm, DataRef(packed), partition.begin(me), n_all, blocks.begins);
+  }
+  const std::unique_ptr<Kernel> k = kernel(params);
+  const Matrix Z = inducing_inputs(params);
+  const Index m = Z.rows(), d = config_.data_dim, q = config_.latent_dim;
+  const Index length = SparseStatistics::zero(m, d).packed_size();
+  const std::vector<Index> block_rows = blocks.block_rows(me);
+  const Index first_block = blocks.first_block(me), mine = static_cast<Index>(block_rows.size());
+  // Sums of kGlobalBlocksPerSum consecutive global blocks at a time (the same groups at every rank
+  // count, each summed exactly), added in group order.
+  SparseStatistics statistics = SparseStatistics::zero(m, d);
+  Matrix partials(length, kGlobalBlocksPerSum);
+  std::vector<double> group_sum(static_cast<std::size_t>(length));
+  Index next = 0, next_row = 0;  // this rank's next block and its first row
+  for (Index group = 0; group * kGlobalBlocksPerSum < blocks.num_blocks(); ++group) {
+    Index held = 0;
+    for (; next < mine && first_block + next < (group + 1) * kGlobalBlocksPerSum; ++next, ++held) {
+      const Index n = block_rows[static_cast<std::size_t>(next)];
+      const RowMatrix y = rows.middleRows(next_row, n);
+      Latents l;
+      if (encoders_) {
+        encoders_->forward(params.data() + encoder_offset_, y, l.mean,
+                           config_.bayesian ? &l.variance : nullptr);
+      } else {
+        l.mean = free_latents.middleRows(next_row, n).leftCols(q);
+        if (config_.bayesian) l.variance = free_latents.middleRows(next_row, n).rightCols(q);
+      }
+      PsiStatistics psi;
+      rows_statistics(*k, Z, l, y, psi).pack(partials.col(held).data());
+      next_row += n;
+    }
+    reproducible_sum(comm, BlockPartials<double>{partials.data(), held, length, length}, group_sum.data());
+    SparseStatistics group_statistics = SparseStatistics::zero(m, d);
+    group_statistics.unpack(group_sum.data());
+    statistics += group_statistics;
+  }
+  Matrix K;
+  k->cross(Z, Z, K);
+  const InducingPosterior posterior = optimal_inducing_posterior(statistics, K, noise_variance(params));
+  Vector packed(InducingPosterior::packed_size(m, d));
+  posterior.pack(packed.data());
+  return packed;
+}
+
+}  // namespace gplvm
