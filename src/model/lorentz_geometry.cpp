@@ -19,12 +19,21 @@ struct Separation {
   double d;
 };
 
-Separation separation(const ConstVectorRef& a, const ConstVectorRef& b) {
-  const double u = -minkowski_dot(a, b);
+// On n contiguous coordinates each, so that pairwise_distances runs on columns of transposed
+// copies without a temporary vector per pair.
+Separation separation_of(const double* a, const double* b, Index n) {
+  double spatial = 0.0;
+  for (Index k = 1; k < n; ++k) spatial += a[k] * b[k];
+  const double u = -(-a[0] * b[0] + spatial);
   if (u >= kChordRegime) return {u - 1.0, std::acosh(u)};
-  const Vector chord = a - b;
-  const double c2 = std::max(minkowski_dot(chord, chord), 0.0);
+  double chord_spatial = 0.0;
+  for (Index k = 1; k < n; ++k) chord_spatial += (a[k] - b[k]) * (a[k] - b[k]);
+  const double c2 = std::max(-(a[0] - b[0]) * (a[0] - b[0]) + chord_spatial, 0.0);
   return {0.5 * c2, 2.0 * std::asinh(0.5 * std::sqrt(c2))};
+}
+
+Separation separation(const ConstVectorRef& a, const ConstVectorRef& b) {
+  return separation_of(a.data(), b.data(), a.size());
 }
 
 // asinh(rho) / rho, finite at rho = 0.
@@ -99,11 +108,14 @@ double distance(const ConstVectorRef& a, const ConstVectorRef& b) {
 }
 
 Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
+  // Points as contiguous columns: a row of a column-major matrix is strided, and passing it as a
+  // vector copied it for every pair.
+  const Matrix A = X1.transpose();
+  const Matrix B = X2.transpose();
+  const Index n = A.rows();
   Matrix D(X1.rows(), X2.rows());
-  for (Index j = 0; j < X2.rows(); ++j) {
-    const Vector b = X2.row(j).transpose();
-    for (Index i = 0; i < X1.rows(); ++i) D(i, j) = distance(X1.row(i).transpose(), b);
-  }
+  for (Index j = 0; j < X2.rows(); ++j)
+    for (Index i = 0; i < X1.rows(); ++i) D(i, j) = separation_of(A.col(i).data(), B.col(j).data(), n).d;
   return D;
 }
 
