@@ -19,6 +19,8 @@
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/model/latent_space.hpp"
+#include "gplvm/model/lorentz_geometry.hpp"
 
 namespace gplvm {
 namespace {
@@ -31,15 +33,33 @@ ExactPredictorOptions predictor_options(const CommandLine& cl) {
   return o;
 }
 
+// Given Lorentz latents must be points of the hyperboloid (docs/math/lorentz.md): the kernel reads
+// the ambient coordinates, and off the sheet its distance means nothing. The tolerance is
+// relative to x_0^2, the size of the rounding in <x, x>_L; the first bad row over all ranks is named.
+constexpr double kSheetTolerance = 1e-8;
+
+void require_latents_on_sheet(const DistributedDataset& latents, const Communicator& comm) {
+  const Index local_bad = lorentz::first_row_off_sheet(Matrix(latents.local), kSheetTolerance);
+  const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t first_bad = comm.allreduce_min(
+      local_bad < 0 ? none : static_cast<std::int64_t>(latents.partition.begin(comm.rank()) + local_bad));
+  require(first_bad == none,
+          "latents are not on the hyperboloid (|<x, x>_L + 1| > 1e-8 x_0^2, or x_0 <= 0): a lorentz run "
+          "predicts at points of the sheet, Q + 1 coordinates, time-like first",
+          {latents.file, latents.path, "row " + std::to_string(first_bad)});
+}
+
 // Runs on an output manifold predict tangent coordinates at the basepoint; the mean prediction is
 // their image under Exp_mu, written in the data's layout (N x point shape, attribute output_space),
 // with the tangent mean beside it. The variance stays the tangent one.
 void write_prediction(const std::string& path, const TrainedRun& run, const DistributedDataset& latents,
                       const RowMatrix& mean, const RowMatrix& variance, const std::string& kind,
-                      const std::optional<TangentChart>& chart, const Communicator& comm) {
+                      const std::string& latent_space, const std::optional<TangentChart>& chart,
+                      const Communicator& comm) {
   const std::uint64_t begin = latents.partition.begin(comm.rank());
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", latents.local, begin, latents.rows);
+  out.write_attribute("/latent/mean", "latent_space", latent_space);
   if (chart) {
     out.write_distributed_rows("/predictive/mean", chart->points(mean), begin, latents.rows,
                                StorageType::float64, chart->manifold->point_shape());
@@ -91,10 +111,14 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   const std::unique_ptr<Model> model =
       run.model(training.data.rows, training.data.partition.begin(comm.rank()),
                 training.data.partition.count(comm.rank()));
-  require(latents.cols == static_cast<std::uint64_t>(model->latent_dim()),
+  // Latents are given in the run's ambient coordinates: Q + 1 columns on lorentz.
+  const std::unique_ptr<LatentSpace> space = make_latent_space(model->latent_space(), model->latent_dim());
+  require(latents.cols == static_cast<std::uint64_t>(space->ambient_dim()),
           "latents have a different dimension from the run's",
           {latents.file, latents.path,
-           std::to_string(latents.cols) + " columns, run has " + std::to_string(model->latent_dim())});
+           std::to_string(latents.cols) + " columns, run has " + std::to_string(space->ambient_dim()) + " (" +
+               space->name() + ")"});
+  if (space->name() == "lorentz") require_latents_on_sheet(latents, comm);
   const Vector params = run.parameters(*model);
   const std::unique_ptr<Predictor> predictor =
       model_predictor(*model, params, training.evidence(), options, comm);
@@ -106,7 +130,7 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   const RowMatrix variance =
       transform.standardize ? transform.invert_variance(p.variance) : RowMatrix(p.variance);
   const std::string kind = model->kind();
-  write_prediction(output, run, latents, p.mean, variance, kind, training.chart, comm);
+  write_prediction(output, run, latents, p.mean, variance, kind, space->name(), training.chart, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
     JsonWriter w = json_summary("predict");

@@ -15,8 +15,8 @@ namespace {
 // Keys held in an int (iteration limits, ScaLAPACK block and grid) are range-checked to fit one.
 constexpr double kMaxInt = std::numeric_limits<int>::max();
 
-// Which models train on which latent spaces: hyperbolic latents exist for the amortised SAS
-// kinds; everything else is refused here, naming the key that would have to change.
+// Which models train on which latent spaces: hyperbolic latents exist for the SAS kinds and
+// exact; everything else is refused here, naming the key that would have to change.
 void require_latent_space_support(const Config& c, const SasModelConfig& m) {
   require_kernel_fits_latent_space(m.kernel, m.latent_space);
   const std::string kind = c.get_string("model.kind");
@@ -41,10 +41,8 @@ void require_latent_space_support(const Config& c, const SasModelConfig& m) {
             {"", "optim.method", method});
     return;
   }
-  require(m.latents == LatentKind::amortised,
-          "model.latent_space = \"" + m.latent_space +
-              "\" needs amortised latents (an encoder) for sas and bayesian_sas",
-          {"", "model.latents", c.get_string("model.latents")});
+  // sas / bayesian_sas: amortised latents (the encoder's tangent vectors at the origin) or free
+  // points, which the minibatch trainer moves by Riemannian Adam (train/point_rows_adam.hpp).
 }
 
 // Keys that only some model kinds read are refused elsewhere rather than silently ignored.

@@ -61,12 +61,7 @@ Vector average_ranks(const ConstVectorRef& v) {
 
 bool rows_lie_on_hyperboloid(const ConstMatrixRef& X, double tolerance) {
   if (X.cols() < 2 || X.rows() == 0) return false;
-  for (Index n = 0; n < X.rows(); ++n) {
-    const Vector x = X.row(n).transpose();
-    if (!(x[0] > 0.0) || !x.allFinite()) return false;
-    if (std::abs(lorentz::minkowski_dot(x, x) + 1.0) > tolerance * x[0] * x[0]) return false;
-  }
-  return true;
+  return lorentz::first_row_off_sheet(X, tolerance) < 0;
 }
 
 Matrix pairwise_euclidean_distances(const ConstMatrixRef& X) {

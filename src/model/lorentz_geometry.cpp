@@ -103,6 +103,15 @@ double max_sheet_deviation(const ConstMatrixRef& X) {
   return worst;
 }
 
+Index first_row_off_sheet(const ConstMatrixRef& X, double tolerance) {
+  for (Index n = 0; n < X.rows(); ++n) {
+    const Vector x = X.row(n).transpose();
+    if (!(x[0] > 0.0) || !x.allFinite()) return n;
+    if (!(std::abs(minkowski_dot(x, x) + 1.0) <= tolerance * x[0] * x[0])) return n;
+  }
+  return -1;
+}
+
 double distance(const ConstVectorRef& a, const ConstVectorRef& b) {
   return separation(a, b).d;
 }

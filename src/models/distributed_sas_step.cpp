@@ -349,16 +349,17 @@ SasModel::LatentBatch DistributedSasStep::work_latents(const Vector& params, con
   else
     owned = model_.latents_forward(params, route->owned_rows, DataRef(no_columns), key);
   // The worker needs the sample (the objective), and the mean and variance (the KL of its blocks).
-  const Index q = model_.config().latent_dim;
+  // Means and samples have the space's ambient width a, variances its intrinsic q (lorentz: a = q + 1).
+  const Index q = model_.config().latent_dim, a = model_.ambient_dim();
   const bool bayesian = model_.config().bayesian;
-  RowMatrix held(owned.mean.rows(), bayesian ? 3 * q : q);
-  held.leftCols(q) = owned.mean;
-  if (bayesian) held.middleCols(q, q) = owned.variance, held.rightCols(q) = owned.sample;
+  RowMatrix held(owned.mean.rows(), bayesian ? 2 * a + q : a);
+  held.leftCols(a) = owned.mean;
+  if (bayesian) held.middleCols(a, q) = owned.variance, held.rightCols(a) = owned.sample;
   const RowMatrix moved = exchange_batch_rows(comm_, route->owner, route->worker, held);
   SasModel::LatentBatch latents;
-  latents.mean = moved.leftCols(q);
+  latents.mean = moved.leftCols(a);
   latents.sample = latents.mean;
-  if (bayesian) latents.variance = moved.middleCols(q, q), latents.sample = moved.rightCols(q);
+  if (bayesian) latents.variance = moved.middleCols(a, q), latents.sample = moved.rightCols(a);
   return latents;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "gplvm/core/error.hpp"
 
@@ -19,6 +20,17 @@ void RiemannianAdam::set_learning_rate(double learning_rate) {
   require(std::isfinite(learning_rate) && learning_rate >= 0.0, "learning rate must be finite and >= 0",
           {"", "learning_rate", std::to_string(learning_rate)});
   options_.learning_rate = learning_rate;
+}
+
+void RiemannianAdam::set_state(Matrix first_moment, Vector second_moment, std::int64_t steps) {
+  require(
+      first_moment.rows() == first_moment_.rows() && first_moment.cols() == first_moment_.cols() &&
+          second_moment.size() == second_moment_.size() && steps >= 0,
+      "Riemannian Adam: moments must be num_points x point_dim and num_points",
+      {"", "first_moment", std::to_string(first_moment.rows()) + "x" + std::to_string(first_moment.cols())});
+  first_moment_ = std::move(first_moment);
+  second_moment_ = std::move(second_moment);
+  steps_ = steps;
 }
 
 void RiemannianAdam::ascend(MatrixRef points, const ConstMatrixRef& objective_gradient) {

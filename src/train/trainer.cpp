@@ -12,6 +12,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/train/point_rows_adam.hpp"
 
 namespace gplvm {
 namespace {
@@ -96,16 +97,31 @@ struct GoodState {
   ConvergenceState convergence;
 };
 
-GoodState keep_good_state(const TrainingState& state, const ShardedAdam& adam) {
-  return {state.params, adam.state(), state.step, state.curve.size(), state.convergence};
+// The full AdamState: sharded Adam's, with the free points' Riemannian moments in their columns
+// (train/point_rows_adam.hpp) when the model has curved free points.
+AdamState adam_state(const ShardedAdam& adam, const PointRowsAdam* point_adam) {
+  AdamState s = adam.state();
+  if (point_adam) point_adam->put_moments(s);
+  return s;
+}
+
+void set_adam_state(ShardedAdam& adam, PointRowsAdam* point_adam, AdamState s) {
+  if (point_adam) point_adam->take_moments(s);
+  adam.set_state(std::move(s));
+}
+
+GoodState keep_good_state(const TrainingState& state, const ShardedAdam& adam,
+                          const PointRowsAdam* point_adam) {
+  return {state.params, adam_state(adam, point_adam), state.step, state.curve.size(), state.convergence};
 }
 
 // Back to `good`, keeping the rollback count and learning-rate factor (they only ever grow and
 // fall, and the run must remember them).
-void restore_good_state(TrainingState& state, ShardedAdam& adam, const GoodState& good) {
+void restore_good_state(TrainingState& state, ShardedAdam& adam, PointRowsAdam* point_adam,
+                        const GoodState& good) {
   const ConvergenceState current = state.convergence;
   state.params = good.params;
-  adam.set_state(good.adam);
+  set_adam_state(adam, point_adam, good.adam);
   state.step = good.step;
   state.curve.resize(good.curve_size);
   state.convergence = good.convergence;
@@ -122,7 +138,11 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   // 0.4-0.8 ms, 2-4% of an fp32 step.
   // Sharded over the ranks: each updates its slice of the encoder weights (ShardedAdam).
   ShardedAdam adam(comm_, state.params.size(), model_.summed_block(), options_.adam);
-  adam.set_state(std::move(state.adam));
+  // Free points on a curved space (Model::curved_point_space) take Riemannian Adam steps instead.
+  std::optional<PointRowsAdam> points;
+  if (model_.curved_point_space()) points.emplace(model_, options_.adam);
+  PointRowsAdam* const point_adam = points ? &*points : nullptr;
+  set_adam_state(adam, point_adam, std::move(state.adam));
   // fp32 encoders: the step and Adam exchange the encoder's float weights and gradient directly
   // (optim/float32_shadow.hpp), the same values without two conversion passes per step. Only Adam
   // changes the parameters inside this loop (and a rollback, which clears weights_current).
@@ -130,7 +150,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   if (model_.uses_float32_shadow()) shadow.emplace(model_.summed_block());
   Float32Shadow* const encoder_shadow = shadow ? &*shadow : nullptr;
   if (state.best_params.size() != state.params.size()) state.best_params = state.params;
-  GoodState good = keep_good_state(state, adam);
+  GoodState good = keep_good_state(state, adam, point_adam);
   const auto start = Clock::now();
   auto last_report = start;
   const double base_seconds = state.wall_seconds;
@@ -141,7 +161,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   std::uint64_t checkpoint_bytes = 0;
   const std::uint64_t bytes_before = comm_.bytes_sent();
   auto finish = [&](StopReason reason) {
-    state.adam = adam.state();
+    state.adam = adam_state(adam, point_adam);
     stats.reason = reason;
     stats.finished = reason == StopReason::tolerance || reason == StopReason::max_steps;
     stats.steps = state.step - first_step;
@@ -177,7 +197,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
       const bool give_up = options_.on_divergence == DivergenceAction::stop ||
                            state.convergence.rollbacks >= options_.max_rollbacks;
       if (encoder_shadow) encoder_shadow->weights_current = encoder_shadow->gradient_ready = false;
-      restore_good_state(state, adam, good);
+      restore_good_state(state, adam, point_adam, good);
       if (give_up) {
         stats.divergence_step = failed;
         stats.divergence = verdict.divergence;
@@ -195,6 +215,11 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     }
     adam.set_learning_rate(learning_rate(state));
     const double clip = options_.clip_norm > 0 && norm > options_.clip_norm ? options_.clip_norm / norm : 1.0;
+    if (point_adam) {  // before sharded Adam, which must not see the points' gradient
+      const Matrix point_gradient = point_adam->take_gradient(gradient);
+      point_adam->set_learning_rate(learning_rate(state));
+      point_adam->ascend(state.params, point_gradient, clip);
+    }
     if (encoder_shadow)
       adam.ascend(state.params, gradient, *encoder_shadow, clip);
     else
@@ -205,7 +230,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     state.wall_seconds = base_seconds + seconds;
     state.curve.push_back({state.step, epoch, terms.objective, state.wall_seconds});
     if (verdict.new_best) state.best_params = state.params;
-    if (verdict.window_end) good = keep_good_state(state, adam);
+    if (verdict.window_end) good = keep_good_state(state, adam, point_adam);
     const bool done = state.step == total_steps() || verdict.converged;
     if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds ||
         done) {
@@ -216,7 +241,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     if (checkpoint && options_.checkpoint_every > 0 && state.step % options_.checkpoint_every == 0 && !done) {
       const auto t0 = Clock::now();
       const std::uint64_t b0 = comm_.bytes_sent();
-      state.adam = adam.state();
+      state.adam = adam_state(adam, point_adam);
       checkpoint(state);
       checkpoint_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
       checkpoint_bytes += comm_.bytes_sent() - b0;

@@ -31,6 +31,10 @@ void reproject(VectorRef x);
 void reproject_rows(MatrixRef X);
 // max_n |<x_n, x_n>_L + 1| over the rows: how far rounding has moved points off the sheet.
 double max_sheet_deviation(const ConstMatrixRef& X);
+// The first row that is not a point of the sheet within `tolerance` (x_0 > 0, finite, and
+// |<x, x>_L + 1| <= tolerance x_0^2: relative to x_0^2, the size of the rounding in <x, x>_L far
+// from the origin), or -1 when every row is one.
+Index first_row_off_sheet(const ConstMatrixRef& X, double tolerance);
 
 // Geodesic distance arccosh(-<a, b>_L), computed from the chord a - b when the points are close,
 // where arccosh would lose half the digits.

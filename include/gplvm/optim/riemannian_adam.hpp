@@ -24,6 +24,9 @@ class RiemannianAdam {
   // of the objective at them.
   void ascend(MatrixRef points, const ConstMatrixRef& objective_gradient);
   void set_learning_rate(double learning_rate);  // finite and >= 0
+  // Restores moments and step count as the accessors below returned them (a checkpoint, a
+  // rollback); the first moment must be tangent at the points it will be applied to.
+  void set_state(Matrix first_moment, Vector second_moment, std::int64_t steps);
 
   const Matrix& first_moment() const noexcept { return first_moment_; }  // tangent at each point
   const Vector& second_moment() const noexcept { return second_moment_; }
