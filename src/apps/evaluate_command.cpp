@@ -22,6 +22,7 @@
 #include "gplvm/eval/manifold_reconstruction.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/data_transform.hpp"
+#include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
