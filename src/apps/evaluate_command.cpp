@@ -19,8 +19,10 @@
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/eval/latent_inference.hpp"
+#include "gplvm/eval/manifold_reconstruction.hpp"
 #include "gplvm/eval/predictive_evaluation.hpp"
 #include "gplvm/io/data_transform.hpp"
+#include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
@@ -62,6 +64,41 @@ class ProgressLines {
   Clock::time_point start_ = Clock::now(), phase_start_ = start_, last_ = start_;
 };
 
+// Reconstruction on an output manifold: the test rows as given (points) against the predicted
+// points, Exp_mu of the tangent mean for a manifold run, or the Euclidean prediction projected onto
+// the manifold named by --project-to.
+struct ManifoldEvaluation {
+  std::string output_space;
+  std::string prediction;  // "exp_map" or "projected"
+  RowMatrix points;        // this rank's predicted points, in the data's layout
+  std::vector<std::uint64_t> point_shape;
+  ManifoldReconstruction errors;
+  std::optional<double> unprojected_rmse;  // --project-to: Euclidean RMSE before the projection
+};
+
+ManifoldEvaluation evaluate_on_manifold(const std::optional<TangentChart>& chart,
+                                        const std::shared_ptr<const OutputManifold>& projection,
+                                        const RowMatrix& mean, const RowMatrix& truth,
+                                        const Communicator& comm) {
+  ManifoldEvaluation m;
+  const OutputManifold& manifold = chart ? *chart->manifold : *projection;
+  m.output_space = manifold.name();
+  m.point_shape = manifold.point_shape();
+  m.prediction = chart ? "exp_map" : "projected";
+  comm.all_or_none([&] {
+    if (chart) {
+      m.points = chart->points(mean);
+    } else {
+      m.points.resize(mean.rows(), mean.cols());
+      for (Index i = 0; i < mean.rows(); ++i)
+        m.points.row(i) = manifold.project(mean.row(i).transpose()).transpose();
+    }
+  });
+  if (!chart) m.unprojected_rmse = row_distance_rmse(mean, truth, comm);
+  m.errors = manifold_reconstruction(manifold, m.points, truth, comm);
+  return m;
+}
+
 PredictiveEvaluationOptions evaluation_options(const CommandLine& cl) {
   PredictiveEvaluationOptions o;
   constexpr std::int64_t max_int = std::numeric_limits<int>::max();
@@ -76,7 +113,7 @@ PredictiveEvaluationOptions evaluation_options(const CommandLine& cl) {
 // one per test row in the model's units, per entry (rows x D) when the run standardised.
 void write_evaluation(const std::string& path, const TrainedRun& run, const DistributedDataset& test,
                       const PredictiveEvaluation& e, const DataTransform& transform, int k,
-                      const Communicator& comm) {
+                      const std::optional<ManifoldEvaluation>& manifold, const Communicator& comm) {
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", e.test_latents, test_begin, test.rows);
@@ -91,6 +128,17 @@ void write_evaluation(const std::string& path, const TrainedRun& run, const Dist
   out.write_scalar("/metrics/mae", e.metrics.mae);
   out.write_scalar("/metrics/nlpd", e.metrics.nlpd);
   if (e.knn_accuracy) out.write_scalar("/metrics/knn_accuracy", *e.knn_accuracy);
+  if (manifold) {
+    out.write_distributed_rows("/predictive/manifold_mean", manifold->points, test_begin, test.rows,
+                               StorageType::float64, manifold->point_shape);
+    out.write_attribute("/predictive/manifold_mean", kOutputSpaceAttribute, manifold->output_space);
+    out.write_scalar("/metrics/intrinsic_rmse", manifold->errors.intrinsic_rmse);
+    out.write_scalar("/metrics/euclidean_rmse", manifold->errors.euclidean_rmse);
+    if (manifold->unprojected_rmse)
+      out.write_scalar("/metrics/unprojected_euclidean_rmse", *manifold->unprojected_rmse);
+    out.write_attribute("/metrics", "output_space", manifold->output_space);
+    out.write_attribute("/metrics", "manifold_prediction", manifold->prediction);
+  }
   out.write_attribute("/metrics", "knn_k", static_cast<std::int64_t>(k));
   out.write_attribute("/metrics", "conditioning_points", static_cast<std::int64_t>(e.conditioning_points));
   out.write_attribute("/", "run", std::filesystem::absolute(run.path).string());
@@ -100,23 +148,41 @@ void write_evaluation(const std::string& path, const TrainedRun& run, const Dist
   out.commit();
 }
 
-void print_json(const TrainedRun& run, const DistributedDataset& test, const PredictiveEvaluation& e, int k) {
+void print_json(const TrainedRun& run, const DistributedDataset& test, const PredictiveEvaluation& e, int k,
+                const std::optional<ManifoldEvaluation>& manifold) {
   JsonWriter w = json_summary("evaluate");
   w.key("run").value(run.path).key("test").value(test.file);
   w.key("test_points").value(test.rows).key("conditioning_points").value(e.conditioning_points);
   w.key("rmse").value(e.metrics.rmse).key("mae").value(e.metrics.mae).key("nlpd").value(e.metrics.nlpd);
   if (e.knn_accuracy) w.key("knn_k").value(k).key("knn_accuracy").value(*e.knn_accuracy);
+  if (manifold) {
+    w.key("output_space")
+        .value(manifold->output_space)
+        .key("manifold_prediction")
+        .value(manifold->prediction);
+    w.key("intrinsic_rmse").value(manifold->errors.intrinsic_rmse);
+    w.key("euclidean_rmse").value(manifold->errors.euclidean_rmse);
+    if (manifold->unprojected_rmse) w.key("unprojected_euclidean_rmse").value(*manifold->unprojected_rmse);
+  }
   w.end_object();
   std::printf("%s\n", w.str().c_str());
 }
 
-void print_table(const DistributedDataset& test, const PredictiveEvaluation& e, int k) {
+void print_table(const DistributedDataset& test, const PredictiveEvaluation& e, int k,
+                 const std::optional<ManifoldEvaluation>& manifold) {
   std::printf("test points %llu, conditioning on %llu training points (exact GP)\n",
               static_cast<unsigned long long>(test.rows),
               static_cast<unsigned long long>(e.conditioning_points));
   std::printf("| metric (per entry) | value |\n|---|---|\n| RMSE | %.6g |\n| MAE | %.6g |\n| NLPD | %.6g |\n",
               e.metrics.rmse, e.metrics.mae, e.metrics.nlpd);
   if (e.knn_accuracy) std::printf("| %d-NN accuracy | %.4f |\n", k, *e.knn_accuracy);
+  if (!manifold) return;
+  std::printf("reconstruction on %s (%s predictions), per point:\n", manifold->output_space.c_str(),
+              manifold->prediction == "exp_map" ? "Exp_mu of the tangent mean" : "projected");
+  std::printf("| RMSE, intrinsic distance | %.6g |\n| RMSE, Euclidean distance | %.6g |\n",
+              manifold->errors.intrinsic_rmse, manifold->errors.euclidean_rmse);
+  if (manifold->unprojected_rmse)
+    std::printf("| RMSE, Euclidean, before projection | %.6g |\n", *manifold->unprojected_rmse);
 }
 
 }  // namespace
@@ -133,6 +199,9 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
       {"block", true,
        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
       {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"},
+      {"project-to", true,
+       "output space (sphere, kendall, spd_log_euclidean, spd_affine) that a Euclidean run's mean "
+       "predictions are projected onto, for the intrinsic and Euclidean reconstruction RMSE"},
       {"progress-seconds", true, "seconds between progress lines on stderr (default 5)"}};
   for (OptionSpec& spec : inference_option_specs()) specs.push_back(std::move(spec));
   CommandLine cl("evaluate", std::move(specs), false);
@@ -143,6 +212,11 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     return kExitOk;
   }
   PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
+  const std::optional<std::string> project_to = cl.value("project-to");
+  if (project_to)
+    require(std::find(output_manifold_names().begin(), output_manifold_names().end(), *project_to) !=
+                output_manifold_names().end(),
+            "unknown output space", {"", "--project-to", *project_to});
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   if (const auto output = cl.value("output")) {
     require_output_not_input({*output, "--output"}, {{run.path, "--run"},
@@ -162,6 +236,16 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   run.require_data_dim(train.file, train.cols);
   DistributedDataset test =
       load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
+  require(!(chart && project_to),
+          "--project-to is for runs on Euclidean data; this run predicts on its output space",
+          {run.path, "--project-to", project_to.value_or("")});
+  std::shared_ptr<const OutputManifold> projection;
+  if (project_to) {
+    projection = make_output_manifold(*project_to, static_cast<Index>(test.cols), "--project-to");
+    const std::uint64_t begin = test.partition.begin(comm.rank());
+    comm.all_or_none([&] { require_rows_on_manifold(*projection, test.local, begin, test.file); });
+  }
+  const RowMatrix test_points = test.local;  // the rows as given, before the chart maps them
   apply_run_chart(chart, test, comm);
   require(test.cols == train.cols, "test data have a different dimension from the training data",
           {test.file, test.path, std::to_string(test.cols)});
@@ -192,12 +276,19 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   }
   const PredictiveEvaluation e = evaluate_predictive(
       *model, params, {train, train_latents, train_labels ? &*train_labels : nullptr}, test, options, comm);
-  if (cl.value("output")) write_evaluation(*cl.value("output"), run, test, e, transform, options.knn_k, comm);
+  std::optional<ManifoldEvaluation> manifold;
+  if (chart || projection) {
+    RowMatrix mean = e.predictive_mean;
+    transform.invert_mean(mean);
+    manifold = evaluate_on_manifold(chart, projection, mean, test_points, comm);
+  }
+  if (cl.value("output"))
+    write_evaluation(*cl.value("output"), run, test, e, transform, options.knn_k, manifold, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json"))
-    print_json(run, test, e, options.knn_k);
+    print_json(run, test, e, options.knn_k, manifold);
   else
-    print_table(test, e, options.knn_k);
+    print_table(test, e, options.knn_k, manifold);
   return kExitOk;
 }
 

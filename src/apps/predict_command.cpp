@@ -15,6 +15,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/eval/model_predictor.hpp"
+#include "gplvm/eval/predictive_samples.hpp"
 #include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
@@ -49,26 +50,79 @@ void require_latents_on_sheet(const DistributedDataset& latents, const Communica
           {latents.file, latents.path, "row " + std::to_string(first_bad)});
 }
 
+// Where predictions are pushed to points: a manifold run's chart (Exp_mu of tangent coordinates),
+// or, for a Euclidean run, the manifold named by --project-to (its nearest-point projection).
+struct PointMap {
+  std::optional<TangentChart> chart;
+  std::shared_ptr<const OutputManifold> projection;
+
+  const OutputManifold* manifold() const { return chart ? chart->manifold.get() : projection.get(); }
+  // rows of model outputs (tangent coordinates or ambient vectors) -> rows of points.
+  RowMatrix points(const RowMatrix& outputs) const {
+    if (chart) return chart->points(outputs);
+    RowMatrix p(outputs.rows(), projection->data_dim());
+    for (Index i = 0; i < outputs.rows(); ++i)
+      p.row(i) = projection->project(outputs.row(i).transpose()).transpose();
+    return p;
+  }
+};
+
+// samples: rows x (S * d) model outputs -> rows x (S * D) points, sample by sample.
+RowMatrix sample_points(const PointMap& map, const RowMatrix& samples, int count) {
+  const Index d = samples.cols() / std::max(count, 1), D = map.manifold()->data_dim();
+  RowMatrix out(samples.rows(), static_cast<Index>(count) * D);
+  for (int s = 0; s < count; ++s) out.middleCols(s * D, D) = map.points(samples.middleCols(s * d, d));
+  return out;
+}
+
+std::vector<std::uint64_t> sample_shape(int count, const std::vector<std::uint64_t>& point_shape) {
+  std::vector<std::uint64_t> shape{static_cast<std::uint64_t>(count)};
+  shape.insert(shape.end(), point_shape.begin(), point_shape.end());
+  return shape;
+}
+
 // Runs on an output manifold predict tangent coordinates at the basepoint; the mean prediction is
 // their image under Exp_mu, written in the data's layout (N x point shape, attribute output_space),
-// with the tangent mean beside it. The variance stays the tangent one.
+// with the tangent mean beside it. The variance stays the tangent one. --project-to adds the
+// projected mean of a Euclidean run. Samples are N x S x point shape (rows first, so each rank
+// writes its own rows).
 void write_prediction(const std::string& path, const TrainedRun& run, const DistributedDataset& latents,
-                      const RowMatrix& mean, const RowMatrix& variance, const std::string& kind,
-                      const std::string& latent_space, const std::optional<TangentChart>& chart,
+                      const RowMatrix& mean, const RowMatrix& variance, const RowMatrix& samples, int count,
+                      const std::string& kind, const std::string& latent_space, const PointMap& map,
                       const Communicator& comm) {
   const std::uint64_t begin = latents.partition.begin(comm.rank());
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", latents.local, begin, latents.rows);
   out.write_attribute("/latent/mean", "latent_space", latent_space);
-  if (chart) {
-    out.write_distributed_rows("/predictive/mean", chart->points(mean), begin, latents.rows,
-                               StorageType::float64, chart->manifold->point_shape());
-    out.write_attribute("/predictive/mean", kOutputSpaceAttribute, chart->manifold->name());
+  const OutputManifold* manifold = map.manifold();
+  RowMatrix points;
+  if (manifold) comm.all_or_none([&] { points = map.points(mean); });
+  if (map.chart) {
+    out.write_distributed_rows("/predictive/mean", points, begin, latents.rows, StorageType::float64,
+                               manifold->point_shape());
+    out.write_attribute("/predictive/mean", kOutputSpaceAttribute, manifold->name());
     out.write_distributed_rows("/predictive/tangent_mean", mean, begin, latents.rows);
   } else {
     out.write_distributed_rows("/predictive/mean", mean, begin, latents.rows);
+    if (manifold) {
+      out.write_distributed_rows("/predictive/projected_mean", points, begin, latents.rows,
+                                 StorageType::float64, manifold->point_shape());
+      out.write_attribute("/predictive/projected_mean", kOutputSpaceAttribute, manifold->name());
+    }
   }
   out.write_distributed_rows("/predictive/variance", variance, begin, latents.rows);
+  if (count > 0) {
+    if (manifold) {
+      RowMatrix on_manifold;
+      comm.all_or_none([&] { on_manifold = sample_points(map, samples, count); });
+      out.write_distributed_rows("/predictive/samples", on_manifold, begin, latents.rows,
+                                 StorageType::float64, sample_shape(count, manifold->point_shape()));
+      out.write_attribute("/predictive/samples", kOutputSpaceAttribute, manifold->name());
+    } else {
+      out.write_distributed_rows("/predictive/samples", samples, begin, latents.rows, StorageType::float64,
+                                 sample_shape(count, {static_cast<std::uint64_t>(mean.cols())}));
+    }
+  }
   out.write_attribute("/predictive", "model", kind);
   out.write_attribute("/", "run", run.path);
   out.write_attribute("/", "latents", latents.file);
@@ -86,7 +140,13 @@ int predict_command(const Arguments& args, const Communicator& comm) {
        {"latents-dataset", true, "dataset inside --latents (default /latent/mean)"},
        {"data", true, "training data file, instead of the one the run was trained on (same dataset path)"},
        {"condition", true, "training rows the exact GP predictive conditions on (default 10000; 0: all)"},
-       {"seed", true, "seed choosing the conditioning rows (default 0)"},
+       {"seed", true, "seed choosing the conditioning rows and drawing the --samples (default 0)"},
+       {"samples", true,
+        "predictive samples per latent, written as /predictive/samples (N x S x point shape); on an output "
+        "space Exp_mu of Gaussian tangent samples (default 0)"},
+       {"project-to", true,
+        "output space (sphere, kendall, spd_log_euclidean, spd_affine) onto which a Euclidean run's mean "
+        "(/predictive/projected_mean) and samples are projected"},
        {"block", true,
         "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
        {"output", true, "HDF5 file for /predictive/mean and /predictive/variance"}},
@@ -104,6 +164,9 @@ int predict_command(const Arguments& args, const Communicator& comm) {
                            {{run.path, "--run"}, {latents_file, "--latents"}, {data_file, "--data"}});
   Hdf5ResultWriter::check_writable(output);
   const ExactPredictorOptions options = predictor_options(cl);
+  const int samples = static_cast<int>(cl.integer_or("samples", 0, 0, 100000));
+  const std::uint64_t seed = cl.unsigned_or("seed", 0);
+  const std::optional<std::string> project_to = cl.value("project-to");
 
   const DistributedDataset latents =
       load_distributed_dataset(latents_file, cl.value_or("latents-dataset", "/latent/mean"), "", comm);
@@ -119,6 +182,13 @@ int predict_command(const Arguments& args, const Communicator& comm) {
            std::to_string(latents.cols) + " columns, run has " + std::to_string(space->ambient_dim()) + " (" +
                space->name() + ")"});
   if (space->name() == "lorentz") require_latents_on_sheet(latents, comm);
+  PointMap map{training.chart, nullptr};
+  if (project_to) {
+    require(!training.chart,
+            "--project-to is for runs on Euclidean data; this run predicts on its output space",
+            {run.path, "--project-to", *project_to});
+    map.projection = make_output_manifold(*project_to, model->data_dim(), "--project-to");
+  }
   const Vector params = run.parameters(*model);
   const std::unique_ptr<Predictor> predictor =
       model_predictor(*model, params, training.evidence(), options, comm);
@@ -130,7 +200,11 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   const RowMatrix variance =
       transform.standardize ? transform.invert_variance(p.variance) : RowMatrix(p.variance);
   const std::string kind = model->kind();
-  write_prediction(output, run, latents, p.mean, variance, kind, space->name(), training.chart, comm);
+  const RowMatrix draws =
+      samples > 0
+          ? gaussian_predictive_samples(p.mean, variance, latents.partition.begin(comm.rank()), samples, seed)
+          : RowMatrix();
+  write_prediction(output, run, latents, p.mean, variance, draws, samples, kind, space->name(), map, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json")) {
     JsonWriter w = json_summary("predict");

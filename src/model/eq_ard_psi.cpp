@@ -67,7 +67,8 @@ struct Psi2Chunk {
   explicit Psi2Chunk(Index q_dim) : exponent(kPsi2RowChunk), diff(kPsi2RowChunk, q_dim) {}
 
   void form(const ConstMatrixRef& mean, const Eigen::ArrayXXd& inv_c2, const Eigen::ArrayXd& log_pre2,
-            const ConstMatrixRef& Z, const Eigen::ArrayXd& inv_l2, Index first, Index len, Index m, Index mp) {
+            const ConstMatrixRef& Z, const Eigen::ArrayXd& inv_l2, Index first, Index len, Index m,
+            Index mp) {
     double spread = 0.0;
     for (Index q = 0; q < Z.cols(); ++q) {
       const double dz = Z(m, q) - Z(mp, q);

@@ -82,6 +82,18 @@ double KendallShapeSpace::distance(const ConstVectorRef& p, const ConstVectorRef
   return sphere::angle(canonical(p), align(p, q));
 }
 
+Vector KendallShapeSpace::project(const ConstVectorRef& y) const {
+  const double size = centred(y).norm();
+  if (!(size > 0.0) || !std::isfinite(size))
+    throw NumericalError("a configuration whose landmarks coincide has no shape",
+                         {"", "centred size", std::to_string(size)});
+  return canonical(y);
+}
+
+double KendallShapeSpace::ambient_distance(const ConstVectorRef& p, const ConstVectorRef& q) const {
+  return (canonical(p) - align(p, q)).norm();
+}
+
 Matrix KendallShapeSpace::tangent_basis(const ConstVectorRef& p) const {
   // The four directions that are not horizontal at the pre-shape p, orthonormal: the two
   // translations, scaling (p itself) and rotation (i p).

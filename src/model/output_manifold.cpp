@@ -16,6 +16,10 @@ double OutputManifold::inner(const ConstVectorRef& p, const ConstVectorRef& u,
   return u.dot(lower_index(p, v));
 }
 
+double OutputManifold::ambient_distance(const ConstVectorRef& p, const ConstVectorRef& q) const {
+  return (canonical(p) - canonical(q)).norm();
+}
+
 double OutputManifold::norm(const ConstVectorRef& p, const ConstVectorRef& v) const {
   return std::sqrt(std::max(0.0, inner(p, v, v)));
 }

@@ -39,6 +39,10 @@ double SpdAffine::distance(const ConstVectorRef& p, const ConstVectorRef& q) con
   return spd::log(spd::symmetric_part(inverse_root * spd::as_matrix(q, n_) * inverse_root)).norm();
 }
 
+Vector SpdAffine::project(const ConstVectorRef& y) const {
+  return spd::as_flat(spd::clip_to_spd(spd::as_matrix(y, n_), kSpdProjectionFloor));
+}
+
 Matrix SpdAffine::tangent_basis(const ConstVectorRef& p) const {
   const Matrix root = spd::sqrt(spd::symmetric_part(spd::as_matrix(p, n_)));
   const Matrix frobenius = spd::frobenius_basis(n_);

@@ -53,6 +53,10 @@ double SpdLogEuclidean::distance(const ConstVectorRef& p, const ConstVectorRef& 
   return log(p, q).norm();
 }
 
+Vector SpdLogEuclidean::project(const ConstVectorRef& y) const {
+  return spd::as_flat(spd::clip_to_spd(spd::as_matrix(y, n_), kSpdProjectionFloor));
+}
+
 Matrix SpdLogEuclidean::tangent_basis(const ConstVectorRef&) const {
   return spd::frobenius_basis(n_);
 }

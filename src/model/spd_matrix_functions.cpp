@@ -1,7 +1,9 @@
 #include "gplvm/model/spd_matrix_functions.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "gplvm/core/error.hpp"
 
@@ -55,6 +57,17 @@ Matrix sqrt(const Matrix& s) {
 
 Matrix inverse_sqrt(const Matrix& s) {
   return apply_to_eigenvalues(s, [](double x) { return 1.0 / std::sqrt(x); });
+}
+
+Matrix clip_to_spd(const Matrix& a, double relative_floor) {
+  const Matrix s = symmetric_part(a);
+  const double largest =
+      s.size() == 0 ? 0.0 : Eigen::SelfAdjointEigenSolver<Matrix>(s).eigenvalues().cwiseAbs().maxCoeff();
+  if (!(largest > 0.0) || !std::isfinite(largest))
+    throw NumericalError("no SPD matrix is nearest to a zero or non-finite matrix",
+                         {"", "largest |eigenvalue|", std::to_string(largest)});
+  const double floor = relative_floor * largest;
+  return apply_to_eigenvalues(s, [floor](double x) { return std::max(x, floor); });
 }
 
 Matrix frobenius_basis(Index n) {

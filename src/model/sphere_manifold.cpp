@@ -73,6 +73,14 @@ double SphereManifold::distance(const ConstVectorRef& p, const ConstVectorRef& q
   return sphere::angle(p, q);
 }
 
+Vector SphereManifold::project(const ConstVectorRef& y) const {
+  const double length = y.norm();
+  if (!(length > 0.0) || !std::isfinite(length))
+    throw NumericalError("a zero or non-finite vector has no nearest point on the sphere",
+                         {"", "|y|", std::to_string(length)});
+  return y / length;
+}
+
 Matrix SphereManifold::tangent_basis(const ConstVectorRef& p) const {
   return sphere::orthogonal_complement(p);
 }

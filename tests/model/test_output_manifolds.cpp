@@ -329,6 +329,77 @@ TEST(SpdManifolds, LogEuclideanCoordinatesAreTheWeightedHalfVectorisation) {
   EXPECT_LT((c - expected).norm(), 1e-13);
 }
 
+TEST(ManifoldProjection, SphereNormalisesAndIsTheNearestPoint) {
+  const SphereManifold s(3);
+  const Matrix y = random_normal(20, 3, 50);
+  const RowMatrix others = sample_points(s, 50, 51);
+  for (Index i = 0; i < y.rows(); ++i) {
+    const Vector yi = y.row(i).transpose(), p = s.project(yi);
+    EXPECT_NEAR(p.norm(), 1.0, 1e-15);
+    EXPECT_NEAR(p.dot(yi), yi.norm(), 1e-12 * yi.norm());  // the same direction
+    for (Index j = 0; j < others.rows(); ++j)
+      EXPECT_LE((p - yi).norm(), (others.row(j).transpose() - yi).norm() + 1e-14);
+  }
+  EXPECT_THROW(s.project(Vector::Zero(3)), NumericalError);
+}
+
+TEST(ManifoldProjection, SpdClipsEigenvaluesLikeNumPy) {
+  const SpdLogEuclidean le(4);
+  const SpdAffine ai(4);
+  const Matrix a = random_normal(4, 4, 52);  // not symmetric, indefinite
+  const std::vector<double> ref = python_reference(
+      "A = M[0]; S = (A + A.T) / 2\n"
+      "w, U = np.linalg.eigh(S)\n"
+      "w = np.maximum(w, 1e-6 * np.abs(w).max())\n"
+      "for x in (U @ np.diag(w) @ U.T).ravel(): print(x)\n",
+      {a});
+  if (ref.size() != 16) GTEST_SKIP() << "python3 with numpy is not available";
+  const Eigen::Map<const Vector> expected(ref.data(), 16);
+  for (const OutputManifold* m :
+       {static_cast<const OutputManifold*>(&le), static_cast<const OutputManifold*>(&ai)}) {
+    const Vector p = m->project(spd::as_flat(a));
+    EXPECT_LT((p - expected).norm(), 1e-12 * expected.norm()) << m->name();
+    EXPECT_EQ(m->off_manifold_reason(p, 1e-8), "") << m->name();
+  }
+  // An SPD matrix is its own projection.
+  const Vector q = sample_points(le, 1, 53).row(0).transpose();
+  EXPECT_LT((le.project(q) - q).norm(), 1e-12 * q.norm());
+  EXPECT_THROW(le.project(Vector::Zero(16)), NumericalError);
+}
+
+TEST(ManifoldProjection, KendallGivesThePreShapeOfTheSameShape) {
+  const KendallShapeSpace k(5);
+  const RowMatrix shapes = sample_points(k, 10, 54);
+  for (Index i = 0; i < shapes.rows(); ++i) {
+    const Vector y = shapes.row(i).transpose(), p = k.project(y);
+    EXPECT_NEAR(p.norm(), 1.0, 1e-14);
+    EXPECT_NEAR(p(Eigen::seq(0, Eigen::last, 2)).sum(), 0.0, 1e-14);
+    EXPECT_NEAR(p(Eigen::seq(1, Eigen::last, 2)).sum(), 0.0, 1e-14);
+    EXPECT_NEAR(k.distance(p, y), 0.0, 1e-7);  // arccos near 1: accurate to sqrt(eps)
+    EXPECT_NEAR(k.ambient_distance(p, y), 0.0, 1e-14);
+  }
+  EXPECT_THROW(k.project(Vector::Constant(10, 2.0)), NumericalError);
+}
+
+TEST(AmbientDistance, IsTheChordOfTheGeodesicDistanceOrTheFrobeniusNorm) {
+  const SphereManifold s(3);
+  const KendallShapeSpace k(6);
+  const SpdLogEuclidean le(3);
+  for (const OutputManifold* m :
+       {static_cast<const OutputManifold*>(&s), static_cast<const OutputManifold*>(&k)}) {
+    const RowMatrix p = sample_points(*m, 6, 55);
+    for (Index i = 1; i < p.rows(); ++i) {
+      const Vector a = p.row(0).transpose(), b = p.row(i).transpose();
+      // On a unit sphere (of points or of pre-shapes after alignment) the chord is 2 sin(d / 2).
+      EXPECT_NEAR(m->ambient_distance(a, b), 2.0 * std::sin(m->distance(a, b) / 2.0), 1e-12) << m->name();
+    }
+  }
+  const RowMatrix P = sample_points(le, 2, 56);
+  EXPECT_NEAR(le.ambient_distance(P.row(0).transpose(), P.row(1).transpose()),
+              (spd::as_matrix(P.row(0).transpose(), 3) - spd::as_matrix(P.row(1).transpose(), 3)).norm(),
+              1e-13);
+}
+
 TEST(OutputManifoldFactory, NamesTheKeyForUnknownSpacesAndWrongWidths) {
   try {
     make_output_manifold("torus", 3);

@@ -2,7 +2,9 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace gplvm::testing {
 namespace {
@@ -71,11 +73,13 @@ RowMatrix read_fixture_matrix(const std::string& file, const std::string& path) 
   const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
   if (d < 0) throw std::runtime_error("fixture: no dataset " + path + " in " + file);
   const hid_t space = H5Dget_space(d);
-  hsize_t dims[2] = {0, 1};
   const int rank = H5Sget_simple_extent_ndims(space);
-  H5Sget_simple_extent_dims(space, dims, nullptr);
-  if (rank == 0) dims[0] = 1;  // a scalar dataset
-  RowMatrix m(dims[0], rank == 2 ? dims[1] : 1);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1)), 1);
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  // Rows are the first dimension; trailing dimensions (N x k x 2, N x S x n x n) are flattened.
+  hsize_t width = 1;
+  for (std::size_t i = 1; i < dims.size(); ++i) width *= dims[i];
+  RowMatrix m(static_cast<Index>(dims[0]), static_cast<Index>(width));
   H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.data());
   H5Sclose(space);
   H5Dclose(d);

@@ -18,6 +18,7 @@ void write_fixture_labels(const std::string& file, const std::string& path,
 // A fixed-length string attribute on an existing object of an existing file.
 void write_fixture_string_attribute(const std::string& file, const std::string& object_path,
                                     const std::string& name, const std::string& value);
+// Any rank: rows along the first dimension, the trailing dimensions flattened (C order).
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path);
 std::vector<double> read_fixture_vector(const std::string& file, const std::string& path);
 // A string attribute of the root group (fixed or variable length); throws when it is absent.

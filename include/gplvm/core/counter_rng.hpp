@@ -18,6 +18,7 @@ enum class RngPurpose : std::uint8_t {
   reparameterisation = 4,  // Bayesian SAS epsilon
   generator = 5,           // synthetic data sets
   psi_nodes = 6,           // fixed Monte Carlo nodes of the numerical Psi-statistics
+  predictive_sample = 7,   // gplvm predict --samples
   test = 200,              // reserved for tests
 };
 

@@ -27,6 +27,8 @@ class KendallShapeSpace final : public OutputManifold {
   Vector log(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   double distance(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   Matrix tangent_basis(const ConstVectorRef& p) const override;
+  Vector project(const ConstVectorRef& y) const override;  // the pre-shape
+  double ambient_distance(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   // The pre-shape of q rotated onto the pre-shape of p (optimal rotation, closed form).
   Vector align(const ConstVectorRef& p, const ConstVectorRef& q) const;
 

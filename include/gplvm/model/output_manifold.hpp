@@ -14,6 +14,11 @@
 
 namespace gplvm {
 
+// The relative eigenvalue floor of the projection onto SPD(n): the nearest SPD matrix in the
+// Frobenius norm has no positive floor (it may be singular), so eigenvalues are clipped to this
+// fraction of the largest |eigenvalue|, which keeps the result inside SPD(n) by the membership check.
+inline constexpr double kSpdProjectionFloor = 1e-6;
+
 struct FrechetMeanOptions {
   double tolerance = 1e-10;  // stop when |mean_i Log_mu(p_i)|_mu <= tolerance
   int max_iterations = 100;  // NumericalError when the iteration has not converged by then
@@ -44,6 +49,16 @@ class OutputManifold {
   // The minimal-norm tangent vector at p with Exp_p(v) = q (on the cut locus: one of them).
   virtual Vector log(const ConstVectorRef& p, const ConstVectorRef& q) const = 0;
   virtual double distance(const ConstVectorRef& p, const ConstVectorRef& q) const = 0;
+  // The Euclidean distance between two points in the ambient coordinates they are stored in: the
+  // chord |p - q| on the sphere, the Frobenius norm |P - Q|_F for SPD; for Kendall the chord
+  // between the pre-shapes after rotating q onto p (partial Procrustes distance).
+  virtual double ambient_distance(const ConstVectorRef& p, const ConstVectorRef& q) const;
+  // The point of the manifold nearest to an ambient vector y (how a Euclidean model's prediction is
+  // put on the manifold): sphere y/|y|; Kendall the pre-shape (centred, normalised; rotation is
+  // immaterial, as every distance aligns); SPD the symmetric part with its eigenvalues clipped
+  // below at kSpdProjectionFloor times the largest |eigenvalue|. NumericalError when y has no
+  // nearest point (zero vector, coincident landmarks, zero matrix).
+  virtual Vector project(const ConstVectorRef& y) const = 0;
   // The Riemannian metric at p (Euclidean in ambient coordinates unless overridden).
   double inner(const ConstVectorRef& p, const ConstVectorRef& u, const ConstVectorRef& v) const;
   double norm(const ConstVectorRef& p, const ConstVectorRef& v) const;

@@ -25,6 +25,7 @@ class SpdAffine final : public OutputManifold {
   Vector log(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   double distance(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   Matrix tangent_basis(const ConstVectorRef& p) const override;
+  Vector project(const ConstVectorRef& y) const override;
 
  protected:
   Vector lower_index(const ConstVectorRef& p, const ConstVectorRef& v) const override;  // P^-1 V P^-1

@@ -25,6 +25,7 @@ class SpdLogEuclidean final : public OutputManifold {
   Vector log(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   double distance(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   Matrix tangent_basis(const ConstVectorRef& p) const override;
+  Vector project(const ConstVectorRef& y) const override;
   FrechetMean frechet_mean(const DataRef& points, const FrechetMeanOptions& options = {}) const override;
 
  protected:

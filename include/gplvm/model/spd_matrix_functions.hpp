@@ -22,6 +22,10 @@ Matrix exp(const Matrix& s);
 Matrix sqrt(const Matrix& s);
 Matrix inverse_sqrt(const Matrix& s);
 
+// The symmetric part of A with its eigenvalues clipped below at relative_floor times the largest
+// |eigenvalue| (the projection of a Euclidean prediction onto SPD(n)). NumericalError for A = 0.
+Matrix clip_to_spd(const Matrix& a, double relative_floor);
+
 // The n(n+1)/2 basis matrices of Sym(n), orthonormal for <A, B> = tr(A^T B), as n^2-vectors
 // (columns): E_ii for i = 0..n-1, then (E_ij + E_ji)/sqrt(2) for i < j in row order. The
 // coordinates of a symmetric V are V_ii and sqrt(2) V_ij.

@@ -20,6 +20,7 @@ class SphereManifold final : public OutputManifold {
   Vector log(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   double distance(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   Matrix tangent_basis(const ConstVectorRef& p) const override;
+  Vector project(const ConstVectorRef& y) const override;
 
  protected:
   Vector initial_mean(const DataRef& points) const override;  // the normalised Euclidean mean
