@@ -57,9 +57,10 @@ TEST(WrappedTrainCli, EachManifoldTrainsAndStoresItsChart) {
       EXPECT_NEAR(p.norm(), 1.0, 1e-14);
       EXPECT_LT((basis.transpose() * p).norm(), 1e-14);
     }
-    if (c.space != "spd_affine")  // Euclidean-metric charts: orthonormal columns
+    if (c.space != "spd_affine") {  // Euclidean-metric charts: orthonormal columns
       EXPECT_LT((basis.transpose() * basis - Matrix::Identity(c.intrinsic_dim, c.intrinsic_dim)).norm(),
                 1e-12);
+    }
   }
 }
 
