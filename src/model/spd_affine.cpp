@@ -8,18 +8,6 @@
 
 namespace gplvm {
 
-SpdAffine::SpdAffine(Index order) : n_(order) {
-  require(order >= 1, "SPD matrices need order n >= 1", {"", "spd", std::to_string(order)});
-}
-
-std::string SpdAffine::off_manifold_reason(const ConstVectorRef& q, double tolerance) const {
-  return spd_off_manifold_reason(q, n_, tolerance);
-}
-
-Vector SpdAffine::canonical(const ConstVectorRef& q) const {
-  return spd::as_flat(spd::symmetric_part(spd::as_matrix(q, n_)));
-}
-
 Vector SpdAffine::exp(const ConstVectorRef& p, const ConstVectorRef& v) const {
   const Matrix base = spd::symmetric_part(spd::as_matrix(p, n_));
   const Matrix root = spd::sqrt(base), inverse_root = spd::inverse_sqrt(base);
@@ -37,10 +25,6 @@ Vector SpdAffine::log(const ConstVectorRef& p, const ConstVectorRef& q) const {
 double SpdAffine::distance(const ConstVectorRef& p, const ConstVectorRef& q) const {
   const Matrix inverse_root = spd::inverse_sqrt(spd::symmetric_part(spd::as_matrix(p, n_)));
   return spd::log(spd::symmetric_part(inverse_root * spd::as_matrix(q, n_) * inverse_root)).norm();
-}
-
-Vector SpdAffine::project(const ConstVectorRef& y) const {
-  return spd::as_flat(spd::clip_to_spd(spd::as_matrix(y, n_), kSpdProjectionFloor));
 }
 
 Matrix SpdAffine::tangent_basis(const ConstVectorRef& p) const {

@@ -5,34 +5,23 @@
 // Tangent vectors are symmetric matrices at P; the basis at P is P^1/2 E_a P^1/2 over the
 // Frobenius basis E_a of Sym(n). No closed-form Fréchet mean: Karcher iteration from the
 // log-Euclidean mean.
-#include "gplvm/model/output_manifold.hpp"
+#include "gplvm/model/spd_manifold.hpp"
 
 namespace gplvm {
 
-class SpdAffine final : public OutputManifold {
+class SpdAffine final : public SpdManifold {
  public:
-  explicit SpdAffine(Index order);  // n >= 1
+  explicit SpdAffine(Index order) : SpdManifold(order) {}  // n >= 1
 
   std::string name() const override { return "spd_affine"; }
-  Index data_dim() const override { return n_ * n_; }
-  Index intrinsic_dim() const override { return n_ * (n_ + 1) / 2; }
-  std::vector<std::uint64_t> point_shape() const override {
-    return {static_cast<std::uint64_t>(n_), static_cast<std::uint64_t>(n_)};
-  }
-  std::string off_manifold_reason(const ConstVectorRef& q, double tolerance) const override;
-  Vector canonical(const ConstVectorRef& q) const override;  // the symmetric part
   Vector exp(const ConstVectorRef& p, const ConstVectorRef& v) const override;
   Vector log(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   double distance(const ConstVectorRef& p, const ConstVectorRef& q) const override;
   Matrix tangent_basis(const ConstVectorRef& p) const override;
-  Vector project(const ConstVectorRef& y) const override;
 
  protected:
   Vector lower_index(const ConstVectorRef& p, const ConstVectorRef& v) const override;  // P^-1 V P^-1
   Vector initial_mean(const DataRef& points) const override;                            // log-Euclidean
-
- private:
-  Index n_;
 };
 
 }  // namespace gplvm
