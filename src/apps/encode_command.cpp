@@ -54,7 +54,8 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const std::unique_ptr<Model> model = run.model(data.rows, begin, count);
   const Vector params = run.parameters(*model);
   RowMatrix mean, variance;
-  const bool inferred = m.latents == LatentKind::free;
+  // The model, not model.latents, says whether its latents are free: `exact` always has them.
+  const bool inferred = model->latents() == LatentKind::free;
   if (inferred) {
     run.require_gp_decoder("gplvm encode (free latents)");
     const TrainingSide training = load_training_side(run, run.settings.data_file, comm);

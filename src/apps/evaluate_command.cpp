@@ -267,9 +267,10 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   const std::uint64_t test_begin = test.partition.begin(comm.rank());
   const std::unique_ptr<Model> model = run.model(test.rows, test_begin, test.partition.count(comm.rank()));
   const Vector params = run.parameters(*model);
-  // Free latents have no encoder: each test row's latent is inferred with the decoder fixed.
+  // Free latents have no encoder: each test row's latent is inferred with the decoder fixed. The
+  // model says whether its latents are free (`exact` always is, whatever model.latents says).
   RowMatrix inferred;
-  if (run.settings.model.latents == LatentKind::free) {
+  if (model->latents() == LatentKind::free) {
     inferred = infer_latents(*model->kernel(params), model->noise_variance(params), {train, train_latents},
                              test.local, inference_options(cl), comm);
     options.test_latents = &inferred;
