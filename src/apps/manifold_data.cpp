@@ -58,6 +58,18 @@ void require_output_space_model(const std::string& kind, const std::string& outp
           {"", "model.output_space", output_space});
 }
 
+void require_basepoint_supported(const std::string& basepoint, const std::string& output_space) {
+  if (basepoint == "constant") return;
+  require(output_space == "sphere",
+          "model.basepoint = \"" + basepoint + "\" is defined on model.output_space = \"sphere\" only; \"" +
+              output_space + "\" takes the constant basepoint",
+          {"", "model.basepoint", basepoint});
+  throw InputError(
+      "model.basepoint = \"linear\": training with a latent-dependent basepoint is not available yet "
+      "(use \"constant\")",
+      {"", "model.basepoint", basepoint});
+}
+
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm) {
   const Hdf5ResultReader reader(file, comm.raw());
   return reader.has_attribute(path, kOutputSpaceAttribute)

@@ -95,6 +95,12 @@ ConfigSchema train_config_schema() {
                   "shapes, k x 2 landmarks), spd_log_euclidean or spd_affine (n x n SPD matrices); the "
                   "model is trained on tangent coordinates at the data's Frechet mean",
                   {R::one_of({"euclidean", "sphere", "kendall", "spd_log_euclidean", "spd_affine"})})
+      .add_string("model.basepoint", "constant",
+                  "wrapped GPLVM basepoint: constant (the Fréchet mean of the training data) or linear "
+                  "(m(x) = Exp_mu0(A x), a learnt map into the tangent space at the mean; model.output_space "
+                  "= \"sphere\" only; its objective and gradient exist, training with it is not available "
+                  "yet and is refused)",
+                  {R::one_of({"constant", "linear"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
       .add_string(

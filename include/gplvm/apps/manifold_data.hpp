@@ -47,6 +47,9 @@ void apply_run_chart(const std::optional<TangentChart>& chart, DistributedDatase
 // InputError naming model.output_space unless model.kind trains on tangent coordinates (exact, sas,
 // bayesian_sas).
 void require_output_space_model(const std::string& kind, const std::string& output_space);
+// model.basepoint: "constant" anywhere; "linear" only on the sphere (InputError naming the key),
+// and refused there too until training with it is wired.
+void require_basepoint_supported(const std::string& basepoint, const std::string& output_space);
 
 // The output_space attribute of a data set's dataset ("euclidean" when it has none). Collective.
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm);
