@@ -60,6 +60,32 @@ std::string latent_space_of(const Hdf5ResultReader& file) {
   return "euclidean";
 }
 
+// A manifold run's chart (/output_space): the output space, the constant basepoint (the training
+// data's Fréchet mean) and the number of tangent coordinates. Returns the text line ("" if none).
+std::string describe_output_space(const Hdf5ResultReader& file, Description& d) {
+  if (!file.exists("/output_space/basepoint")) {
+    d.json.key("output_space").value("euclidean");
+    return "";
+  }
+  const std::string name = file.read_attribute_string("/output_space", "name");
+  const Vector mu = file.read_vector("/output_space/basepoint");
+  const Matrix basis = file.read_matrix("/output_space/tangent_basis");
+  d.json.key("output_space").value(name).key("basepoint_kind").value("constant");
+  d.json.key("tangent_dim").value(static_cast<std::int64_t>(basis.cols()));
+  d.json.key("basepoint").begin_array();
+  for (Index i = 0; i < mu.size(); ++i) d.json.value(mu[i]);
+  d.json.end_array();
+  constexpr Index kShown = 6;  // SPD(10) has 100 numbers: the text shows the first few
+  std::string text = "output space " + name + ", constant basepoint (Frechet mean) mu = [";
+  char entry[32];
+  for (Index i = 0; i < std::min(mu.size(), kShown); ++i) {
+    std::snprintf(entry, sizeof entry, "%s%.6g", i == 0 ? "" : ", ", mu[i]);
+    text += entry;
+  }
+  text += mu.size() > kShown ? ", ...]" : "]";
+  return text + ", " + std::to_string(basis.cols()) + " tangent coordinates\n";
+}
+
 void describe_run(const Hdf5ResultReader& file, Description& d) {
   const auto n = file.read_attribute_int64("/", "num_data");
   const auto steps = file.read_attribute_int64("/", "steps");
@@ -76,13 +102,14 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   if (!data_file.empty()) d.json.key("data_file").value(data_file);
   describe_origin(file, d);
   const std::string kernel_text = describe_kernel(file, d);
+  const std::string chart_text = describe_output_space(file, d);
   char line[1024];
   std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s, noise = %.4g%s\n",
                 file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run",
                 (space == "euclidean" ? latents : latents + " " + space).c_str(), static_cast<long long>(n),
                 static_cast<long long>(steps), kernel_text.c_str(), noise,
                 data_file.empty() ? "" : (", data " + data_file).c_str());
-  d.text = line;
+  d.text = line + chart_text;
 }
 
 // Latents written by encode, and evaluate's test latents, predictions and metrics.
