@@ -122,6 +122,35 @@ TEST_P(LorentzSparseTraining, TrainerEqualsOneProcessAndPointsStayOnTheSheet) {
   }
 }
 
+// Z's Riemannian moments travel in the AdamState (as checkpoints and rollbacks carry it): a run
+// stopped after 30 steps and continued from its state equals the uninterrupted one bit for bit,
+// and the same continuation with Z's moments dropped does not.
+TEST(LorentzSparseResume, ContinuedRunEqualsTheUninterruptedOneAndNeedsZsMoments) {
+  const Communicator comm;
+  const RowMatrix Y = problem_data();
+  const SparseGplvmConfig c = lorentz_config({false, PsiNoise::fixed}, true);
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const RowMatrix local = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
+  SparseGplvmModel model(c, kRows, begin, count);
+  model.initialise_from_data(comm, partition, DataRef(local));
+  TrainerOptions half = options();
+  half.max_steps = 30;
+  const Trainer whole_trainer(model, comm, partition, DataRef(local), options());
+  const Trainer half_trainer(model, comm, partition, DataRef(local), half);
+  TrainingState whole = whole_trainer.initial_state(), first = half_trainer.initial_state();
+  whole_trainer.run(whole);
+  half_trainer.run(first);
+  TrainingState forgetful = first;
+  forgetful.adam.first_moment.head(kInducing * kPointCols).setZero();
+  forgetful.adam.second_moment.head(kInducing * kPointCols).setZero();
+  whole_trainer.run(first);
+  whole_trainer.run(forgetful);
+  EXPECT_EQ(first.step, 60u);
+  EXPECT_TRUE(first.params == whole.params);
+  EXPECT_FALSE(forgetful.params.head(kInducing * kPointCols) == whole.params.head(kInducing * kPointCols));
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, LorentzSparseTraining,
                          ::testing::Values(Variant{false, PsiNoise::fixed}, Variant{true, PsiNoise::fixed},
                                            Variant{true, PsiNoise::fresh}));
