@@ -200,7 +200,8 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
       {"--model.kind=exact --model.latent_space=euclidean --model.kernel=eq_ard "
        "--optim.method=riemannian_adam",
        "optim.method"},
-      {"--model.kind=sparse_gplvm", "model.latents"},  // amortised latents on the hyperboloid
+      {"--model.kind=sparse_gplvm --sparse.inducing=10",
+       "model.latents"},  // amortised latents on the hyperboloid
       {"--model.kind=bayesian_gplvm --model.latents=free --sparse.inducing=10", "sparse.inducing_init"},
       {"--model.kind=sas --model.kl_mode=paper", "model.kind"},
       {"--model.kind=vae", "model.kind"},
