@@ -30,9 +30,10 @@ void require_latent_space_support(const Config& c, const SasModelConfig& m) {
             {"", "optim.method", method});
     return;
   }
-  require(kind == "sas" || kind == "bayesian_sas" || kind == "exact",
+  require(kind == "sas" || kind == "bayesian_sas" || kind == "exact" || kind == "sparse_gplvm" ||
+              kind == "bayesian_gplvm",
           "model.latent_space = \"" + m.latent_space +
-              "\" is supported by model.kind sas, bayesian_sas and exact only",
+              "\" is supported by model.kind sas, bayesian_sas, exact, sparse_gplvm and bayesian_gplvm only",
           {"", "model.kind", kind});
   if (kind == "exact") {  // free points on the hyperboloid: Riemannian steps, never L-BFGS
     require(method != "lbfgs",
@@ -43,6 +44,8 @@ void require_latent_space_support(const Config& c, const SasModelConfig& m) {
   }
   // sas / bayesian_sas: amortised latents (the encoder's tangent vectors at the origin) or free
   // points, which the minibatch trainer moves by Riemannian Adam (train/point_rows_adam.hpp).
+  // sparse_gplvm / bayesian_gplvm: free points and inducing inputs, moved the same way; the model
+  // refuses what it cannot train there (sparse_gplvm_config: amortised latents, full batch, k-means).
 }
 
 // Keys that only some model kinds read are refused elsewhere rather than silently ignored.
@@ -55,8 +58,16 @@ void require_kind_specific_keys(const Config& c) {
       "optim.method selects the full-batch optimiser of model.kind = \"exact\"",
       {"", "optim.method", c.get_string("optim.method")});
   require(c.get_string("model.init") != "paper_uniform" || kind == "exact" || kind == "sas" ||
-              kind == "bayesian_sas",
-          "model.init = \"paper_uniform\" is supported by exact, sas and bayesian_sas",
+              kind == "bayesian_sas" || kind == "sparse_gplvm" || kind == "bayesian_gplvm",
+          "model.init = \"paper_uniform\" is supported by exact, sas, bayesian_sas, sparse_gplvm and "
+          "bayesian_gplvm",
+          {"", "model.kind", kind});
+  // The wrapped-normal Monte Carlo keys belong to the Bayesian hGP-LVM alone.
+  const bool wrapped = kind == "bayesian_gplvm" && c.get_string("model.latent_space") == "lorentz";
+  require(wrapped || (c.get_int("model.psi_samples") == 10 && c.get_string("model.psi_noise") == "fixed" &&
+                      c.get_string("model.kl_mode") == "exact"),
+          "model.psi_samples, model.psi_noise and model.kl_mode are read by model.kind = \"bayesian_gplvm\" "
+          "with model.latent_space = \"lorentz\" only",
           {"", "model.kind", kind});
 }
 
@@ -83,11 +94,13 @@ ConfigSchema train_config_schema() {
                   "products (*) of them, e.g. \"eq_ard+linear\"; hyperboloid_exp for "
                   "model.latent_space = \"lorentz\" (model.lengthscale is its kappa)",
                   {R::non_empty()})
-      .add_string("model.latent_space", "euclidean",
-                  "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
-                  "space H^Q, Q + 1 coordinates per latent; sas and bayesian_sas with amortised latents and "
-                  "the hyperboloid_exp kernel)",
-                  {R::one_of({"euclidean", "lorentz"})})
+      .add_string(
+          "model.latent_space", "euclidean",
+          "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
+          "space H^Q, Q + 1 coordinates per latent, with the hyperboloid_exp kernel: sas and "
+          "bayesian_sas with amortised or free latents, exact, and sparse_gplvm / bayesian_gplvm with "
+          "free latents, minibatch training and sparse.inducing_init = random)",
+          {R::one_of({"euclidean", "lorentz"})})
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.output_space", "euclidean",
                   "where the data live: euclidean (R^D), or a manifold for a wrapped GPLVM with a constant "
@@ -133,10 +146,24 @@ ConfigSchema train_config_schema() {
       .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
       .add_double(
           "model.free_latent_scale", 1.0,
-          "scale of the initial free latents (sas/bayesian_sas): the PCA or N(0, I) latents times this",
+          "scale of the initial free latents (sas/bayesian_sas, and sparse_gplvm/bayesian_gplvm on lorentz): "
+          "the PCA or N(0, I) latents times this",
           {R::greater_than(0)})
       .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
                   {R::greater_than(0)})
+      .add_int("model.psi_samples", 10,
+               "bayesian_gplvm on lorentz: wrapped-normal samples L per row of the Monte Carlo "
+               "Psi-statistics and KL",
+               {R::range(1, 1000)})
+      .add_string("model.psi_noise", "fixed",
+                  "bayesian_gplvm on lorentz: the samples' standard normal noise, fixed (the same draws at "
+                  "every step, keyed by seed, row, sample and dimension) or fresh (new draws each step)",
+                  {R::one_of({"fixed", "fresh"})})
+      .add_string("model.kl_mode", "exact",
+                  "bayesian_gplvm on lorentz: KL(q || p) as exact (Monte Carlo log q - log p at the samples, "
+                  "the prior evaluated at each sample) or paper (the hGP-LVM paper's eq. 17: the tangent "
+                  "Gaussians' log ratio, independent of the means)",
+                  {R::one_of({"exact", "paper"})})
       .add_string(
           "model.precision", "float64",
           "float64, or float32: encoder and data products in fp32, the rest in fp64 (sas/bayesian_sas)",

@@ -38,15 +38,6 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
 }
 
-// The keyed random start of free latent (row, dimension), as a tangent coordinate at the origin:
-// N(0, 1), or U(-1e-3, 1e-3) (model.init = "paper_uniform", the hGP-LVM paper's start).
-double initial_draw(const CounterRng& rng, LatentInit init, std::uint64_t row, Index q, Index j) {
-  const std::uint64_t index = row * static_cast<std::uint64_t>(q) + static_cast<std::uint64_t>(j);
-  if (init == LatentInit::paper_uniform)
-    return 1e-3 * (2.0 * rng.uniform(RngPurpose::latent_init, 0, 0, index) - 1.0);
-  return rng.normal(RngPurpose::latent_init, 0, 0, index);
-}
-
 }  // namespace
 
 SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin,
@@ -107,7 +98,7 @@ Vector SasModel::initial_parameters() const {
     } else {
       for (Index r = 0; r < n; ++r)
         for (Index j = 0; j < q; ++j)
-          tangent(r, j) = initial_draw(rng, config_.init, local_begin() + r, q, j);
+          tangent(r, j) = initial_latent_draw(rng, config_.init, local_begin() + r, q, j);
     }
     Matrix points;
     latent_space_->from_origin_tangent(config_.free_latent_scale * tangent, points);

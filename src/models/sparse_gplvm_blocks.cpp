@@ -33,10 +33,11 @@ std::vector<std::uint64_t> partition_begins(const RowPartition& partition) {
 BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, const RowPartition& partition,
                                                       const Vector& params,
                                                       const std::vector<std::uint64_t>& batch_rows,
-                                                      const DataRef& local, Vector& gradient) const {
+                                                      const DataRef& local, Vector& gradient,
+                                                      StepKey key) const {
   const auto b = static_cast<Index>(batch_rows.size());
   const int me = comm.rank();
-  const Index q = config_.latent_dim, d = config_.data_dim;
+  const Index q = config_.latent_dim, a = ambient_dim(), d = config_.data_dim;
   const bool free = !encoders_;
   std::vector<int> owner(batch_rows.size());
   for (std::size_t p = 0; p < batch_rows.size(); ++p) owner[p] = partition.owner(batch_rows[p]);
@@ -45,16 +46,19 @@ BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, 
   for (std::size_t p = 0; p < batch_rows.size(); ++p)
     if (owner[p] == me) owned.push_back(static_cast<Index>(batch_rows[p] - partition.begin(me)));
 
-  // The owners send each row's data, and its latents when they are free (the owner's parameters),
-  // to the worker of its block: one exchange.
-  const Index latent_width = free ? (config_.bayesian ? 2 * q : q) : 0;
+  // The owners send each row's data, and its latents when they are free (the owner's parameters;
+  // wrapped-normal latents with their noise), to the worker of its block: one exchange.
+  const Index variance_width = config_.bayesian ? q : 0;
+  const Index noise_width = wrapped() ? config_.psi_samples * q : 0;
+  const Index latent_width = free ? a + variance_width : 0;
   Latents owned_latents;
-  if (free) owned_latents = latents_forward(params, owned, local);
-  RowMatrix held(static_cast<Index>(owned.size()), d + latent_width);
+  if (free) owned_latents = latents_forward(params, owned, local, key);
+  RowMatrix held(static_cast<Index>(owned.size()), d + latent_width + noise_width);
   for (Index i = 0; i < held.rows(); ++i) held.row(i).head(d) = local.row(owned[static_cast<std::size_t>(i)]);
   if (free) {
-    held.middleCols(d, q) = owned_latents.mean;
-    if (config_.bayesian) held.rightCols(q) = owned_latents.variance;
+    held.middleCols(d, a) = owned_latents.mean;
+    if (config_.bayesian) held.middleCols(d + a, q) = owned_latents.variance;
+    if (wrapped()) held.rightCols(noise_width) = owned_latents.eps;
   }
   const RowMatrix work = exchange_batch_rows(comm, owner, worker, held);
   const RowMatrix data = work.leftCols(d);
@@ -64,19 +68,21 @@ BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, 
   const std::unique_ptr<Kernel> k = kernel(params);
   const Matrix Z = inducing_inputs(params);
   const Index m = Z.rows(), h = k->num_hyperparameters();
+  // Z's gradient has A columns (the ambient coordinates of its points).
   // Steps 1-2: each block's statistics, formed on the block alone (fresh copies: products of the
   // block's shape and alignment), added exactly. The blocks are this rank's alone, so a failure
   // there is agreed before the sum.
   Latents l;
   std::vector<Latents> block_latents(static_cast<std::size_t>(blocks));
   std::vector<RowMatrix> block_data(static_cast<std::size_t>(blocks));
-  std::vector<PsiStatistics> psi(static_cast<std::size_t>(blocks));
+  std::vector<RowsCache> cache(static_cast<std::size_t>(blocks));
   const Index length = SparseStatistics::zero(m, d).packed_size();
   Matrix partials(length, blocks);
   comm.all_or_none([&] {
     if (free) {
-      l.mean = work.middleCols(d, q);
-      if (config_.bayesian) l.variance = work.rightCols(q);
+      l.mean = work.middleCols(d, a);
+      if (config_.bayesian) l.variance = work.middleCols(d + a, q);
+      if (wrapped()) l.eps = work.rightCols(noise_width);
     } else if (blocks > 0) {
       encoders_->forward_in_blocks(params.data() + encoder_offset_, data, block_rows, l.mean,
                                    config_.bayesian ? &l.variance : nullptr);
@@ -86,8 +92,9 @@ BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, 
       const Index n = block_rows[s];
       block_latents[s].mean = l.mean.middleRows(first, n);
       if (config_.bayesian) block_latents[s].variance = l.variance.middleRows(first, n);
+      if (wrapped()) block_latents[s].eps = l.eps.middleRows(first, n);
       block_data[s] = data.middleRows(first, n);
-      rows_statistics(*k, Z, block_latents[s], block_data[s], psi[s]).pack(partials.col(j).data());
+      rows_statistics(*k, Z, block_latents[s], block_data[s], cache[s]).pack(partials.col(j).data());
     }
   });
   std::vector<double> summed(static_cast<std::size_t>(length));
@@ -106,41 +113,41 @@ BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, 
   // Steps 4-5: each block's latent gradients and its share of dZ, the kernel's and the encoders'
   // gradients (one column per block), added exactly.
   const Index encoder_size = num_shared_ - encoder_offset_;
-  const Index share_length = m * q + h + encoder_size;
+  const Index share_length = m * a + h + encoder_size;
   Matrix shares(share_length, blocks);
-  Matrix d_mean(l.mean.rows(), q), d_variance(config_.bayesian ? l.mean.rows() : 0, q);
+  Matrix d_mean(l.mean.rows(), a), d_variance(config_.bayesian ? l.mean.rows() : 0, q);
   for (Index j = 0, first = 0; j < blocks; first += block_rows[static_cast<std::size_t>(j)], ++j) {
     const auto s = static_cast<std::size_t>(j);
     const Index n = block_rows[s];
-    SharedGradient share = SharedGradient::zero(m, q, h);
+    SharedGradient share = SharedGradient::zero(m, a, h);
     Matrix block_d_mean, block_d_variance;
-    rows_backward(*k, Z, block_latents[s], block_data[s], psi[s], bound.adjoint, block_d_mean,
+    rows_backward(*k, Z, block_latents[s], block_data[s], cache[s], bound.adjoint, block_d_mean,
                   block_d_variance, share);
     d_mean.middleRows(first, n) = block_d_mean;
     if (config_.bayesian) d_variance.middleRows(first, n) = block_d_variance;
-    shares.col(j).head(m * q) = share.d_inducing.reshaped();
-    shares.col(j).segment(m * q, h) = share.d_kernel;
+    shares.col(j).head(m * a) = share.d_inducing.reshaped();
+    shares.col(j).segment(m * a, h) = share.d_kernel;
   }
   if (!free && blocks > 0)
     encoders_->backward_in_blocks(params.data() + encoder_offset_, data, d_mean,
                                   config_.bayesian ? &d_variance : nullptr, block_rows,
-                                  shares.data() + m * q + h, share_length);
+                                  shares.data() + m * a + h, share_length);
   Vector shared(share_length);
   reproducible_sum(comm, BlockPartials<double>{shares.data(), blocks, share_length, share_length},
                    shared.data());
-  Eigen::Map<Matrix>(gradient.data(), m, q) = shared.head(m * q).reshaped(m, q);
-  gradient.segment(kernel_offset_, h) = shared.segment(m * q, h);
+  Eigen::Map<Matrix>(gradient.data(), m, a) = shared.head(m * a).reshaped(m, a);
+  gradient.segment(kernel_offset_, h) = shared.segment(m * a, h);
   gradient.segment(encoder_offset_, encoder_size) = shared.tail(encoder_size);
   add_inducing_kernel_share(*k, Z, K, bound.d_inducing_kernel, gradient);
   freeze_translation(gradient);
 
   if (free) {  // the latents' gradients go back to their owners, who add them to their block
     RowMatrix d_work(d_mean.rows(), latent_width);
-    d_work.leftCols(q) = d_mean;
+    d_work.leftCols(a) = d_mean;
     if (config_.bayesian) d_work.rightCols(q) = d_variance;
     const RowMatrix d_owned = exchange_batch_rows(comm, worker, owner, d_work);
     const Matrix d_owned_variance = config_.bayesian ? Matrix(d_owned.rightCols(q)) : Matrix();
-    latents_backward(params, owned, local, owned_latents, d_owned.leftCols(q), d_owned_variance, gradient);
+    latents_backward(params, owned, local, owned_latents, d_owned.leftCols(a), d_owned_variance, gradient);
   }
   return {bound.value, bound.value + scale * rows_kl, rows_kl};
 }
@@ -183,14 +190,16 @@ Vector SparseGplvmModel::optimal_posterior_in_blocks(const Communicator& comm, c
     std::vector<Index> all(static_cast<std::size_t>(local.rows()));
     for (Index i = 0; i < local.rows(); ++i) all[static_cast<std::size_t>(i)] = i;
     const Latents l = latents_forward(params, all, local);
-    RowMatrix packed(local.rows(), config_.bayesian ? 2 * config_.latent_dim : config_.latent_dim);
-    packed.leftCols(config_.latent_dim) = l.mean;
-    if (config_.bayesian) packed.rightCols(config_.latent_dim) = l.variance;
+    const Index a = ambient_dim(), q = config_.latent_dim, noise = l.eps.cols();
+    RowMatrix packed(local.rows(), a + (config_.bayesian ? q : 0) + noise);
+    packed.leftCols(a) = l.mean;
+    if (config_.bayesian) packed.middleCols(a, q) = l.variance;
+    if (noise > 0) packed.rightCols(noise) = l.eps;
     free_latents = redistribute_rows(comm, DataRef(packed), partition.begin(me), n_all, blocks.begins);
   }
   const std::unique_ptr<Kernel> k = kernel(params);
   const Matrix Z = inducing_inputs(params);
-  const Index m = Z.rows(), d = config_.data_dim, q = config_.latent_dim;
+  const Index m = Z.rows(), d = config_.data_dim, q = config_.latent_dim, a = ambient_dim();
   const Index length = SparseStatistics::zero(m, d).packed_size();
   const std::vector<Index> block_rows = blocks.block_rows(me);
   const Index first_block = blocks.first_block(me), mine = static_cast<Index>(block_rows.size());
@@ -210,11 +219,12 @@ Vector SparseGplvmModel::optimal_posterior_in_blocks(const Communicator& comm, c
         encoders_->forward(params.data() + encoder_offset_, y, l.mean,
                            config_.bayesian ? &l.variance : nullptr);
       } else {
-        l.mean = free_latents.middleRows(next_row, n).leftCols(q);
-        if (config_.bayesian) l.variance = free_latents.middleRows(next_row, n).rightCols(q);
+        l.mean = free_latents.middleRows(next_row, n).leftCols(a);
+        if (config_.bayesian) l.variance = free_latents.middleRows(next_row, n).middleCols(a, q);
+        if (wrapped()) l.eps = free_latents.middleRows(next_row, n).rightCols(config_.psi_samples * q);
       }
-      PsiStatistics psi;
-      rows_statistics(*k, Z, l, y, psi).pack(partials.col(held).data());
+      RowsCache cache;
+      rows_statistics(*k, Z, l, y, cache).pack(partials.col(held).data());
       next_row += n;
     }
     reproducible_sum(comm, BlockPartials<double>{partials.data(), held, length, length}, group_sum.data());

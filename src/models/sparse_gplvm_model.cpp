@@ -33,6 +33,26 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
           {"", "sparse.inducing", std::to_string(c.num_inducing)});
   require(c.free_latent_variance > 0, "initial latent variance must be positive",
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
+  require(c.psi_samples >= 1, "the number of wrapped-normal samples must be at least 1",
+          {"", "model.psi_samples", std::to_string(c.psi_samples)});
+  if (c.latent_space == "euclidean") return;
+  // Points of a curved space move by Riemannian Adam, which the minibatch trainer gives free
+  // latents and Z; an encoder's tangent outputs, L-BFGS and k-means centres (Euclidean means of
+  // points, off the hyperboloid) have no such path here.
+  require(
+      c.latents == LatentKind::free,
+      "the sparse and Bayesian GPLVMs on model.latent_space = \"" + c.latent_space + "\" need free latents",
+      {"", "model.latents", "amortised"});
+  require(c.training == SparseTraining::minibatch,
+          "the sparse and Bayesian GPLVMs on model.latent_space = \"" + c.latent_space +
+              "\" train by minibatch steps (Riemannian Adam on the points), not by L-BFGS",
+          {"", "sparse.training", "full_batch"});
+  require(c.inducing_init == InducingInit::random,
+          "k-means centres are Euclidean means, off the hyperboloid: on model.latent_space = \"" +
+              c.latent_space +
+              "\" the inducing inputs start as a random subset of the initial latents "
+              "(sparse.inducing_init = \"random\")",
+          {"", "sparse.inducing_init", "kmeans"});
 }
 
 const DataRef& float64_rows(const LocalRows& local_rows) {
@@ -49,14 +69,23 @@ SparseTraining parse_sparse_training(const std::string& name) {
   throw InputError("unknown training mode (minibatch or full_batch)", {"", "sparse.training", name});
 }
 
+PsiNoise parse_psi_noise(const std::string& name) {
+  if (name == "fixed") return PsiNoise::fixed;
+  if (name == "fresh") return PsiNoise::fresh;
+  throw InputError("unknown wrapped-normal noise (fixed or fresh)", {"", "model.psi_noise", name});
+}
+
 SparseGplvmModel::SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_data,
                                    std::uint64_t local_begin, std::uint64_t local_rows)
     : Model(num_data, local_begin, local_rows), config_(std::move(config)) {
   validate_config(config_, num_data, local_begin, local_rows);
   const Index m = config_.num_inducing, q = config_.latent_dim, d = config_.data_dim;
+  latent_space_ = make_latent_space(config_.latent_space, q);
+  require_kernel_fits_latent_space(config_.kernel, config_.latent_space);
+  const Index a = latent_space_->ambient_dim();
   kernel_prototype_ =
-      make_kernel(config_.kernel, q, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
-  kernel_offset_ = m * q;
+      make_kernel(config_.kernel, a, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
+  kernel_offset_ = m * a;
   noise_offset_ = kernel_offset_ + kernel_prototype_->num_hyperparameters();
   posterior_offset_ = noise_offset_ + 1;
   encoder_offset_ =
@@ -75,13 +104,17 @@ SparseGplvmModel::SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_d
 
 Vector SparseGplvmModel::initial_parameters() const {
   Vector p = Vector::Zero(num_parameters());
-  const Index m = config_.num_inducing, q = config_.latent_dim, d = config_.data_dim;
+  const Index m = config_.num_inducing, q = config_.latent_dim, d = config_.data_dim, a = ambient_dim();
   const CounterRng rng(config_.seed);
   if (initial_inducing_) {
-    Eigen::Map<Matrix>(p.data(), m, q) = *initial_inducing_;
-  } else {
+    Eigen::Map<Matrix>(p.data(), m, a) = *initial_inducing_;
+  } else {  // tangent draws at the origin, mapped to the space (R^Q: the draws themselves)
+    Matrix tangent(m, q);
     for (Index i = 0; i < m * q; ++i)
-      p[i] = rng.normal(RngPurpose::latent_init, kStandInInducingStream, 0, i);
+      tangent.data()[i] = rng.normal(RngPurpose::latent_init, kStandInInducingStream, 0, i);
+    Matrix points;
+    latent_space_->from_origin_tangent(tangent, points);
+    Eigen::Map<Matrix>(p.data(), m, a) = points;
   }
   p.segment(kernel_offset_, noise_offset_ - kernel_offset_) = kernel_prototype_->hyperparameters();
   p[noise_offset_] = std::log(config_.noise_variance);
@@ -96,15 +129,20 @@ Vector SparseGplvmModel::initial_parameters() const {
   if (initial_mean_encoder_)
     p.segment(encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
   if (config_.latents == LatentKind::free) {
+    // Tangent vectors at the origin (PCA latents or keyed draws by global row, as SasModel's free
+    // latents), mapped to points of the space (R^Q: the identity).
     const Index n = static_cast<Index>(local_rows());
-    Eigen::Map<RowMatrix> mean(p.data() + num_shared_, n, q);
+    Matrix tangent(n, q);
     if (initial_latents_) {
-      mean = *initial_latents_;
-    } else {  // keyed by global row, as SasModel's free latents
+      tangent = *initial_latents_;
+    } else {
       for (Index r = 0; r < n; ++r)
         for (Index j = 0; j < q; ++j)
-          mean(r, j) = rng.normal(RngPurpose::latent_init, 0, 0, (local_begin() + r) * q + j);
+          tangent(r, j) = initial_latent_draw(rng, config_.init, local_begin() + r, q, j);
     }
+    Matrix points;
+    latent_space_->from_origin_tangent(config_.free_latent_scale * tangent, points);
+    Eigen::Map<RowMatrix>(p.data() + num_shared_, n, a) = points;
     if (config_.bayesian) p.tail(n * q).setConstant(std::log(config_.free_latent_variance));
   }
   return p;
@@ -119,7 +157,7 @@ double SparseGplvmModel::noise_variance(const Vector& params) const {
 }
 
 Matrix SparseGplvmModel::inducing_inputs(const Vector& params) const {
-  return Eigen::Map<const Matrix>(params.data(), config_.num_inducing, config_.latent_dim);
+  return Eigen::Map<const Matrix>(params.data(), config_.num_inducing, ambient_dim());
 }
 
 InducingPosterior SparseGplvmModel::inducing_posterior(const Vector& params) const {
@@ -130,27 +168,27 @@ InducingPosterior SparseGplvmModel::inducing_posterior(const Vector& params) con
 
 Index SparseGplvmModel::local_values_per_row() const {
   if (config_.latents != LatentKind::free) return 0;
-  return config_.latent_dim * (config_.bayesian ? 2 : 1);
+  return ambient_dim() + (config_.bayesian ? config_.latent_dim : 0);
 }
 
 RowMatrix SparseGplvmModel::local_block_rows(const Vector& values) const {
-  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
+  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
   RowMatrix rows(n, local_values_per_row());
   if (rows.cols() == 0) return rows;
-  rows.leftCols(q) = Eigen::Map<const RowMatrix>(values.data() + num_shared_, n, q);
+  rows.leftCols(a) = Eigen::Map<const RowMatrix>(values.data() + num_shared_, n, a);
   if (config_.bayesian)
-    rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + num_shared_ + n * q, n, q);
+    rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + num_shared_ + n * a, n, q);
   return rows;
 }
 
 void SparseGplvmModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
-  const Index q = config_.latent_dim, n = static_cast<Index>(local_rows());
+  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
   require(rows.rows() == n && rows.cols() == local_values_per_row(),
           "local parameter block has the wrong shape",
           {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
   if (rows.cols() == 0) return;
-  Eigen::Map<RowMatrix>(values.data() + num_shared_, n, q) = rows.leftCols(q);
-  if (config_.bayesian) Eigen::Map<RowMatrix>(values.data() + num_shared_ + n * q, n, q) = rows.rightCols(q);
+  Eigen::Map<RowMatrix>(values.data() + num_shared_, n, a) = rows.leftCols(a);
+  if (config_.bayesian) Eigen::Map<RowMatrix>(values.data() + num_shared_ + n * a, n, q) = rows.rightCols(q);
 }
 
 void SparseGplvmModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
@@ -161,31 +199,48 @@ void SparseGplvmModel::write_parameters(Hdf5ResultWriter& out, const Vector& par
 
 SparseGplvmModel::Latents SparseGplvmModel::latents_forward(const Vector& params,
                                                             const std::vector<Index>& rows,
-                                                            const DataRef& data) const {
-  const Index q = config_.latent_dim, b = static_cast<Index>(rows.size());
+                                                            const DataRef& data, StepKey key) const {
+  const Index q = config_.latent_dim, a = ambient_dim(), b = static_cast<Index>(rows.size());
   Latents l;
   if (encoders_ && b > 0) {
     encoders_->forward(params.data() + encoder_offset_, data, l.mean,
                        config_.bayesian ? &l.variance : nullptr);
     return l;
   }
-  l.mean.resize(b, q);
+  l.mean.resize(b, a);
   if (config_.bayesian) l.variance.resize(b, q);
   if (encoders_) return l;  // no rows
   const Index n = static_cast<Index>(local_rows());
-  const Eigen::Map<const RowMatrix> mean(params.data() + num_shared_, n, q);
+  const Eigen::Map<const RowMatrix> mean(params.data() + num_shared_, n, a);
   for (Index i = 0; i < b; ++i) l.mean.row(i) = mean.row(rows[i]);
   if (config_.bayesian) {
-    const Eigen::Map<const RowMatrix> log_variance(params.data() + num_shared_ + n * q, n, q);
+    const Eigen::Map<const RowMatrix> log_variance(params.data() + num_shared_ + n * a, n, q);
     for (Index i = 0; i < b; ++i) l.variance.row(i) = log_variance.row(rows[i]).array().exp();
   }
+  if (wrapped()) l.eps = wrapped_noise(rows, key);
   return l;
+}
+
+Matrix SparseGplvmModel::wrapped_noise(const std::vector<Index>& rows, StepKey key) const {
+  // Keyed by global row, sample and dimension (and, for fresh noise, epoch and step): the same
+  // draws whichever rank holds the row.
+  const Index q = config_.latent_dim, samples = config_.psi_samples, b = static_cast<Index>(rows.size());
+  const bool fresh = config_.psi_noise == PsiNoise::fresh;
+  const CounterRng rng(config_.seed);
+  Matrix eps(b, samples * q);
+  for (Index i = 0; i < b; ++i) {
+    const std::uint64_t row = local_begin() + static_cast<std::uint64_t>(rows[static_cast<std::size_t>(i)]);
+    for (Index k = 0; k < samples * q; ++k)
+      eps(i, k) = rng.normal(RngPurpose::wrapped_psi, fresh ? key.epoch : 0, fresh ? key.step : 0,
+                             row * static_cast<std::uint64_t>(samples * q) + static_cast<std::uint64_t>(k));
+  }
+  return eps;
 }
 
 void SparseGplvmModel::latents_backward(const Vector& params, const std::vector<Index>& rows,
                                         const DataRef& data, const Latents& l, const Matrix& d_mean,
                                         const Matrix& d_variance, Vector& gradient) const {
-  const Index q = config_.latent_dim, b = static_cast<Index>(rows.size());
+  const Index q = config_.latent_dim, a = ambient_dim(), b = static_cast<Index>(rows.size());
   if (encoders_) {
     double* d_weights = gradient.data() + encoder_offset_;
     if (b == 0)
@@ -196,18 +251,18 @@ void SparseGplvmModel::latents_backward(const Vector& params, const std::vector<
     return;
   }
   const Index n = static_cast<Index>(local_rows());
-  Eigen::Map<RowMatrix> g_mean(gradient.data() + num_shared_, n, q);
+  Eigen::Map<RowMatrix> g_mean(gradient.data() + num_shared_, n, a);
   for (Index i = 0; i < b; ++i) g_mean.row(rows[i]) += d_mean.row(i);
   if (!config_.bayesian) return;
   // s = exp(log s): dF/dlog s = s dF/ds.
-  Eigen::Map<RowMatrix> g_log_variance(gradient.data() + num_shared_ + n * q, n, q);
+  Eigen::Map<RowMatrix> g_log_variance(gradient.data() + num_shared_ + n * a, n, q);
   for (Index i = 0; i < b; ++i)
     g_log_variance.row(rows[i]) += (d_variance.row(i).array() * l.variance.row(i).array()).matrix();
 }
 
 BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vector& params,
                                            const std::vector<Index>& rows, const DataRef& data, double scale,
-                                           Bound bound, Vector& gradient) const {
+                                           Bound bound, Vector& gradient, StepKey key) const {
   require(bound == Bound::uncollapsed || scale == 1.0, "the collapsed bound is evaluated over every row",
           {"", "scale", std::to_string(scale)});
   const std::unique_ptr<Kernel> k = kernel(params);
@@ -216,11 +271,11 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
   // Steps 1-2: the rows' statistics, one allreduce. The rows are this rank's alone, so a failure
   // there (non-finite latents, say) is agreed first: every rank throws it, none waits in the sum.
   Latents l;
-  PsiStatistics psi;
+  RowsCache cache;
   SparseStatistics statistics;
   comm.all_or_none([&] {
-    l = latents_forward(params, rows, data);
-    statistics = rows_statistics(*k, Z, l, data, psi);
+    l = latents_forward(params, rows, data, key);
+    statistics = rows_statistics(*k, Z, l, data, cache);
   });
   statistics.allreduce(comm);
   const double rows_kl = statistics.kl;
@@ -234,7 +289,7 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
   // Step 4: the rows' latent gradients (local) and their share of dZ, dhyper, the encoders'.
   SharedGradient shared = SharedGradient::zero(m, q, h);
   Matrix d_mean, d_variance;
-  rows_backward(*k, Z, l, data, psi, bound_terms.adjoint, d_mean, d_variance, shared);
+  rows_backward(*k, Z, l, data, cache, bound_terms.adjoint, d_mean, d_variance, shared);
   latents_backward(params, rows, data, l, d_mean, d_variance, gradient);
 
   // Step 5: one allreduce of everything the ranks' rows add to the shared block.
@@ -247,22 +302,30 @@ BatchTerms SparseGplvmModel::evaluate_rows(const Communicator& comm, const Vecto
 }
 
 SparseStatistics SparseGplvmModel::rows_statistics(const Kernel& kernel, const Matrix& Z, const Latents& l,
-                                                   const DataRef& data, PsiStatistics& psi) const {
-  return config_.bayesian ? gaussian_rows_statistics(kernel, Z, l.mean, l.variance, data, psi)
-                          : point_rows_statistics(kernel, Z, l.mean, data, psi);
+                                                   const DataRef& data, RowsCache& cache) const {
+  if (wrapped())
+    return wrapped_rows_statistics(*latent_space_, kernel, Z, l.mean, l.variance, l.eps, config_.kl_mode,
+                                   data, cache.psi, cache.samples);
+  return config_.bayesian ? gaussian_rows_statistics(kernel, Z, l.mean, l.variance, data, cache.psi)
+                          : point_rows_statistics(kernel, Z, l.mean, data, cache.psi);
 }
 
 void SparseGplvmModel::rows_backward(const Kernel& kernel, const Matrix& Z, const Latents& l,
-                                     const DataRef& data, const PsiStatistics& psi,
+                                     const DataRef& data, const RowsCache& cache,
                                      const StatisticsAdjoint& adjoint, Matrix& d_mean, Matrix& d_variance,
                                      SharedGradient& shared) const {
   d_mean = Matrix::Zero(l.mean.rows(), Z.cols());
   if (!config_.bayesian) {
-    point_rows_backward(kernel, Z, l.mean, data, psi, adjoint, d_mean, shared);
+    point_rows_backward(kernel, Z, l.mean, data, cache.psi, adjoint, d_mean, shared);
     return;
   }
-  d_variance = Matrix::Zero(l.mean.rows(), Z.cols());
-  gaussian_rows_backward(kernel, Z, l.mean, l.variance, data, psi, adjoint, d_mean, d_variance, shared);
+  d_variance = Matrix::Zero(l.mean.rows(), config_.latent_dim);
+  if (wrapped()) {
+    wrapped_rows_backward(*latent_space_, kernel, Z, l.mean, l.variance, l.eps, config_.kl_mode, data,
+                          cache.samples, adjoint, d_mean, d_variance, shared);
+    return;
+  }
+  gaussian_rows_backward(kernel, Z, l.mean, l.variance, data, cache.psi, adjoint, d_mean, d_variance, shared);
 }
 
 SparseGplvmModel::BoundAdjoints SparseGplvmModel::bound_adjoints(const Vector& params,
@@ -344,7 +407,7 @@ void SparseGplvmModel::encode_rows(const Vector& params, const DataRef& data, st
   if (!encoders_)
     require(first_row >= local_begin() && first_row + n <= local_begin() + local_rows(),
             "free latents exist only for this process's own rows", {"", "row", std::to_string(first_row)});
-  mean.resize(n, config_.latent_dim);
+  mean.resize(n, ambient_dim());
   if (variance && config_.bayesian) variance->resize(n, config_.latent_dim);
   for (Index begin = 0; begin < n; begin += kChunk) {
     const Index count = std::min(kChunk, n - begin);
@@ -370,9 +433,8 @@ Vector SparseGplvmModel::optimal_posterior(const Communicator& comm, const Vecto
     std::iota(rows.begin(), rows.end(), begin);
     const DataRef chunk = local.middleRows(begin, count);
     const Latents l = latents_forward(params, rows, chunk);
-    PsiStatistics psi;
-    statistics += config_.bayesian ? gaussian_rows_statistics(*k, Z, l.mean, l.variance, chunk, psi)
-                                   : point_rows_statistics(*k, Z, l.mean, chunk, psi);
+    RowsCache cache;
+    statistics += rows_statistics(*k, Z, l, chunk, cache);
   }
   statistics.allreduce(comm);
   Matrix K;
@@ -392,13 +454,12 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
   initial_mean_encoder_.reset();
   Matrix latents;
   if (config_.latents == LatentKind::free) {
-    if (config_.init == LatentInit::pca) {
-      latents = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
-      initial_latents_ = latents;
-    } else {  // the keyed N(0, I) draws initial_parameters() makes
-      latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + num_shared_,
-                                            static_cast<Index>(this->local_rows()), config_.latent_dim);
-    }
+    // The points initial_parameters() makes: PCA latents (tangent vectors at the origin, mapped to
+    // the space), or the keyed draws.
+    if (config_.init == LatentInit::pca)
+      initial_latents_ = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
+    latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + num_shared_,
+                                          static_cast<Index>(this->local_rows()), ambient_dim());
   } else {
     if (config_.encoder_pretraining.steps > 0) pretrain_mean_encoder(comm, partition, local);
     if (config_.reproducible_sums) {

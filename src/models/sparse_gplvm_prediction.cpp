@@ -45,6 +45,8 @@ std::unique_ptr<Predictor> SparseGplvmModel::make_predictor(const Vector& params
   if (config_.training == SparseTraining::minibatch)
     return std::make_unique<InducingPointPredictor>(std::move(k), std::move(Z), inducing_posterior(params),
                                                     noise);
+  require(config_.latent_space == "euclidean", "full-batch sparse GPLVMs exist on euclidean latents only",
+          {"", "model.latent_space", config_.latent_space});
   require(static_cast<std::uint64_t>(training.latent_mean.rows()) == training.data.rows &&
               (!config_.bayesian || training.latent_variance != nullptr),
           "the training latents do not match the training data (rows, or variances of a Bayesian run)",

@@ -44,10 +44,10 @@ class SparseGplvmStep final : public TrainingStep {
   }
 
   // Every rank knows the batch; each takes the rows it owns (owner computes, nothing is moved).
-  BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, StepKey,
+  BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, StepKey key,
                       Vector& gradient, const std::vector<int>*, Float32Shadow*) const override {
     if (model_.config().reproducible_sums)
-      return model_.evaluate_batch_in_blocks(comm_, partition_, params, batch_rows, local_, gradient);
+      return model_.evaluate_batch_in_blocks(comm_, partition_, params, batch_rows, local_, gradient, key);
     const std::uint64_t begin = partition_.begin(comm_.rank()), end = begin + partition_.count(comm_.rank());
     rows_.clear();
     for (const std::uint64_t row : batch_rows)
@@ -56,7 +56,7 @@ class SparseGplvmStep final : public TrainingStep {
     for (Index i = 0; i < data_.rows(); ++i) data_.row(i) = local_.row(rows_[i]);
     const double scale = static_cast<double>(model_.num_data()) / static_cast<double>(batch_rows.size());
     return model_.evaluate_rows(comm_, params, rows_, data_, scale, SparseGplvmModel::Bound::uncollapsed,
-                                gradient);
+                                gradient, key);
   }
 
  private:

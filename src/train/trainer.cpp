@@ -216,7 +216,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     adam.set_learning_rate(learning_rate(state));
     const double clip = options_.clip_norm > 0 && norm > options_.clip_norm ? options_.clip_norm / norm : 1.0;
     if (point_adam) {  // before sharded Adam, which must not see the points' gradient
-      const Matrix point_gradient = point_adam->take_gradient(gradient);
+      const PointRowsAdam::PointGradient point_gradient = point_adam->take_gradient(gradient);
       point_adam->set_learning_rate(learning_rate(state));
       point_adam->ascend(state.params, point_gradient, clip);
     }

@@ -19,6 +19,7 @@ enum class RngPurpose : std::uint8_t {
   generator = 5,           // synthetic data sets
   psi_nodes = 6,           // fixed Monte Carlo nodes of the numerical Psi-statistics
   predictive_sample = 7,   // gplvm predict --samples
+  wrapped_psi = 8,         // Monte Carlo Psi-statistics of wrapped-normal latents (Bayesian hGP-LVM)
   test = 200,              // reserved for tests
 };
 

@@ -98,6 +98,14 @@ class Model {
   // local_block_rows are points of this space, which an optimiser must move by Riemannian steps
   // (train/riemannian_full_batch_trainer.hpp). Null when every parameter is Euclidean.
   virtual const LatentSpace* curved_point_space() const { return nullptr; }
+  // Replicated point parameters of the same space (inducing inputs on the hyperboloid): `rows`
+  // points of ambient_dim() coordinates stored column-major from `offset` in the shared block,
+  // identical on every rank. Empty (rows 0) when there are none.
+  struct SharedPoints {
+    Index offset = 0;
+    Index rows = 0;
+  };
+  virtual SharedPoints curved_shared_points() const { return {}; }
   virtual Index data_dim() const = 0;       // D
   virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
   virtual std::uint64_t seed() const = 0;

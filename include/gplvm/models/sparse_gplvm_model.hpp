@@ -3,11 +3,19 @@
 // q(x_n) = N(mu_n, diag s_n) under a N(0, I) prior; "bayesian_gplvm") as Models, with M learned
 // inducing inputs Z (objectives/sparse_gplvm.hpp, docs/math/sparse_gplvm.md).
 //
-// Flat layout (the objectives header's suggestion):
-//   shared, replicated:  [ Z (M x Q, column-major) | kernel hyperparameters (H) | log s2 |
+// Flat layout (the objectives header's suggestion; A = the latent space's ambient dimension, Q on
+// euclidean, Q + 1 on lorentz):
+//   shared, replicated:  [ Z (M x A, column-major) | kernel hyperparameters (H) | log s2 |
 //                          q(u) (minibatch training only: InducingPosterior::pack) |
 //                          encoders (amortised latents: the summed block) ]
-//   local, per row:      free latents: X rows, or mu rows then log s rows (N_loc x Q each)
+//   local, per row:      free latents: X rows (N_loc x A), or mu rows (N_loc x A) then log s rows
+//                        (N_loc x Q)
+//
+// On model.latent_space = "lorentz" (the sparse and Bayesian hGP-LVM, docs/math/lorentz.md) the
+// latents and Z are points of the hyperboloid, moved by Riemannian Adam (curved_point_space,
+// curved_shared_points); the Bayesian kind's q(x_n) is a wrapped normal whose Psi-statistics and
+// KL are Monte Carlo estimates over model.psi_samples reparameterised samples
+// (objectives/wrapped_psi.hpp).
 //
 // Training: minibatch steps maximise the uncollapsed bound with explicit q(u), each rank forming
 // the statistics of the batch rows it owns, scaled by N/B (unbiased); full batch maximises the
@@ -29,6 +37,7 @@
 #include <vector>
 
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/encoder_pretraining.hpp"
 #include "gplvm/models/inducing_init.hpp"
 #include "gplvm/models/latent_encoders.hpp"
@@ -36,12 +45,19 @@
 #include "gplvm/models/model.hpp"
 #include "gplvm/objectives/sparse_gplvm.hpp"
 #include "gplvm/objectives/uncollapsed_bound.hpp"
+#include "gplvm/objectives/wrapped_psi.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {
 
 enum class SparseTraining { minibatch, full_batch };
 SparseTraining parse_sparse_training(const std::string& name);  // "minibatch" | "full_batch"
+
+// The wrapped-normal samples' noise (model.psi_noise): the same draws at every step (keyed by
+// seed, row, sample and dimension: common random numbers, as the hGP-LVM paper's code) or fresh
+// draws each step (keyed by epoch and step as well).
+enum class PsiNoise { fixed, fresh };
+PsiNoise parse_psi_noise(const std::string& name);  // "fixed" | "fresh"
 
 struct SparseGplvmConfig {
   Index data_dim = 0;
@@ -50,7 +66,12 @@ struct SparseGplvmConfig {
   LatentKind latents = LatentKind::free;
   std::vector<Index> encoder_hidden{512, 256};
   Activation encoder_activation = Activation::relu;
-  std::string kernel = "eq_ard";  // a kernel-registry expression
+  std::string kernel = "eq_ard";           // a kernel-registry expression
+  std::string latent_space = "euclidean";  // or "lorentz" (free latents, minibatch training)
+  double free_latent_scale = 1.0;          // lorentz: the start's tangent vectors times this
+  Index psi_samples = 10;                  // L: wrapped-normal samples per row (Bayesian, lorentz)
+  PsiNoise psi_noise = PsiNoise::fixed;
+  KlMode kl_mode = KlMode::exact;
   double kernel_variance = 1.0;
   double lengthscale = 1.0;
   double kernel_period = 1.0;
@@ -77,6 +98,13 @@ class SparseGplvmModel final : public Model {
   LatentKind latents() const override { return config_.latents; }
   bool bayesian() const override { return config_.bayesian; }
   Index latent_dim() const override { return config_.latent_dim; }
+  Index ambient_dim() const { return latent_space_->ambient_dim(); }
+  std::string latent_space() const override { return config_.latent_space; }
+  // Free hyperbolic latents and the inducing inputs Z are points of the hyperboloid.
+  const LatentSpace* curved_point_space() const override { return curved() ? latent_space_.get() : nullptr; }
+  SharedPoints curved_shared_points() const override {
+    return curved() ? SharedPoints{0, config_.num_inducing} : SharedPoints{};
+  }
   Index data_dim() const override { return config_.data_dim; }
   Precision precision() const override { return Precision::float64; }
   std::uint64_t seed() const override { return config_.seed; }
@@ -88,7 +116,7 @@ class SparseGplvmModel final : public Model {
 
   std::unique_ptr<Kernel> kernel(const Vector& params) const override;
   double noise_variance(const Vector& params) const override;
-  Matrix inducing_inputs(const Vector& params) const;  // M x Q
+  Matrix inducing_inputs(const Vector& params) const;  // M x A
   // q(u) of minibatch training (InputError for a full-batch model, which has none).
   InducingPosterior inducing_posterior(const Vector& params) const;
   Index num_inducing() const noexcept { return config_.num_inducing; }
@@ -136,22 +164,32 @@ class SparseGplvmModel final : public Model {
   // N/B), or the collapsed bound (scale 1, every row). gradient is overwritten in the full
   // layout: shared block reduced and identical on every rank, local block for this rank's rows.
   enum class Bound { collapsed, uncollapsed };
+  // `key` picks the wrapped-normal noise of fresh draws (model.psi_noise); nothing else reads it.
   BatchTerms evaluate_rows(const Communicator& comm, const Vector& params, const std::vector<Index>& rows,
-                           const DataRef& data, double scale, Bound bound, Vector& gradient) const;
+                           const DataRef& data, double scale, Bound bound, Vector& gradient,
+                           StepKey key = {}) const;
   // The same for a batch (global rows, every rank passes the same) under reproducible_sums: the
   // uncollapsed bound at N/B times the batch's statistics, formed over row blocks whatever the rank
   // count (file comment). Collective; `local` is this rank's partition block.
   BatchTerms evaluate_batch_in_blocks(const Communicator& comm, const RowPartition& partition,
                                       const Vector& params, const std::vector<std::uint64_t>& batch_rows,
-                                      const DataRef& local, Vector& gradient) const;
+                                      const DataRef& local, Vector& gradient, StepKey key = {}) const;
+
+  // The wrapped-normal noise of this rank's local rows (n x L Q) under `key`.
+  Matrix wrapped_noise(const std::vector<Index>& rows, StepKey key) const;
 
  private:
   // Fits the mean encoder to this data's PCA latents (config_.encoder_pretraining). Collective.
   void pretrain_mean_encoder(const Communicator& comm, const RowPartition& partition, const DataRef& local);
+  bool curved() const { return latent_space_->ambient_dim() != latent_space_->intrinsic_dim(); }
+  // Bayesian latents whose Psi-statistics are Monte Carlo estimates (objectives/wrapped_psi.hpp).
+  bool wrapped() const { return config_.bayesian && curved(); }
   struct Latents {
     Matrix mean, variance;  // variance for Bayesian models only
+    Matrix eps;             // wrapped(): the rows' noise, n x L Q
   };
-  Latents latents_forward(const Vector& params, const std::vector<Index>& rows, const DataRef& data) const;
+  Latents latents_forward(const Vector& params, const std::vector<Index>& rows, const DataRef& data,
+                          StepKey key = {}) const;
   // Free latents: adds to the local block. Amortised: writes this rank's encoder gradient.
   void latents_backward(const Vector& params, const std::vector<Index>& rows, const DataRef& data,
                         const Latents& latents, const Matrix& d_mean, const Matrix& d_variance,
@@ -160,10 +198,15 @@ class SparseGplvmModel final : public Model {
   // Z and the kernel (before K_ZZ's share is added) and the encoders.
   void sum_row_shares(const Communicator& comm, Vector& gradient) const;
   // Steps 1 and 4 for the rows of one set of latents (points or Gaussian by the model's kind).
+  // What the forward pass keeps for the backward one.
+  struct RowsCache {
+    PsiStatistics psi;
+    WrappedSamples samples;  // wrapped() only
+  };
   SparseStatistics rows_statistics(const Kernel& kernel, const Matrix& Z, const Latents& l,
-                                   const DataRef& data, PsiStatistics& psi) const;
+                                   const DataRef& data, RowsCache& cache) const;
   void rows_backward(const Kernel& kernel, const Matrix& Z, const Latents& l, const DataRef& data,
-                     const PsiStatistics& psi, const StatisticsAdjoint& adjoint, Matrix& d_mean,
+                     const RowsCache& cache, const StatisticsAdjoint& adjoint, Matrix& d_mean,
                      Matrix& d_variance, SharedGradient& shared) const;
   // Step 3, on every rank alike: zeroes gradient, writes its noise (and q(u)) entries and returns
   // the bound with the adjoints for steps 4 and 6. statistics are the scaled ones.
@@ -191,6 +234,7 @@ class SparseGplvmModel final : public Model {
   Vector optimal_posterior(const Communicator& comm, const Vector& params, const DataRef& local) const;
 
   SparseGplvmConfig config_;
+  std::shared_ptr<const LatentSpace> latent_space_;
   std::shared_ptr<const Kernel> kernel_prototype_;
   std::optional<LatentEncoders> encoders_;
   Index kernel_offset_ = 0, noise_offset_ = 0, posterior_offset_ = 0, encoder_offset_ = 0;

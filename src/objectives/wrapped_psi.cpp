@@ -1,0 +1,139 @@
+#include "gplvm/objectives/wrapped_psi.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+namespace {
+
+Index sample_count(const LatentSpace& space, const ConstMatrixRef& eps) {
+  const Index q = space.intrinsic_dim();
+  require(q > 0 && eps.cols() % q == 0 && eps.cols() > 0,
+          "wrapped-normal noise must hold L * Q columns (L >= 1 samples)",
+          {"", "model.psi_samples", std::to_string(eps.cols())});
+  return eps.cols() / q;
+}
+
+void require_shapes(const LatentSpace& space, const ConstMatrixRef& Z, const ConstMatrixRef& mean,
+                    const ConstMatrixRef& variance, const ConstMatrixRef& eps, Index data_rows) {
+  require(mean.cols() == space.ambient_dim() && Z.cols() == space.ambient_dim(),
+          "wrapped-normal means and inducing inputs need the space's ambient coordinates",
+          {"", "latent columns", std::to_string(mean.cols())});
+  require(variance.rows() == mean.rows() && variance.cols() == space.intrinsic_dim() &&
+              eps.rows() == mean.rows() && data_rows == mean.rows(),
+          "wrapped-normal means, variances, noise and data rows disagree in shape",
+          {"", "rows", std::to_string(mean.rows())});
+  require((variance.array() > 0.0).all() && variance.allFinite(),
+          "latent variances must be positive and finite",
+          {"", "latent variance", "non-positive or non-finite"});
+}
+
+// The paper's KL of one row: the tangent Gaussians' log-density ratio at sqrt(s) eps, averaged.
+double paper_row_kl(const ConstMatrixRef& variance, const ConstMatrixRef& eps, Index n, Index samples) {
+  const Index q = variance.cols();
+  double sum = 0.0;
+  for (Index h = 0; h < samples; ++h)
+    for (Index j = 0; j < q; ++j) {
+      const double e2 = eps(n, h * q + j) * eps(n, h * q + j);
+      sum += -0.5 * std::log(variance(n, j)) - 0.5 * e2 + 0.5 * variance(n, j) * e2;
+    }
+  return sum / static_cast<double>(samples);
+}
+
+}  // namespace
+
+KlMode parse_kl_mode(const std::string& name) {
+  if (name == "exact") return KlMode::exact;
+  if (name == "paper") return KlMode::paper;
+  throw InputError("unknown KL mode (exact or paper)", {"", "model.kl_mode", name});
+}
+
+Vector wrapped_rows_kl(const LatentSpace& space, const ConstMatrixRef& mean, const ConstMatrixRef& variance,
+                       const ConstMatrixRef& eps, KlMode kl_mode) {
+  const Index samples = sample_count(space, eps), q = space.intrinsic_dim();
+  Vector kl = Vector::Zero(mean.rows());
+  for (Index n = 0; n < mean.rows(); ++n) {
+    if (kl_mode == KlMode::paper) {
+      kl[n] = paper_row_kl(variance, eps, n, samples);
+      continue;
+    }
+    for (Index h = 0; h < samples; ++h) {
+      Matrix x;
+      space.sample_posterior(mean.row(n), variance.row(n), eps.block(n, h * q, 1, q), x);
+      kl[n] += space.kl_to_prior(mean.row(n), variance.row(n), x);
+    }
+    kl[n] /= static_cast<double>(samples);
+  }
+  return kl;
+}
+
+SparseStatistics wrapped_rows_statistics(const LatentSpace& space, const Kernel& kernel,
+                                         const ConstMatrixRef& Z, const ConstMatrixRef& mean,
+                                         const ConstMatrixRef& variance, const ConstMatrixRef& eps,
+                                         KlMode kl_mode, const DataRef& Y_local, PsiStatistics& psi,
+                                         WrappedSamples& samples) {
+  require_shapes(space, Z, mean, variance, eps, Y_local.rows());
+  const Index count = sample_count(space, eps), q = space.intrinsic_dim(), n = mean.rows(), m = Z.rows();
+  const double weight = 1.0 / static_cast<double>(count);
+  samples.points.assign(static_cast<std::size_t>(count), Matrix());
+  samples.cross.assign(static_cast<std::size_t>(count), Matrix());
+  psi.psi0 = 0.0;
+  psi.psi1 = Matrix::Zero(n, m);
+  psi.psi2 = Matrix::Zero(m, m);
+  double kl = 0.0;
+  for (Index h = 0; h < count && n > 0; ++h) {
+    const auto s = static_cast<std::size_t>(h);
+    space.sample_posterior(mean, variance, eps.middleCols(h * q, q), samples.points[s]);
+    kernel.cross(samples.points[s], Z, samples.cross[s]);
+    Vector diagonal;
+    kernel.diagonal(samples.points[s], diagonal);
+    psi.psi0 += weight * diagonal.sum();
+    psi.psi1 += weight * samples.cross[s];
+    psi.psi2.selfadjointView<Eigen::Lower>().rankUpdate(samples.cross[s].transpose(), weight);
+    if (kl_mode == KlMode::exact) kl += weight * space.kl_to_prior(mean, variance, samples.points[s]);
+  }
+  psi.psi2.triangularView<Eigen::StrictlyUpper>() = psi.psi2.transpose();
+  if (kl_mode == KlMode::paper)
+    for (Index r = 0; r < n; ++r) kl += paper_row_kl(variance, eps, r, count);
+  SparseStatistics statistics = sparse_statistics(psi, Y_local);
+  statistics.kl = kl;
+  return statistics;
+}
+
+void wrapped_rows_backward(const LatentSpace& space, const Kernel& kernel, const ConstMatrixRef& Z,
+                           const ConstMatrixRef& mean, const ConstMatrixRef& variance,
+                           const ConstMatrixRef& eps, KlMode kl_mode, const DataRef& Y_local,
+                           const WrappedSamples& samples, const StatisticsAdjoint& adjoint, Matrix& d_mean,
+                           Matrix& d_variance, SharedGradient& shared) {
+  const Index n = mean.rows();
+  if (n == 0) return;
+  const Index count = sample_count(space, eps), q = space.intrinsic_dim();
+  const double weight = 1.0 / static_cast<double>(count);
+  // Each sample's kernel rows enter Psi1 with weight 1/L and Psi2 as (1/L) k k^T: for symmetric
+  // G2 = dF/dPsi2 the sample's dF/dk gains (2/L) k G2.
+  const Matrix d_psi1 = psi1_adjoint(adjoint, Y_local);
+  const Vector d_diagonal = Vector::Constant(n, weight * adjoint.d_psi0);
+  for (Index h = 0; h < count; ++h) {
+    const auto s = static_cast<std::size_t>(h);
+    const Matrix& x = samples.points[s];
+    Matrix d_cross = weight * d_psi1;
+    d_cross.noalias() += (2.0 * weight) * samples.cross[s] * adjoint.d_psi2;
+    Matrix d_x = Matrix::Zero(n, x.cols());
+    kernel.cross_backward(x, Z, samples.cross[s], d_cross, &d_x, &shared.d_inducing, shared.d_kernel);
+    if (adjoint.d_psi0 != 0.0) kernel.diagonal_backward(x, d_diagonal, &d_x, shared.d_kernel);
+    if (kl_mode == KlMode::exact)
+      space.kl_to_prior_backward(mean, variance, x, weight * adjoint.d_kl, d_mean, d_variance, &d_x);
+    space.sample_posterior_backward(mean, variance, eps.middleCols(h * q, q), d_x, d_mean, d_variance);
+  }
+  if (kl_mode == KlMode::paper)  // d/ds_q of -1/2 log s_q + 1/2 s_q eps_q^2, averaged
+    for (Index r = 0; r < n; ++r)
+      for (Index h = 0; h < count; ++h)
+        for (Index j = 0; j < q; ++j) {
+          const double e2 = eps(r, h * q + j) * eps(r, h * q + j);
+          d_variance(r, j) += adjoint.d_kl * weight * (-0.5 / variance(r, j) + 0.5 * e2);
+        }
+}
+
+}  // namespace gplvm
