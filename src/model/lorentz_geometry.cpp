@@ -19,17 +19,32 @@ struct Separation {
   double d;
 };
 
-// On n contiguous coordinates each, so that pairwise_distances runs on columns of transposed
+}  // namespace
+
+// On n contiguous coordinates each, so that the pairwise loops run on columns of transposed
 // copies without a temporary vector per pair.
-Separation separation_of(const double* a, const double* b, Index n) {
+ProductGap product_gap(const double* a, const double* b, Index n) {
   double spatial = 0.0;
   for (Index k = 1; k < n; ++k) spatial += a[k] * b[k];
   const double u = -(-a[0] * b[0] + spatial);
-  if (u >= kChordRegime) return {u - 1.0, std::acosh(u)};
+  if (u >= kChordRegime) return {u, u - 1.0};
   double chord_spatial = 0.0;
   for (Index k = 1; k < n; ++k) chord_spatial += (a[k] - b[k]) * (a[k] - b[k]);
   const double c2 = std::max(-(a[0] - b[0]) * (a[0] - b[0]) + chord_spatial, 0.0);
-  return {0.5 * c2, 2.0 * std::asinh(0.5 * std::sqrt(c2))};
+  return {u, 0.5 * c2};
+}
+
+double sinh_distance(const ProductGap& gap) {
+  return std::sqrt(gap.u_minus_1 * (gap.u_minus_1 + 2.0));
+}
+
+namespace {
+
+Separation separation_of(const double* a, const double* b, Index n) {
+  const ProductGap gap = product_gap(a, b, n);
+  if (gap.u >= kChordRegime) return {gap.u_minus_1, std::acosh(gap.u)};
+  // The chord's Minkowski length is sqrt(2 (u - 1)); half of it is sqrt((u - 1) / 2).
+  return {gap.u_minus_1, 2.0 * std::asinh(std::sqrt(0.5 * gap.u_minus_1))};
 }
 
 Separation separation(const ConstVectorRef& a, const ConstVectorRef& b) {

@@ -119,6 +119,22 @@ TEST(LorentzGeometry, NearbyDistancesKeepTheirDigits) {
   }
 }
 
+// u = cosh d, u - 1 = 2 sinh^2(d / 2) and sinh d from product_gap / sinh_distance against the closed
+// forms in the distance, from d = 1e-7 (where cosh d - 1 computed as such has no digits left) to 20.
+TEST(LorentzGeometry, ProductGapAndSinhDistanceKeepTheirDigitsNearAndFar) {
+  const Vector a = lift(v2(0.4, -1.1));
+  const Vector direction = project_tangent(a, Vector{{0.2, 1.0, -0.6}});
+  for (double d : {1e-7, 1e-3, 0.5, 3.0, 20.0}) {
+    const Vector b = exp_map(a, (d / std::sqrt(minkowski_dot(direction, direction))) * direction);
+    const double measured = distance(a, b);  // b's rounding moves d by ~1e-16 |b|
+    const ProductGap gap = product_gap(a.data(), b.data(), 3);
+    EXPECT_NEAR(gap.u / std::cosh(measured), 1.0, 1e-13) << d;
+    EXPECT_NEAR(gap.u_minus_1 / (2.0 * std::pow(std::sinh(0.5 * measured), 2)), 1.0, 1e-12) << d;
+    EXPECT_NEAR(sinh_distance(gap) / std::sinh(measured), 1.0, 1e-12) << d;
+    EXPECT_NEAR(measured / d, 1.0, 1e-8) << d;
+  }
+}
+
 TEST(LorentzGeometry, OriginMapsAreTheGeneralOnesAtTheOrigin) {
   const Vector v = v2(0.9, -2.1);
   Vector at_origin(3);

@@ -42,6 +42,18 @@ double distance(const ConstVectorRef& a, const ConstVectorRef& b);
 // D(i, j) = distance(X1.row(i), X2.row(j)).
 Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2);
 
+// u = -<a, b>_L = cosh d(a, b) and u - 1, the latter from the chord a - b for nearby points (as in
+// distance()), for points given as n contiguous coordinates each (columns of a transposed copy, so
+// a loop over pairs copies nothing). No transcendental function: for the adjoints of functions of
+// the distance, which need u and sinh d but not d itself.
+struct ProductGap {
+  double u;
+  double u_minus_1;
+};
+ProductGap product_gap(const double* a, const double* b, Index n);
+// sinh d = sqrt((u - 1)(u + 1)), with every digit near d = 0 because u - 1 has them.
+double sinh_distance(const ProductGap& gap);
+
 // Tangent projection P_x(g) = g + <x, g>_L x (Minkowski-orthogonal onto T_x).
 Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g);
 // The gradient in the chart x~ -> lift(x~) at x (Q values) from an ambient gradient g that is exact
