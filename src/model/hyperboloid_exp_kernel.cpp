@@ -1,6 +1,7 @@
 #include "gplvm/model/hyperboloid_exp_kernel.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
@@ -19,10 +20,33 @@ using kernel_checks::require_positive_finite;
       {"", "model.kernel", "hyperboloid_exp"});
 }
 
-// out += c flip_time(a - u b) over n coordinates (time-like first).
-void add_flipped(double* out, double c, const double* a, double u, const double* b, Index n) {
-  out[0] -= c * (a[0] - u * b[0]);
-  for (Index k = 1; k < n; ++k) out[k] += c * (a[k] - u * b[k]);
+// Per pair (i, j): c = G k / (kappa sinh d) and c u, u = -<x_i, z_j>_L; 0 where G or k is 0 and at
+// coincident points (the cusp's subgradient 0). sinh d comes from u, with no transcendental function.
+struct PairCoefficients {
+  Matrix c, cu;
+};
+
+PairCoefficients pair_coefficients(const ConstMatrixRef& X1, const ConstMatrixRef& X2,
+                                   const ConstMatrixRef& K, const ConstMatrixRef& G, double kappa) {
+  const Matrix A = X1.transpose(), B = X2.transpose();  // points as contiguous columns
+  const Index n = A.rows();
+  PairCoefficients p{Matrix(A.cols(), B.cols()), Matrix(A.cols(), B.cols())};
+  for (Index j = 0; j < B.cols(); ++j)
+    for (Index i = 0; i < A.cols(); ++i) {
+      const lorentz::ProductGap gap = lorentz::product_gap(A.col(i).data(), B.col(j).data(), n);
+      const double sinh_d = lorentz::sinh_distance(gap), weight = G(i, j) * K(i, j);
+      const double c = weight != 0.0 && sinh_d != 0.0 ? weight / (kappa * sinh_d) : 0.0;
+      p.c(i, j) = c;
+      p.cu(i, j) = c * gap.u;
+    }
+  return p;
+}
+
+// out += flip_time(S - diag(s) X): the summed pair terms of each point, time-like sign flipped.
+void add_flipped(const Matrix& S, const Vector& s, const ConstMatrixRef& X, Matrix& out) {
+  Matrix d = S - s.asDiagonal() * X;
+  d.col(0) = -d.col(0);
+  out += d;
 }
 
 }  // namespace
@@ -75,33 +99,19 @@ void HyperboloidExpKernel::cross_backward(const ConstMatrixRef& X1, const ConstM
   require_input_dim(X1, ambient_dim_, "X1");
   require_input_dim(X2, ambient_dim_, "X2");
   // dk/dlog sigma = k; dk/dlog kappa = k d / kappa = -k log(k / sigma), read off the forward's K
-  // (one vectorised log instead of a second arccosh per pair; the error is rounding in log k, so
-  // absolute in k d / kappa). Where k underflowed to 0 the term is 0, not 0 * inf.
+  // (a vectorised log instead of a second arccosh per pair; its error is a rounding of log k, so
+  // absolute in k d / kappa). Where k underflowed to 0 the clamp makes the term 0 rather than 0 * inf.
   const auto k = K.array();
   d_hyper[0] += (G.array() * k).sum();
-  d_hyper[1] -= (k > 0.0).select(G.array() * k * (k / variance_).log(), 0.0).sum();
+  d_hyper[1] -= (G.array() * k * (k / variance_).cwiseMax(std::numeric_limits<double>::min()).log()).sum();
   if (!dX1 && !dX2) return;
-  // Inputs: the file comment's tangent gradient, c (z - u x) with c = G k / (kappa sinh d), sinh d
-  // from u without a transcendental function. Points as contiguous columns, gradients accumulated
-  // per column and added once; flip_time(v) negates v's time-like coordinate.
-  const Index n = ambient_dim_;
-  const Matrix A = X1.transpose(), B = X2.transpose();
-  Matrix dA = Matrix::Zero(n, dX1 ? A.cols() : 0), dB = Matrix::Zero(n, dX2 ? B.cols() : 0);
-  for (Index j = 0; j < B.cols(); ++j) {
-    const double* z = B.col(j).data();
-    for (Index i = 0; i < A.cols(); ++i) {
-      if (G(i, j) == 0.0 || K(i, j) == 0.0) continue;  // no contribution (k underflowed: d/kappa > 745)
-      const double* x = A.col(i).data();
-      const lorentz::ProductGap gap = lorentz::product_gap(x, z, n);
-      const double sinh_d = lorentz::sinh_distance(gap);
-      if (sinh_d == 0.0) continue;  // coincident points: the cusp's subgradient 0
-      const double c = G(i, j) * K(i, j) / (kappa_ * sinh_d);
-      if (dX1) add_flipped(dA.col(i).data(), c, z, gap.u, x, n);
-      if (dX2) add_flipped(dB.col(j).data(), c, x, gap.u, z, n);
-    }
-  }
-  if (dX1) *dX1 += dA.transpose();
-  if (dX2) *dX2 += dB.transpose();
+  // Inputs: the file comment's tangent gradient summed over pairs,
+  //   dX1_i = flip_time(sum_j c_ij (z_j - u_ij x_i)) = flip_time((C X2)_i - (sum_j c_ij u_ij) x_i),
+  // c = G k / (kappa sinh d), and the same for X2 with C^T: two thin products instead of a vector
+  // update per pair.
+  const PairCoefficients p = pair_coefficients(X1, X2, K, G, kappa_);
+  if (dX1) add_flipped(p.c * X2, p.cu.rowwise().sum(), X1, *dX1);
+  if (dX2) add_flipped(p.c.transpose() * X1, p.cu.colwise().sum().transpose(), X2, *dX2);
 }
 
 void HyperboloidExpKernel::diagonal_backward(const ConstMatrixRef&, const Vector& g, Matrix*,
