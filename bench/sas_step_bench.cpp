@@ -10,7 +10,9 @@
 //
 //   [OMP_NUM_THREADS=T] [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
-//       [--keep-denormals] [--reproducible] [--json]
+//       [--keep-denormals] [--reproducible] [--lorentz] [--json]
+// --lorentz: latents on the hyperboloid (model.latent_space = "lorentz") with the hyperboloid_exp
+// kernel (kappa 2) instead of R^Q with eq_ard, at the same shapes, for the hyperbolic step's overhead.
 // --reproducible: the step sums exactly over fixed row blocks (train.reproducible = true) instead
 // of per rank.
 // --keep-denormals: fp32 steps keep IEEE subnormals instead of flushing them (the default,
@@ -60,7 +62,7 @@ struct Options {
   std::vector<Index> hidden{512, 256};
   int rounds = 7, steps_per_round = 5;
   bool bayesian = false, free_latents = false, float32 = false, keep_denormals = false, json = false;
-  bool reproducible = false;
+  bool reproducible = false, lorentz = false;
 };
 
 std::vector<Index> parse_list(const std::string& s) {
@@ -107,6 +109,8 @@ Options parse(int argc, char** argv) {
       o.bayesian = true;
     else if (a == "--free")
       o.free_latents = true;
+    else if (a == "--lorentz")
+      o.lorentz = true;
     else {
       std::fprintf(stderr, "bench_sas_step: unknown option %s\n", a.c_str());
       std::exit(2);
@@ -238,6 +242,11 @@ Timings run(const Options& o, const Communicator& comm, int threads) {
   c.flush_denormals = !o.keep_denormals;
   c.reproducible_sums = o.reproducible;
   c.seed = 1;
+  if (o.lorentz) {
+    c.latent_space = "lorentz";
+    c.kernel = "hyperboloid_exp";
+    c.lengthscale = 2.0;  // kappa, as bench/lorentz_sas_scale.py trains
+  }
   const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
   const auto begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const SasModel model(c, static_cast<std::uint64_t>(n), begin, count);
@@ -330,14 +339,15 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"impl\": \"gplvm\", \"precision\": \"%s\", \"ranks\": %d, \"threads\": %d, \"batch\": %ld, "
         "\"active\": %ld, "
-        "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"ms_per_step\": %.4f, \"gflops_step\": %.3f, "
+        "\"dim\": %ld, \"bayesian\": %s, \"free\": %s, \"latent_space\": \"%s\", \"ms_per_step\": %.4f, "
+        "\"gflops_step\": %.3f, "
         "\"gflops_openblas\": %.3f, \"gflops_eigen\": %.3f, \"gflops_engine\": %.3f, "
         "\"ratio_to_best_gemm\": %.4f, \"ratio_to_precision_mix\": %.4f, \"fp64_share_of_flops\": %.4f, "
         "\"engine\": \"%s\", \"blas_core\": \"%s\", \"flush_denormals\": %s}\n",
         o.float32 ? "float32" : "float64", comm.size(), threads, (long)o.batch, (long)o.active, (long)o.dim,
-        o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", 1e3 * t_step, step_rate / 1e9,
-        rates[0] / 1e9, rates[1] / 1e9, rates[2] / 1e9, step_rate / best_rate, mixed_limit,
-        flops.f64 / flops.total(), engine.c_str(), blas_core_name().c_str(),
+        o.bayesian ? "true" : "false", o.free_latents ? "true" : "false", o.lorentz ? "lorentz" : "euclidean",
+        1e3 * t_step, step_rate / 1e9, rates[0] / 1e9, rates[1] / 1e9, rates[2] / 1e9, step_rate / best_rate,
+        mixed_limit, flops.f64 / flops.total(), engine.c_str(), blas_core_name().c_str(),
         o.float32 && !o.keep_denormals ? "true" : "false");
     return 0;
   }
@@ -346,9 +356,9 @@ int main(int argc, char** argv) {
   std::printf("config: B=%ld A=%ld D=%ld Q=%ld hidden=", (long)o.batch, (long)o.active, (long)o.dim,
               (long)o.latent);
   for (Index h : o.hidden) std::printf("%ld,", (long)h);
-  std::printf(" %s %s %s ranks=%d threads/rank=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
-              o.free_latents ? "free" : "amortised", o.float32 ? "float32" : "float64", comm.size(), threads,
-              t.step.size());
+  std::printf(" %s %s %s %s ranks=%d threads/rank=%d steps=%zu\n", o.bayesian ? "bayesian" : "sas",
+              o.free_latents ? "free" : "amortised", o.lorentz ? "lorentz" : "euclidean",
+              o.float32 ? "float32" : "float64", comm.size(), threads, t.step.size());
   std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s; of which Adam %.2f ms (median)\n",
               1e3 * t_step, flops.total() / 1e9, step_rate / 1e9, 1e3 * median(t.adam));
   std::printf("%s %ldx%ldx%ld x %d ranks x %d threads (GFLOP/s, medians; Eigen's on one thread):", gemm_name,

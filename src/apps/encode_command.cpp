@@ -17,6 +17,7 @@
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/train/run_file.hpp"
 
 namespace gplvm {
@@ -59,7 +60,8 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   if (inferred) {
     run.require_gp_decoder("gplvm encode (free latents)");
     const TrainingSide training = load_training_side(run, run.settings.data_file, comm);
-    mean = infer_latents(*model->kernel(params), model->noise_variance(params), training.evidence(),
+    const std::unique_ptr<LatentSpace> space = make_latent_space(model->latent_space(), m.latent_dim);
+    mean = infer_latents(*model->kernel(params), model->noise_variance(params), *space, training.evidence(),
                          data.local, inference_options(cl), comm);
   } else {
     model->encode(params, data.local, begin, mean, &variance);

@@ -271,8 +271,10 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   // model says whether its latents are free (`exact` always is, whatever model.latents says).
   RowMatrix inferred;
   if (model->latents() == LatentKind::free) {
-    inferred = infer_latents(*model->kernel(params), model->noise_variance(params), {train, train_latents},
-                             test.local, inference_options(cl), comm);
+    const std::unique_ptr<LatentSpace> space =
+        make_latent_space(model->latent_space(), run.settings.model.latent_dim);
+    inferred = infer_latents(*model->kernel(params), model->noise_variance(params), *space,
+                             {train, train_latents}, test.local, inference_options(cl), comm);
     options.test_latents = &inferred;
   }
   const PredictiveEvaluation e = evaluate_predictive(

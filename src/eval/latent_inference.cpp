@@ -30,6 +30,14 @@ Matrix nearest_latents(const GpPredictiveDensity& density, const DataRef& Y) {
   return start;
 }
 
+// A row whose squared norm is finite. Where the density still rises towards infinity (a row the
+// conditioning set explains no better than the prior mean), the growing step would otherwise walk
+// to coordinates that overflow (cosh of a long geodesic step on the hyperboloid); such a step
+// counts as a failure and halves the step length.
+bool representable(const auto& row) {
+  return std::isfinite(row.squaredNorm());
+}
+
 }  // namespace
 
 GpPredictiveDensity::GpPredictiveDensity(const Kernel& kernel, double noise_variance, Matrix latents,
@@ -73,22 +81,26 @@ Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& 
   return f;
 }
 
-Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y, Matrix start,
-                            const LatentInferenceOptions& options) {
-  Matrix x = std::move(start), gradient, candidate_gradient;
-  Vector f = density.log_density(x, Y, &gradient);
+Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpace& space, const DataRef& Y,
+                            Matrix start, const LatentInferenceOptions& options) {
+  Matrix x = std::move(start), direction, candidate_gradient;
+  Vector f = density.log_density(x, Y, &direction);
+  space.riemannian_gradient(x, direction);
   Vector step = Vector::Constant(x.rows(), options.initial_step);
   for (int s = 0; s < options.steps; ++s) {
+    // Each row moves a distance step[n] (in the space's metric) along its Riemannian gradient.
+    const Vector lengths = space.tangent_squared_norms(x, direction).cwiseSqrt();
+    Matrix move = Matrix::Zero(x.rows(), x.cols());
+    for (Index n = 0; n < x.rows(); ++n)
+      if (lengths[n] > 0) move.row(n) = (step[n] / lengths[n]) * direction.row(n);
     Matrix candidate = x;
-    for (Index n = 0; n < x.rows(); ++n) {
-      const double norm = gradient.row(n).norm();
-      if (norm > 0) candidate.row(n) += (step[n] / norm) * gradient.row(n);
-    }
+    space.retract(candidate, move);
     const Vector candidate_f = density.log_density(candidate, Y, &candidate_gradient);
+    space.riemannian_gradient(candidate, candidate_gradient);
     for (Index n = 0; n < x.rows(); ++n) {
-      if (candidate_f[n] > f[n]) {
+      if (candidate_f[n] > f[n] && representable(candidate.row(n))) {
         x.row(n) = candidate.row(n);
-        gradient.row(n) = candidate_gradient.row(n);
+        direction.row(n) = candidate_gradient.row(n);
         f[n] = candidate_f[n];
         step[n] *= 1.5;
       } else {
@@ -99,13 +111,14 @@ Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y
   return x;
 }
 
-RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const TrainingEvidence& training,
-                        const DataRef& Y, const LatentInferenceOptions& options, const Communicator& comm) {
+RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const LatentSpace& space,
+                        const TrainingEvidence& training, const DataRef& Y,
+                        const LatentInferenceOptions& options, const Communicator& comm) {
   const ConditioningSet cond =
       conditioning_set(training.data, training.latent_mean, options.conditioning_size, options.seed, comm);
   Matrix data = comm.allgather_rows(DataRef(cond.local_y));
   const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
-  return maximise_log_density(density, Y, nearest_latents(density, Y), options);
+  return maximise_log_density(density, space, Y, nearest_latents(density, Y), options);
 }
 
 }  // namespace gplvm

@@ -7,9 +7,6 @@
 namespace gplvm::lorentz {
 namespace {
 
-// Below this -<a, b>_L the distance comes from the chord (see separation()).
-constexpr double kChordRegime = 2.0;
-
 // How far apart two points of the sheet are: u - 1 = -<a, b>_L - 1 and the distance d. Near
 // u = 1, -<a, b>_L - 1 cancels to a few digits; on the sheet it equals half the chord's squared
 // Minkowski norm <a - b, a - b>_L / 2, which differences keep accurate, and
@@ -19,17 +16,11 @@ struct Separation {
   double d;
 };
 
-// On n contiguous coordinates each, so that pairwise_distances runs on columns of transposed
-// copies without a temporary vector per pair.
 Separation separation_of(const double* a, const double* b, Index n) {
-  double spatial = 0.0;
-  for (Index k = 1; k < n; ++k) spatial += a[k] * b[k];
-  const double u = -(-a[0] * b[0] + spatial);
-  if (u >= kChordRegime) return {u - 1.0, std::acosh(u)};
-  double chord_spatial = 0.0;
-  for (Index k = 1; k < n; ++k) chord_spatial += (a[k] - b[k]) * (a[k] - b[k]);
-  const double c2 = std::max(-(a[0] - b[0]) * (a[0] - b[0]) + chord_spatial, 0.0);
-  return {0.5 * c2, 2.0 * std::asinh(0.5 * std::sqrt(c2))};
+  const ProductGap gap = product_gap(a, b, n);
+  if (gap.u >= kChordRegime) return {gap.u_minus_1, std::acosh(gap.u)};
+  // The chord's Minkowski length is sqrt(2 (u - 1)); half of it is sqrt((u - 1) / 2).
+  return {gap.u_minus_1, 2.0 * std::asinh(std::sqrt(0.5 * gap.u_minus_1))};
 }
 
 Separation separation(const ConstVectorRef& a, const ConstVectorRef& b) {
@@ -112,6 +103,26 @@ Index first_row_off_sheet(const ConstMatrixRef& X, double tolerance) {
   return -1;
 }
 
+Matrix arccosh_one_plus(const Matrix& M) {
+  // arccosh(1 + m) = log1p(t), t = m + sqrt(m (m + 2)) (a sum of non-negative terms: no
+  // cancellation at any m), with log1p(t) = log(w) t / (w - 1), w = 1 + t (Kahan's form, a few
+  // ulps), so that the one transcendental call is Eigen's vectorised log over the whole matrix.
+  // Above 1e150, m (m + 2) would overflow and arccosh(1 + m) = log(2 (1 + m)) to rounding.
+  constexpr double kLarge = 1e150;
+  const Eigen::ArrayXXd m = M.array().min(kLarge);
+  const Eigen::ArrayXXd t = m + (m * (m + 2.0)).sqrt();
+  const Eigen::ArrayXXd w = 1.0 + t;
+  const Eigen::ArrayXXd log_w = w.log();
+  Matrix D(M.rows(), M.cols());
+  for (Index e = 0; e < M.size(); ++e) {
+    if (M.data()[e] >= kLarge)
+      D.data()[e] = std::log(2.0 * (1.0 + M.data()[e]));
+    else
+      D.data()[e] = w.data()[e] == 1.0 ? t.data()[e] : log_w.data()[e] * t.data()[e] / (w.data()[e] - 1.0);
+  }
+  return D;
+}
+
 double distance(const ConstVectorRef& a, const ConstVectorRef& b) {
   return separation(a, b).d;
 }
@@ -122,10 +133,11 @@ Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
   const Matrix A = X1.transpose();
   const Matrix B = X2.transpose();
   const Index n = A.rows();
-  Matrix D(X1.rows(), X2.rows());
+  Matrix M(X1.rows(), X2.rows());  // u - 1 per pair, from the chord where it is small
   for (Index j = 0; j < X2.rows(); ++j)
-    for (Index i = 0; i < X1.rows(); ++i) D(i, j) = separation_of(A.col(i).data(), B.col(j).data(), n).d;
-  return D;
+    for (Index i = 0; i < X1.rows(); ++i)
+      M(i, j) = product_gap(A.col(i).data(), B.col(j).data(), n).u_minus_1;
+  return arccosh_one_plus(M);
 }
 
 Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g) {

@@ -1,7 +1,8 @@
 // gplvm train with model.latent_space = "lorentz" end to end: a binary tree from `gplvm generate`
 // trained by Bayesian SAS and by the point hGP-LVM (exact) on the hyperboloid, the run file's latents (Q + 1
-// ambient coordinates on the sheet, marked latent_space = "lorentz"), encode and info on it, and the refusals
-// of configurations that do not support hyperbolic latents (exit 2, naming the key, no output).
+// ambient coordinates on the sheet, marked latent_space = "lorentz"), encode and info on it, new rows of
+// free-latent runs encoded and evaluated on the sheet, and the refusals of configurations that do not support
+// hyperbolic latents (exit 2, naming the key, no output).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -187,6 +188,36 @@ TEST(LorentzTrainCli, TrainsTheSparseAndBayesianHgplvmOnTheDepthFourTree) {
     const double trained = score(run);
     EXPECT_GT(trained, 0.78) << kind;
     EXPECT_GT(trained, start) << kind;
+  }
+}
+
+// New rows of free-latent Lorentz runs (the point hGP-LVM and free-point SAS): `encode` infers their
+// latents on the sheet, at 2 ranks, and `evaluate` scores the test rows at those latents.
+TEST(LorentzTrainCli, EncodesAndEvaluatesNewRowsOfFreeLatentRuns) {
+  TreeSandbox r;
+  ASSERT_EQ(
+      run_gplvm("generate --kind binary_tree --depth 3 --per-node 3 --seed 5 --output test.h5", 0, r.dir)
+          .exit_code,
+      0);
+  const std::pair<const char*, const char*> runs[] = {
+      {"out/exact.h5",
+       "--model.kind=exact --model.lengthscale=100 --model.init=paper_uniform "
+       "--optim.method=riemannian_gd_paper --exact.max_iterations=40"},
+      {"out/free.h5", "--model.kind=sas --model.latents=free --train.max_steps=20"}};
+  for (const auto& [run, flags] : runs) {
+    const CliResult t =
+        run_gplvm(std::string("train --config config.toml ") + flags + " --output.path=" + run, 0, r.dir);
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    const CliResult e = run_gplvm(
+        std::string("encode --run ") + run + " --data test.h5 --output out/enc.h5 --json", 2, r.dir);
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    const RowMatrix encoded = testing::read_fixture_matrix(r.dir / "out/enc.h5", "/latent/mean");
+    EXPECT_EQ(encoded.rows(), 21) << run;  // 7 nodes x 3
+    expect_on_hyperboloid(encoded, 2);
+    const CliResult v = run_gplvm(std::string("evaluate --run ") + run + " --test test.h5 --json", 2, r.dir);
+    ASSERT_EQ(v.exit_code, 0) << v.err;
+    EXPECT_TRUE(has(v.out, "\"test_points\":21")) << v.out;
+    fs::remove(r.dir / "out/enc.h5");
   }
 }
 

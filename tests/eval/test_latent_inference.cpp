@@ -49,12 +49,13 @@ TEST(LatentInference, AscentNeverLowersTheDensityAndImprovesAFarStart) {
   const Vector before = density.log_density(start, Y, nullptr);
   LatentInferenceOptions options;
   options.steps = 40;
-  const Matrix reached = maximise_log_density(density, Y, start, options);
+  const std::unique_ptr<LatentSpace> space = make_latent_space("euclidean", kLatentDim);
+  const Matrix reached = maximise_log_density(density, *space, Y, start, options);
   const Vector after = density.log_density(reached, Y, nullptr);
   for (Index n = 0; n < kRows; ++n) EXPECT_GE(after[n], before[n]) << n;
   EXPECT_GT((after - before).sum(), 1e-3);
   options.steps = 0;
-  EXPECT_EQ(maximise_log_density(density, Y, start, options), start);
+  EXPECT_EQ(maximise_log_density(density, *space, Y, start, options), start);
 }
 
 }  // namespace

@@ -140,6 +140,30 @@ TEST(HyperboloidExpKernel, SymmetricBlockAdjointMatchesFiniteDifferences) {
                 1e-12 * dX.row(i).norm() * X(i, 0));
 }
 
+// Far apart (d = 346, kappa = 0.25) k underflows to 0: its adjoints are 0 there, not 0 * inf, and the
+// near pair's are unchanged by the far one.
+TEST(HyperboloidExpKernel, AdjointsAreFiniteWhereTheKernelUnderflows) {
+  const HyperboloidExpKernel kernel(1.0, 0.25, 3);
+  Matrix X1(2, 3), X2(1, 3);
+  X1.row(0) = lorentz::lift(Vector{{1e150, 0.0}}).transpose();
+  X1.row(1) = lorentz::lift(Vector{{0.3, -0.2}}).transpose();
+  X2.row(0) = lorentz::lift(Vector{{0.1, 0.4}}).transpose();
+  Matrix K;
+  kernel.cross(X1, X2, K);
+  ASSERT_EQ(K(0, 0), 0.0);
+  ASSERT_GT(K(1, 0), 0.0);
+  const Matrix G = Matrix::Ones(2, 1);
+  Matrix dX1 = Matrix::Zero(2, 3), dX2 = Matrix::Zero(1, 3);
+  Vector d_hyper = Vector::Zero(2);
+  kernel.cross_backward(X1, X2, K, G, &dX1, &dX2, d_hyper);
+  EXPECT_TRUE(dX1.allFinite() && dX2.allFinite() && d_hyper.allFinite());
+  EXPECT_EQ(dX1.row(0).norm(), 0.0);
+  // The near pair alone: dk/dlog sigma = k, dk/dlog kappa = k d / kappa.
+  const double d = lorentz::distance(X1.row(1).transpose(), X2.row(0).transpose());
+  EXPECT_NEAR(d_hyper[0], K(1, 0), 1e-15);
+  EXPECT_NEAR(d_hyper[1], K(1, 0) * d / 0.25, 1e-14);
+}
+
 TEST(HyperboloidExpKernel, RefusesPsiStatistics) {
   const HyperboloidExpKernel kernel(1.0, 1.0, 3);
   const Matrix mean = random_lorentz_points(3, 2, 95), variance = Matrix::Constant(3, 3, 0.1);

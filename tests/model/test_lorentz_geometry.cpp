@@ -119,6 +119,39 @@ TEST(LorentzGeometry, NearbyDistancesKeepTheirDigits) {
   }
 }
 
+// u = cosh d, u - 1 = 2 sinh^2(d / 2) and sinh d from product_gap / sinh_distance against the closed
+// forms in the distance, from d = 1e-7 (where cosh d - 1 computed as such has no digits left) to 20.
+TEST(LorentzGeometry, ProductGapAndSinhDistanceKeepTheirDigitsNearAndFar) {
+  const Vector a = lift(v2(0.4, -1.1));
+  const Vector direction = project_tangent(a, Vector{{0.2, 1.0, -0.6}});
+  for (double d : {1e-7, 1e-3, 0.5, 3.0, 20.0}) {
+    const Vector b = exp_map(a, (d / std::sqrt(minkowski_dot(direction, direction))) * direction);
+    const double measured = distance(a, b);  // b's rounding moves d by ~1e-16 |b|
+    const ProductGap gap = product_gap(a.data(), b.data(), 3);
+    EXPECT_NEAR(gap.u / std::cosh(measured), 1.0, 1e-13) << d;
+    EXPECT_NEAR(gap.u_minus_1 / (2.0 * std::pow(std::sinh(0.5 * measured), 2)), 1.0, 1e-12) << d;
+    EXPECT_NEAR(sinh_distance(gap) / std::sinh(measured), 1.0, 1e-12) << d;
+    EXPECT_NEAR(measured / d, 1.0, 1e-8) << d;
+    EXPECT_NEAR(pairwise_distances(a.transpose(), b.transpose())(0, 0) / measured, 1.0, 1e-14) << d;
+  }
+}
+
+// The vectorised arccosh(1 + m) against the scalar references of each regime: 2 asinh(sqrt(m / 2))
+// (no cancellation at small m), std::acosh, and log(2 (1 + m)) where 1 + m squared overflows.
+TEST(LorentzGeometry, VectorisedArccoshKeepsEveryRegimesDigits) {
+  const double m[] = {0.0, 1e-300, 1e-16, 1e-9, 1e-3, 0.5, 1.0, 7.0, 1e3, 1e100, 1e149, 1e200, 1e300};
+  Matrix M(1, std::size(m));
+  for (Index e = 0; e < M.cols(); ++e) M(0, e) = m[e];
+  const Matrix D = arccosh_one_plus(M);
+  EXPECT_EQ(D(0, 0), 0.0);
+  for (Index e = 1; e < M.cols(); ++e) {
+    const double reference = m[e] < 1.0     ? 2.0 * std::asinh(std::sqrt(0.5 * m[e]))
+                             : m[e] < 1e150 ? std::acosh(1.0 + m[e])
+                                            : std::log(2.0 * (1.0 + m[e]));
+    EXPECT_NEAR(D(0, e) / reference, 1.0, 1e-14) << "m = " << m[e];
+  }
+}
+
 TEST(LorentzGeometry, OriginMapsAreTheGeneralOnesAtTheOrigin) {
   const Vector v = v2(0.9, -2.1);
   Vector at_origin(3);

@@ -9,13 +9,21 @@
 //   df/dk_x = alpha df/dmu - 2 df/dv (K + s2 I)^{-1} k_x,
 // carried to x through Kernel::cross_backward, plus df/dv dk(x, x)/dx (Kernel::diagonal_backward).
 // Each row starts at the latent of its nearest conditioning row (in data space) and takes a fixed
-// number of ascent steps along its gradient, each step accepted only if f increases (the step
-// length grows by 1.5 after a success and halves after a failure), so f never decreases.
+// number of ascent steps along its Riemannian gradient in the run's latent space, each step
+// accepted only if f increases (the step length grows by 1.5 after a success and halves after a
+// failure), so f never decreases. The geometry comes from the LatentSpace: the ambient gradient is
+// turned into the Riemannian one (riemannian_gradient), normalised by its length in the space's
+// metric (tangent_squared_norms) and followed by retract. In R^Q these are the identity, the
+// Euclidean norm and x + step; on the hyperboloid (Lorentz latents, Q + 1 ambient columns) the
+// Minkowski-metric gradient projected onto the tangent space, its Minkowski length and the
+// exponential map with re-projection, so every iterate stays on the sheet and a step of length
+// s moves the point a geodesic distance s (docs/math/lorentz.md, "Encoding new rows").
 #include <cstdint>
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/linalg/cholesky.hpp"
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/predictor.hpp"
 
 namespace gplvm {
@@ -24,17 +32,17 @@ struct LatentInferenceOptions {
   int steps = 50;                          // ascent steps per row (gplvm encode/evaluate --infer-steps)
   std::uint64_t conditioning_size = 1000;  // training rows conditioned on (--infer-condition; 0: all)
   std::uint64_t seed = 0;                  // chooses them (eval/conditioning_set.hpp)
-  double initial_step = 0.1;               // first step length, in latent units
+  double initial_step = 0.1;               // first step length, in latent units (geodesic on lorentz)
 };
 
 // The predictive density of data rows at latents, and its gradient w.r.t. the latents. Serial.
 class GpPredictiveDensity {
  public:
-  // latents: M x Q training latents, data: their M x D rows.
+  // latents: M x (ambient dimension) training latents, data: their M x D rows.
   GpPredictiveDensity(const Kernel& kernel, double noise_variance, Matrix latents, Matrix data);
 
-  // f for each row of X (n x Q) against its data row of Y (n x D); gradient (n x Q, overwritten)
-  // when given.
+  // f for each row of X (n x ambient) against its data row of Y (n x D); gradient (n x ambient,
+  // overwritten) when given: the ambient (Euclidean) one, exact along the space's tangent directions.
   Vector log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient) const;
 
   const Matrix& latents() const noexcept { return latents_; }
@@ -47,13 +55,15 @@ class GpPredictiveDensity {
   CholeskyFactor factor_;
 };
 
-// The ascent above from the given start (n x Q); returns the latents reached.
-Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y, Matrix start,
-                            const LatentInferenceOptions& options);
+// The ascent above from the given start (n x ambient, points of `space`); returns the latents reached.
+Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpace& space, const DataRef& Y,
+                            Matrix start, const LatentInferenceOptions& options);
 
 // The latents of this rank's rows `Y` (n x D): the density over a conditioning set of the training
 // evidence (collective), each row started at its nearest conditioning row's latent.
-RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const TrainingEvidence& training,
-                        const DataRef& Y, const LatentInferenceOptions& options, const Communicator& comm);
+// `space` is the run's latent space (Model::latent_space(), make_latent_space).
+RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const LatentSpace& space,
+                        const TrainingEvidence& training, const DataRef& Y,
+                        const LatentInferenceOptions& options, const Communicator& comm);
 
 }  // namespace gplvm

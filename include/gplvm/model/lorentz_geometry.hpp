@@ -9,6 +9,9 @@
 // arccosh near 1 is replaced by a chord form, sinh(r)/r and its derivatives by series near 0, and
 // points can be re-projected onto the sheet (x_0 = sqrt(1 + |x~|^2)) to stop rounding drift.
 // Matrix versions work row by row (one point per row).
+#include <algorithm>
+#include <cmath>
+
 #include "gplvm/core/types.hpp"
 
 namespace gplvm::lorentz {
@@ -39,8 +42,36 @@ Index first_row_off_sheet(const ConstMatrixRef& X, double tolerance);
 // Geodesic distance arccosh(-<a, b>_L), computed from the chord a - b when the points are close,
 // where arccosh would lose half the digits.
 double distance(const ConstVectorRef& a, const ConstVectorRef& b);
-// D(i, j) = distance(X1.row(i), X2.row(j)).
+// D(i, j) = distance(X1.row(i), X2.row(j)) (to a few ulps: vectorised, arccosh_one_plus of u - 1).
 Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2);
+// arccosh(1 + m) elementwise for m >= 0, every digit at small m, as one vectorised log.
+Matrix arccosh_one_plus(const Matrix& M);
+
+// u = -<a, b>_L = cosh d(a, b) and u - 1, the latter from the chord a - b for nearby points (as in
+// distance()), for points given as n contiguous coordinates each (columns of a transposed copy, so
+// a loop over pairs copies nothing). No transcendental function: for the adjoints of functions of
+// the distance, which need u and sinh d but not d itself.
+// Inline: pairwise loops call them once per pair.
+struct ProductGap {
+  double u;
+  double u_minus_1;
+};
+// Below this u the distance and u - 1 come from the chord.
+inline constexpr double kChordRegime = 2.0;
+inline ProductGap product_gap(const double* a, const double* b, Index n) {
+  double spatial = 0.0;
+  for (Index k = 1; k < n; ++k) spatial += a[k] * b[k];
+  const double u = -(-a[0] * b[0] + spatial);
+  if (u >= kChordRegime) return {u, u - 1.0};
+  double chord_spatial = 0.0;  // <a - b, a - b>_L = 2 (u - 1) on the sheet, from differences
+  for (Index k = 1; k < n; ++k) chord_spatial += (a[k] - b[k]) * (a[k] - b[k]);
+  const double c2 = std::max(-(a[0] - b[0]) * (a[0] - b[0]) + chord_spatial, 0.0);
+  return {u, 0.5 * c2};
+}
+// sinh d = sqrt((u - 1)(u + 1)), with every digit near d = 0 because u - 1 has them.
+inline double sinh_distance(const ProductGap& gap) {
+  return std::sqrt(gap.u_minus_1 * (gap.u_minus_1 + 2.0));
+}
 
 // Tangent projection P_x(g) = g + <x, g>_L x (Minkowski-orthogonal onto T_x).
 Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g);
