@@ -85,7 +85,11 @@ void HyperboloidExpKernel::set_hyperparameters(const ConstVectorRef& values) {
 void HyperboloidExpKernel::cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matrix& K) const {
   require_input_dim(X1, ambient_dim_, "X1");
   require_input_dim(X2, ambient_dim_, "X2");
-  K = variance_ * (-lorentz::pairwise_distances(X1, X2).array() / kappa_).exp();  // vectorised exp
+  // Vectorised exp; SIMD exp clamps its argument near log(DBL_MIN) and returns a subnormal there on
+  // some targets where IEEE exp gives 0, so arguments below that bound are 0 on every build.
+  constexpr double kLogSmallestNormal = -708.0;
+  const Eigen::ArrayXXd exponent = -lorentz::pairwise_distances(X1, X2).array() / kappa_;
+  K = variance_ * (exponent < kLogSmallestNormal).select(0.0, exponent.exp());
 }
 
 void HyperboloidExpKernel::diagonal(const ConstMatrixRef& X, Vector& k) const {
