@@ -12,10 +12,12 @@
 // number of ascent steps along its gradient, each step accepted only if f increases (the step
 // length grows by 1.5 after a success and halves after a failure), so f never decreases.
 #include <cstdint>
+#include <functional>
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/linalg/cholesky.hpp"
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/model/sphere_linear_basepoint.hpp"
 #include "gplvm/models/predictor.hpp"
 
 namespace gplvm {
@@ -34,8 +36,11 @@ class GpPredictiveDensity {
   GpPredictiveDensity(const Kernel& kernel, double noise_variance, Matrix latents, Matrix data);
 
   // f for each row of X (n x Q) against its data row of Y (n x D); gradient (n x Q, overwritten)
-  // when given.
-  Vector log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient) const;
+  // when given, and df/dY = -(y - mu)/v (n x D, overwritten) when d_data is given.
+  // The predictive variance v (n) when predictive_variance is given.
+  Vector log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient, Matrix* d_data = nullptr,
+                     Vector* predictive_variance = nullptr) const;
+  Matrix mean(const ConstMatrixRef& X) const;  // mu(x) per row of X (n x D)
 
   const Matrix& latents() const noexcept { return latents_; }
   const Matrix& data() const noexcept { return data_; }
@@ -47,7 +52,12 @@ class GpPredictiveDensity {
   CholeskyFactor factor_;
 };
 
+// Per-row log densities f of latents X (n x Q) and, when asked, their gradient (n x Q).
+using RowLogDensity = std::function<Vector(const ConstMatrixRef& X, Matrix* gradient)>;
+
 // The ascent above from the given start (n x Q); returns the latents reached.
+Matrix maximise_log_density(const RowLogDensity& density, Matrix start,
+                            const LatentInferenceOptions& options);
 Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y, Matrix start,
                             const LatentInferenceOptions& options);
 
@@ -55,5 +65,16 @@ Matrix maximise_log_density(const GpPredictiveDensity& density, const DataRef& Y
 // evidence (collective), each row started at its nearest conditioning row's latent.
 RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const TrainingEvidence& training,
                         const DataRef& Y, const LatentInferenceOptions& options, const Communicator& comm);
+
+// With a latent-dependent basepoint (model.basepoint = "linear") the coordinates of a point move
+// with its latent: f(x) = log N(V(x, p) | mu(x), v(x) I), V(x, p) = E(x)^T Log_{m(x)}(p), whose
+// gradient adds (df/dV) J A (J = dV/du at u = A x). training.data holds the training rows' V at
+// their trained latents; `points` are this rank's rows as points of the chart's frame
+// (chart_frame_points). Each row starts at the conditioning latent of largest f (the training
+// rows' coordinates are in frames of their own, so nearness in V means nothing). Collective.
+RowMatrix infer_latents_linear_basepoint(const Kernel& kernel, double noise_variance,
+                                         const TrainingEvidence& training,
+                                         const SphereLinearBasepoint& basepoint, const DataRef& points,
+                                         const LatentInferenceOptions& options, const Communicator& comm);
 
 }  // namespace gplvm

@@ -10,6 +10,7 @@
 // (kernel, noise, inducing inputs, ...) every rank computes identically.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -20,6 +21,7 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
+#include "gplvm/model/sphere_linear_basepoint.hpp"
 #include "gplvm/models/predictor.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
 #include "gplvm/parallel/communicator.hpp"
@@ -154,6 +156,13 @@ class Model {
                                                                         const RowPartition& partition,
                                                                         LocalRows local_rows) const {
     return nullptr;
+  }
+
+  // A wrapped model whose basepoint moves with the latent (model.basepoint = "linear"): m(x) under
+  // params, in its chart's frame (model/sphere_linear_basepoint.hpp). The GP's outputs are then the
+  // coordinates V(x, p) at m(x), not the chart's coordinates at mu0. None for every other model.
+  virtual std::optional<SphereLinearBasepoint> linear_basepoint(const Vector& params) const {
+    return std::nullopt;
   }
 
   // The model's own predictive under params, conditioned where it needs to be on the training
