@@ -183,6 +183,12 @@ class Model {
   std::uint64_t num_data_, local_begin_, local_rows_;
 };
 
+// Free latents are parameters of the training rows, not a function of data: "encoding" them can only
+// return the stored latents of rows this model owns. An internal Error (exit 1) when rows
+// [first_row, first_row + rows) are not among them, saying that held-out rows need latent
+// inference (eval/latent_inference.hpp) instead of quietly returning other rows' latents.
+void require_own_free_latent_rows(const Model& model, std::uint64_t first_row, Index rows);
+
 // A copy of `prototype` with the hyperparameters params[offset, offset + H): how every GP model
 // with a flat parameter vector builds its kernel.
 std::unique_ptr<Kernel> kernel_with_hyperparameters(const Kernel& prototype, const Vector& params,
