@@ -13,10 +13,13 @@ be reconstructed exactly, driving the noise to its floor):
     shapes the pre-shapes aligned to the training set's full-Procrustes mean), data.center = true
     (and data.standardize = true for spd_covariances);
   - GPLVMProj: the same run, its predictions projected onto the manifold
-    (gplvm evaluate --project-to).
+    (gplvm evaluate --project-to);
+  - on the sphere curve also "WGPLVM (linear basepoint)": model.basepoint = "linear", the basepoint
+    m(x) = Exp_mu0(B0 A x) learnt with the latents (A from 0), held-out points encoded through the
+    same predictive.
 The reconstruction RMSE is per split, by the intrinsic distance (WGPLVM, GPLVMProj) and by the
 Euclidean distance of the ambient coordinates (all three); the table gives mean ± SEM over the
-repetitions. Calibration (sphere curve): 50 predictive samples per test point at its encoded
+repetitions. Calibration (sphere curve, every WGPLVM and GPLVMProj): 50 predictive samples per test point at its encoded
 latent (gplvm predict --samples), the fraction f of samples nearer the predicted mean than the
 true point (intrinsic distance), the histogram and CDF of f over all splits' test points (PNG),
 and max |CDF(f) - f|.
@@ -38,6 +41,7 @@ SETS = {  # kind -> (output space of WGPLVM, the projection's manifold)
     "spd_tensors": "spd_log_euclidean",
     "spd_covariances": "spd_log_euclidean",
 }
+LINEAR = "WGPLVM (linear basepoint)"  # the sphere curve only
 PAPER = {  # Table 1, intrinsic RMSE: GPLVMProj vs WGPLVM
     "sphere_curve": ("femur", "(9.22 ± 0.55)e-2", "(9.20 ± 0.53)e-2"),
     "shapes": ("diatoms", "(2.48 ± 0.25)e-2", "(2.39 ± 0.15)e-2"),
@@ -147,9 +151,16 @@ def one_split(args, kind, rep):
     # The projection's test rows are the points as stored (the pre-shapes for shapes: same shapes).
     e = evaluate(args, e_run, test_e, ["--project-to", space], os.path.join(folder, "gplvm.json"),
                  os.path.join(folder, "gplvm_ev.h5"))
-    return {"WGPLVM": (w["intrinsic_rmse"], w["euclidean_rmse"]),
-            "GPLVMProj": (e["intrinsic_rmse"], e["euclidean_rmse"]),
-            "GPLVM": (None, e["unprojected_euclidean_rmse"])}
+    result = {"WGPLVM": (w["intrinsic_rmse"], w["euclidean_rmse"]),
+              "GPLVMProj": (e["intrinsic_rmse"], e["euclidean_rmse"]),
+              "GPLVM": (None, e["unprojected_euclidean_rmse"])}
+    if kind == "sphere_curve":
+        l_run = os.path.join(folder, "wgplvm_linear.h5")
+        train(args, train_m, l_run, space, l_run + ".log", latent_dim(args, kind), ["--model.basepoint=linear"])
+        l = evaluate(args, l_run, test_m, [], os.path.join(folder, "wgplvm_linear.json"),
+                     os.path.join(folder, "wgplvm_linear_ev.h5"))
+        result[LINEAR] = (l["intrinsic_rmse"], l["euclidean_rmse"])
+    return result
 
 
 def sphere_angle(a, b):
@@ -160,7 +171,8 @@ def calibration_fractions(args, rep):
     """f per test point for WGPLVM and GPLVMProj on the sphere curve."""
     folder = os.path.join(args.out, "sphere_curve", f"rep{rep}")
     out = {}
-    for model, run_name, extra in (("WGPLVM", "wgplvm", []), ("GPLVMProj", "gplvm", ["--project-to", "sphere"])):
+    for model, run_name, extra in (("WGPLVM", "wgplvm", []), (LINEAR, "wgplvm_linear", []),
+                                   ("GPLVMProj", "gplvm", ["--project-to", "sphere"])):
         pred = os.path.join(folder, f"{run_name}_samples.h5")
         if not os.path.exists(pred):
             run(args, ["predict", "--run", os.path.join(folder, f"{run_name}.h5"), "--latents",
@@ -175,6 +187,11 @@ def calibration_fractions(args, rep):
         d_samples = sphere_angle(samples, mean[:, None, :])
         out[model] = (d_samples < d_true[:, None]).mean(axis=1)
     return out
+
+
+def cells(results, sets, model, column):
+    return " | ".join(mean_sem([r[model][column] for r in results[k]]) if model in results[k][0] else "—"
+                      for k in sets)
 
 
 def mean_sem(values):
@@ -212,11 +229,11 @@ def main():
              f"(eq_ard, PCA start, at most {args.max_iterations} L-BFGS iterations); mean ± SEM of the per-split RMSE.",
              "", "**Intrinsic distance**", "", "| Model | " + " | ".join(sets) + " |",
              "|---|" + "---|" * len(sets)]
-    for model in ("GPLVMProj", "WGPLVM"):
-        lines.append(f"| {model} | " + " | ".join(mean_sem([r[model][0] for r in results[k]]) for k in sets) + " |")
+    for model in ("GPLVMProj", "WGPLVM", LINEAR):
+        lines.append(f"| {model} | " + cells(results, sets, model, 0) + " |")
     lines += ["", "**Euclidean distance**", "", "| Model | " + " | ".join(sets) + " |", "|---|" + "---|" * len(sets)]
-    for model in ("GPLVM", "GPLVMProj", "WGPLVM"):
-        lines.append(f"| {model} | " + " | ".join(mean_sem([r[model][1] for r in results[k]]) for k in sets) + " |")
+    for model in ("GPLVM", "GPLVMProj", "WGPLVM", LINEAR):
+        lines.append(f"| {model} | " + cells(results, sets, model, 1) + " |")
     lines += ["", "Relative intrinsic margin (1 − WGPLVM / GPLVMProj, means) here and in the paper's Table 1:", "",
               "| set | here | paper (stand-in for) |", "|---|---|---|"]
     for k in sets:
@@ -224,8 +241,11 @@ def main():
         g = np.mean([r["GPLVMProj"][0] for r in results[k]])
         name, paper_g, paper_w = PAPER[k]
         lines.append(f"| {k} | {1 - w / g:+.3f} | {name}: WGPLVM {paper_w} vs GPLVMProj {paper_g} |")
+        if LINEAR in results[k][0]:
+            w = np.mean([r[LINEAR][0] for r in results[k]])
+            lines.append(f"| {k}, linear basepoint | {1 - w / g:+.3f} | (not in the paper's table) |")
     if "sphere_curve" in sets:
-        f = {"WGPLVM": [], "GPLVMProj": []}
+        f = {"WGPLVM": [], LINEAR: [], "GPLVMProj": []}
         for r in range(args.reps):
             for model, values in calibration_fractions(args, r).items():
                 f[model].append(values)

@@ -59,10 +59,20 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   const bool inferred = model->latents() == LatentKind::free;
   if (inferred) {
     run.require_gp_decoder("gplvm encode (free latents)");
-    const TrainingSide training = load_training_side(run, run.settings.data_file, comm);
-    const std::unique_ptr<LatentSpace> space = make_latent_space(model->latent_space(), m.latent_dim);
-    mean = infer_latents(*model->kernel(params), model->noise_variance(params), *space, training.evidence(),
-                         data.local, inference_options(cl), comm);
+    TrainingSide training = load_training_side(run, run.settings.data_file, comm);
+    const std::optional<SphereLinearBasepoint> basepoint = model->linear_basepoint(params);
+    if (basepoint) {  // as evaluate: coordinates that move with the latent
+      const auto first = static_cast<Index>(training.data.partition.begin(comm.rank()));
+      apply_linear_basepoint(*basepoint, training.latent_mean.middleRows(first, training.data.local.rows()),
+                             training.data);
+      mean = infer_latents_linear_basepoint(*model->kernel(params), model->noise_variance(params),
+                                            training.evidence(), *basepoint, chart_frame_points(data.local),
+                                            inference_options(cl), comm);
+    } else {
+      const std::unique_ptr<LatentSpace> space = make_latent_space(model->latent_space(), m.latent_dim);
+      mean = infer_latents(*model->kernel(params), model->noise_variance(params), *space, training.evidence(),
+                           data.local, inference_options(cl), comm);
+    }
   } else {
     model->encode(params, data.local, begin, mean, &variance);
   }

@@ -76,17 +76,21 @@ struct ManifoldEvaluation {
   std::optional<double> unprojected_rmse;  // --project-to: Euclidean RMSE before the projection
 };
 
+// basepoint: a linear basepoint's m(x) at the test latents (Exp_{m(x)} instead of Exp_mu).
 ManifoldEvaluation evaluate_on_manifold(const std::optional<TangentChart>& chart,
                                         const std::shared_ptr<const OutputManifold>& projection,
                                         const RowMatrix& mean, const RowMatrix& truth,
-                                        const Communicator& comm) {
+                                        const std::optional<SphereLinearBasepoint>& basepoint,
+                                        const RowMatrix& test_latents, const Communicator& comm) {
   ManifoldEvaluation m;
   const OutputManifold& manifold = chart ? *chart->manifold : *projection;
   m.output_space = manifold.name();
   m.point_shape = manifold.point_shape();
   m.prediction = chart ? "exp_map" : "projected";
   comm.all_or_none([&] {
-    if (chart) {
+    if (chart && basepoint) {
+      m.points = linear_basepoint_points(*chart, *basepoint, test_latents, mean);
+    } else if (chart) {
       m.points = chart->points(mean);
     } else {
       m.points.resize(mean.rows(), mean.cols());
@@ -270,7 +274,18 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   // Free latents have no encoder: each test row's latent is inferred with the decoder fixed. The
   // model says whether its latents are free (`exact` always is, whatever model.latents says).
   RowMatrix inferred;
-  if (model->latents() == LatentKind::free) {
+  // A linear basepoint: training rows in the frames at m(x) of their latents; each test row's
+  // coordinates move with its latent while it is inferred, then are taken at the latent found.
+  const std::optional<SphereLinearBasepoint> basepoint = model->linear_basepoint(params);
+  if (basepoint) {
+    const auto begin = static_cast<Index>(train.partition.begin(comm.rank()));
+    apply_linear_basepoint(*basepoint, train_latents.middleRows(begin, train.local.rows()), train);
+    inferred = infer_latents_linear_basepoint(*model->kernel(params), model->noise_variance(params),
+                                              {train, train_latents}, *basepoint,
+                                              chart_frame_points(test.local), inference_options(cl), comm);
+    apply_linear_basepoint(*basepoint, inferred, test);
+    options.test_latents = &inferred;
+  } else if (model->latents() == LatentKind::free) {
     const std::unique_ptr<LatentSpace> space =
         make_latent_space(model->latent_space(), run.settings.model.latent_dim);
     inferred = infer_latents(*model->kernel(params), model->noise_variance(params), *space,
@@ -283,7 +298,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   if (chart || projection) {
     RowMatrix mean = e.predictive_mean;
     transform.invert_mean(mean);
-    manifold = evaluate_on_manifold(chart, projection, mean, test_points, comm);
+    manifold = evaluate_on_manifold(chart, projection, mean, test_points, basepoint, inferred, comm);
   }
   if (cl.value("output"))
     write_evaluation(*cl.value("output"), run, test, e, transform, options.knn_k, manifold, comm);

@@ -111,6 +111,11 @@ int exact_command(const Arguments& args, const Communicator& comm) {
   const std::unique_ptr<Kernel> kernel_ptr = model->kernel(params);
   const Kernel& kernel = *kernel_ptr;
   const double noise = model->noise_variance(params);
+  // A linear basepoint: the likelihood of each row's coordinates at m(x) of its latent.
+  if (const std::optional<SphereLinearBasepoint> basepoint = model->linear_basepoint(params)) {
+    const auto begin = static_cast<Index>(data.partition.begin(comm.rank()));
+    apply_linear_basepoint(*basepoint, latents.mean.middleRows(begin, data.local.rows()), data);
+  }
 
   const ExactDistributedGp gp(kernel, noise, latents.mean, data.local, data.partition, comm, options);
   const double lml = gp.log_marginal_likelihood();

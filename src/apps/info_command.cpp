@@ -70,13 +70,29 @@ std::string describe_output_space(const Hdf5ResultReader& file, Description& d) 
   const std::string name = file.read_attribute_string("/output_space", "name");
   const Vector mu = file.read_vector("/output_space/basepoint");
   const Matrix basis = file.read_matrix("/output_space/tangent_basis");
-  d.json.key("output_space").value(name).key("basepoint_kind").value("constant");
+  // A linear basepoint's map A (/params/basepoint_map, D x Q): m(x) = Exp_mu0(B0 A x).
+  const bool linear = file.exists("/params/basepoint_map");
+  const Matrix map = linear ? file.read_matrix("/params/basepoint_map") : Matrix();
+  d.json.key("output_space").value(name).key("basepoint_kind").value(linear ? "linear" : "constant");
+  if (linear) {
+    d.json.key("basepoint_map").begin_array();
+    for (Index i = 0; i < map.rows(); ++i) {
+      d.json.begin_array();
+      for (Index j = 0; j < map.cols(); ++j) d.json.value(map(i, j));
+      d.json.end_array();
+    }
+    d.json.end_array();
+  }
   d.json.key("tangent_dim").value(static_cast<std::int64_t>(basis.cols()));
   d.json.key("basepoint").begin_array();
   for (Index i = 0; i < mu.size(); ++i) d.json.value(mu[i]);
   d.json.end_array();
   constexpr Index kShown = 6;  // SPD(10) has 100 numbers: the text shows the first few
-  std::string text = "output space " + name + ", constant basepoint (Frechet mean) mu = [";
+  std::string text =
+      "output space " + name +
+      (linear ? ", linear basepoint m(x) = Exp_mu0(B0 A x), |A| = " + std::to_string(map.norm()) +
+                    ", Frechet mean mu0 = ["
+              : ", constant basepoint (Frechet mean) mu = [");
   char entry[32];
   for (Index i = 0; i < std::min(mu.size(), kShown); ++i) {
     std::snprintf(entry, sizeof entry, "%s%.6g", i == 0 ? "" : ", ", mu[i]);

@@ -51,6 +51,24 @@ void apply_run_chart(const std::optional<TangentChart>& chart, DistributedDatase
   data.cols = static_cast<std::uint64_t>(manifold.intrinsic_dim());
 }
 
+void apply_linear_basepoint(const SphereLinearBasepoint& basepoint, const ConstMatrixRef& latents,
+                            DistributedDataset& data) {
+  require(latents.rows() == data.local.rows(), "one latent per row is needed for the linear basepoint",
+          {data.file, data.path, std::to_string(latents.rows())});
+  const RowMatrix points = chart_frame_points(data.local);
+  for (Index j = 0; j < points.rows(); ++j)
+    data.local.row(j) = basepoint.coordinates(latents.row(j).transpose(), points.row(j).transpose(), nullptr);
+}
+
+RowMatrix linear_basepoint_points(const TangentChart& chart, const SphereLinearBasepoint& basepoint,
+                                  const ConstMatrixRef& latents, const DataRef& coordinates) {
+  RowMatrix frame_points(coordinates.rows(), basepoint.tangent_dim() + 1);
+  for (Index i = 0; i < coordinates.rows(); ++i)
+    frame_points.row(i) =
+        basepoint.point(latents.row(i).transpose(), coordinates.row(i).transpose()).transpose();
+  return data_frame_points(chart, frame_points);
+}
+
 void require_output_space_model(const std::string& kind, const std::string& output_space) {
   require(kind == "exact" || kind == "sas" || kind == "bayesian_sas",
           "model.output_space = \"" + output_space + "\" trains model.kind exact, sas or bayesian_sas, not " +
@@ -58,16 +76,25 @@ void require_output_space_model(const std::string& kind, const std::string& outp
           {"", "model.output_space", output_space});
 }
 
-void require_basepoint_supported(const std::string& basepoint, const std::string& output_space) {
+void require_basepoint_supported(const Config& config) {
+  const std::string basepoint = config.get_string("model.basepoint"),
+                    output_space = config.get_string("model.output_space"),
+                    kind = config.get_string("model.kind");
   if (basepoint == "constant") return;
   require(output_space == "sphere",
           "model.basepoint = \"" + basepoint + "\" is defined on model.output_space = \"sphere\" only; \"" +
               output_space + "\" takes the constant basepoint",
           {"", "model.basepoint", basepoint});
-  throw InputError(
-      "model.basepoint = \"linear\": training with a latent-dependent basepoint is not available yet "
-      "(use \"constant\")",
-      {"", "model.basepoint", basepoint});
+  require(kind == "exact",
+          "model.basepoint = \"linear\" is trained by model.kind = \"exact\" only (" + kind +
+              " takes the constant basepoint)",
+          {"", "model.basepoint", basepoint});
+  // The model rebuilds the points from their tangent coordinates at mu0: shifted or scaled
+  // coordinates would be other points.
+  require(!config.get_bool("data.center") && !config.get_bool("data.standardize"),
+          "model.basepoint = \"linear\" models the points themselves: data.center and data.standardize "
+          "must be false",
+          {"", "model.basepoint", basepoint});
 }
 
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm) {

@@ -52,13 +52,17 @@ void require_latents_on_sheet(const DistributedDataset& latents, const Communica
 
 // Where predictions are pushed to points: a manifold run's chart (Exp_mu of tangent coordinates),
 // or, for a Euclidean run, the manifold named by --project-to (its nearest-point projection).
+// With a linear basepoint, Exp_{m(x)} of the coordinates in the frame at m(x), x the row's latent.
 struct PointMap {
   std::optional<TangentChart> chart;
   std::shared_ptr<const OutputManifold> projection;
+  std::optional<SphereLinearBasepoint> basepoint;
+  Matrix latents;  // this rank's latents, one per output row (the linear basepoint's x)
 
   const OutputManifold* manifold() const { return chart ? chart->manifold.get() : projection.get(); }
   // rows of model outputs (tangent coordinates or ambient vectors) -> rows of points.
   RowMatrix points(const RowMatrix& outputs) const {
+    if (chart && basepoint) return linear_basepoint_points(*chart, *basepoint, latents, outputs);
     if (chart) return chart->points(outputs);
     RowMatrix p(outputs.rows(), projection->data_dim());
     for (Index i = 0; i < outputs.rows(); ++i)
@@ -170,7 +174,7 @@ int predict_command(const Arguments& args, const Communicator& comm) {
 
   const DistributedDataset latents =
       load_distributed_dataset(latents_file, cl.value_or("latents-dataset", "/latent/mean"), "", comm);
-  const TrainingSide training = load_training_side(run, data_file, comm);
+  TrainingSide training = load_training_side(run, data_file, comm);
   const std::unique_ptr<Model> model =
       run.model(training.data.rows, training.data.partition.begin(comm.rank()),
                 training.data.partition.count(comm.rank()));
@@ -190,6 +194,14 @@ int predict_command(const Arguments& args, const Communicator& comm) {
     map.projection = make_output_manifold(*project_to, model->data_dim(), "--project-to");
   }
   const Vector params = run.parameters(*model);
+  // A linear basepoint: the GP was trained on each row's coordinates at m(x) of its own latent.
+  map.basepoint = model->linear_basepoint(params);
+  if (map.basepoint) {
+    const auto begin = static_cast<Index>(training.data.partition.begin(comm.rank()));
+    apply_linear_basepoint(*map.basepoint, training.latent_mean.middleRows(begin, training.data.local.rows()),
+                           training.data);
+    map.latents = latents.local;
+  }
   const std::unique_ptr<Predictor> predictor =
       model_predictor(*model, params, training.evidence(), options, comm);
   Prediction p = predictor->predict(Matrix(latents.local));

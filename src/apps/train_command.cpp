@@ -196,7 +196,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
 
   // fp32 models hold their rows as float32: half the memory (the exact model is fp64 only, which
   // its settings enforce).
-  require_basepoint_supported(config.get_string("model.basepoint"), config.get_string("model.output_space"));
+  require_basepoint_supported(config);
   const bool float32_rows = parse_precision(config.get_string("model.precision")) == Precision::float32;
   DistributedDataset data = load_distributed_dataset(
       config.get_string("data.path"), config.get_string("data.dataset"), config.get_string("data.labels"),

@@ -109,10 +109,10 @@ ConfigSchema train_config_schema() {
                   "model is trained on tangent coordinates at the data's Frechet mean",
                   {R::one_of({"euclidean", "sphere", "kendall", "spd_log_euclidean", "spd_affine"})})
       .add_string("model.basepoint", "constant",
-                  "wrapped GPLVM basepoint: constant (the Fréchet mean of the training data) or linear "
-                  "(m(x) = Exp_mu0(A x), a learnt map into the tangent space at the mean; model.output_space "
-                  "= \"sphere\" only; its objective and gradient exist, training with it is not available "
-                  "yet and is refused)",
+                  "wrapped GPLVM basepoint: constant (the Frechet mean mu0 of the training data) or linear "
+                  "(m(x) = Exp_mu0(B0 A x), A a D x Q map into the tangent space at mu0, learnt with the "
+                  "latents from A = 0; model.output_space = \"sphere\" and model.kind = \"exact\" only, "
+                  "without data.center / data.standardize)",
                   {R::one_of({"constant", "linear"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})

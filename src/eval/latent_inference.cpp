@@ -52,7 +52,14 @@ GpPredictiveDensity::GpPredictiveDensity(const Kernel& kernel, double noise_vari
   factor_.solve_in_place(alpha_);
 }
 
-Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient) const {
+Matrix GpPredictiveDensity::mean(const ConstMatrixRef& X) const {
+  Matrix Kxm;
+  kernel_->cross(X, latents_, Kxm);
+  return Kxm * alpha_;
+}
+
+Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient,
+                                        Matrix* d_data, Vector* predictive_variance) const {
   const double D = static_cast<double>(Y.cols());
   Matrix Kxm;  // n x M
   kernel_->cross(X, latents_, Kxm);
@@ -67,6 +74,8 @@ Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& 
   const Vector f = (-0.5 * D * (2.0 * std::numbers::pi * variance.array()).log() -
                     0.5 * squares.array() / variance.array())
                        .matrix();
+  if (d_data) *d_data = -(residual.array().colwise() / variance.array()).matrix();
+  if (predictive_variance) *predictive_variance = variance;
   if (gradient == nullptr) return f;
   factor_.solve_upper_in_place(solved);
   const Vector d_variance =
@@ -83,8 +92,15 @@ Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& 
 
 Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpace& space, const DataRef& Y,
                             Matrix start, const LatentInferenceOptions& options) {
+  return maximise_log_density(
+      [&](const ConstMatrixRef& X, Matrix* gradient) { return density.log_density(X, Y, gradient); }, space,
+      std::move(start), options);
+}
+
+Matrix maximise_log_density(const RowLogDensity& density, const LatentSpace& space, Matrix start,
+                            const LatentInferenceOptions& options) {
   Matrix x = std::move(start), direction, candidate_gradient;
-  Vector f = density.log_density(x, Y, &direction);
+  Vector f = density(x, &direction);
   space.riemannian_gradient(x, direction);
   Vector step = Vector::Constant(x.rows(), options.initial_step);
   for (int s = 0; s < options.steps; ++s) {
@@ -95,7 +111,7 @@ Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpac
       if (lengths[n] > 0) move.row(n) = (step[n] / lengths[n]) * direction.row(n);
     Matrix candidate = x;
     space.retract(candidate, move);
-    const Vector candidate_f = density.log_density(candidate, Y, &candidate_gradient);
+    const Vector candidate_f = density(candidate, &candidate_gradient);
     space.riemannian_gradient(candidate, candidate_gradient);
     for (Index n = 0; n < x.rows(); ++n) {
       if (candidate_f[n] > f[n] && representable(candidate.row(n))) {
@@ -119,6 +135,66 @@ RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const Laten
   Matrix data = comm.allgather_rows(DataRef(cond.local_y));
   const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
   return maximise_log_density(density, space, Y, nearest_latents(density, Y), options);
+}
+
+namespace {
+
+// f of each point at its own latent (row i of X with row i of the points), with the gradient in X.
+Vector linear_basepoint_log_density(const GpPredictiveDensity& density,
+                                    const SphereLinearBasepoint& basepoint, const ConstMatrixRef& X,
+                                    const DataRef& points, Matrix* gradient) {
+  const Index n = X.rows();
+  RowMatrix V(n, basepoint.tangent_dim());
+  std::vector<Matrix> jacobians(gradient ? n : 0);
+  for (Index i = 0; i < n; ++i)
+    V.row(i) =
+        basepoint
+            .coordinates(X.row(i).transpose(), points.row(i).transpose(), gradient ? &jacobians[i] : nullptr)
+            .transpose();
+  Matrix d_data;
+  const Vector f = density.log_density(X, V, gradient, gradient ? &d_data : nullptr);
+  if (gradient)
+    for (Index i = 0; i < n; ++i)
+      gradient->row(i) +=
+          (basepoint.map().transpose() * (jacobians[i].transpose() * d_data.row(i).transpose())).transpose();
+  return f;
+}
+
+}  // namespace
+
+RowMatrix infer_latents_linear_basepoint(const Kernel& kernel, double noise_variance,
+                                         const TrainingEvidence& training,
+                                         const SphereLinearBasepoint& basepoint, const DataRef& points,
+                                         const LatentInferenceOptions& options, const Communicator& comm) {
+  const ConditioningSet cond =
+      conditioning_set(training.data, training.latent_mean, options.conditioning_size, options.seed, comm);
+  Matrix data = comm.allgather_rows(DataRef(cond.local_y));
+  const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
+  // The start: of the conditioning latents z_j, the one where each point is most likely (the
+  // predictive at the z_j once, then only the coordinates V(z_j, p) per point).
+  const Index m = cond.latents.rows();
+  const Matrix mean = density.mean(cond.latents);
+  Vector variance = Vector::Zero(m);
+  density.log_density(cond.latents, mean, nullptr, nullptr, &variance);
+  Matrix start(points.rows(), cond.latents.cols());
+  for (Index i = 0; i < points.rows(); ++i) {
+    Vector f(m);
+    for (Index j = 0; j < m; ++j) {
+      const Vector v =
+          basepoint.coordinates(cond.latents.row(j).transpose(), points.row(i).transpose(), nullptr);
+      f[j] = -0.5 * static_cast<double>(v.size()) * std::log(variance[j]) -
+             0.5 * (v - mean.row(j).transpose()).squaredNorm() / variance[j];
+    }
+    Index best = 0;
+    f.maxCoeff(&best);
+    start.row(i) = cond.latents.row(best);
+  }
+  const std::unique_ptr<LatentSpace> latent_space = make_latent_space("euclidean", cond.latents.cols());
+  return maximise_log_density(
+      [&](const ConstMatrixRef& X, Matrix* gradient) {
+        return linear_basepoint_log_density(density, basepoint, X, points, gradient);
+      },
+      *latent_space, std::move(start), options);
 }
 
 }  // namespace gplvm

@@ -37,6 +37,11 @@ PredictiveEvaluation evaluate_predictive(const Model& model, const Vector& param
   if (options.test_latents != nullptr)
     result.test_latents = *options.test_latents;
   else {
+    // Free latents belong to the training rows: encoding the test rows would return those of a
+    // model built over the test rows (its starting values), not latents of the test data.
+    if (model.latents() == LatentKind::free)
+      throw Error("internal error: " + model.kind() +
+                  " has free latents; the test rows' latents must be inferred (options.test_latents)");
     report(options, {"encoding the test data", 0, test.rows});
     model.encode(params, test.local, test_begin, result.test_latents, nullptr);
   }

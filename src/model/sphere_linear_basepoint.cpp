@@ -95,4 +95,34 @@ Vector SphereLinearBasepoint::point(const ConstVectorRef& x, const ConstVectorRe
   return sphere::exp_map(basepoint(x), frame(x) * c);
 }
 
+SphereLinearBasepoint chart_frame_basepoint(Matrix map) {
+  const Index n = map.rows();
+  Vector mu0 = Vector::Zero(n + 1);
+  mu0[0] = 1.0;
+  Matrix basis = Matrix::Zero(n + 1, n);
+  basis.bottomRows(n).setIdentity();
+  return {std::move(mu0), std::move(basis), std::move(map)};
+}
+
+RowMatrix chart_frame_points(const DataRef& coordinates) {
+  const Index n = coordinates.cols();
+  Vector e0 = Vector::Zero(n + 1), v = Vector::Zero(n + 1);
+  e0[0] = 1.0;
+  RowMatrix out(coordinates.rows(), n + 1);
+  for (Index i = 0; i < coordinates.rows(); ++i) {
+    v.tail(n) = coordinates.row(i).transpose();
+    out.row(i) = sphere::exp_map(e0, v).transpose();
+  }
+  return out;
+}
+
+RowMatrix data_frame_points(const TangentChart& chart, const DataRef& frame_points) {
+  require(frame_points.cols() == chart.basepoint.size() && chart.basis.cols() + 1 == frame_points.cols(),
+          "points of the chart's frame have the wrong width",
+          {"", "model.basepoint", std::to_string(frame_points.cols())});
+  RowMatrix out = frame_points.col(0) * chart.basepoint.transpose();
+  out.noalias() += frame_points.rightCols(chart.basis.cols()) * chart.basis.transpose();
+  return out;
+}
+
 }  // namespace gplvm

@@ -41,6 +41,18 @@ DecoderSummary Model::decoder_summary(const Vector& params) const {
   return summary;
 }
 
+void require_own_free_latent_rows(const Model& model, std::uint64_t first_row, Index rows) {
+  const std::uint64_t end = first_row + static_cast<std::uint64_t>(rows);
+  if (first_row >= model.local_begin() && end <= model.local_begin() + model.local_rows()) return;
+  throw Error("internal error: " + model.kind() +
+                  " has free latents, which exist only for its training rows; rows [" +
+                  std::to_string(first_row) + ", " + std::to_string(end) + ") are not this process's rows [" +
+                  std::to_string(model.local_begin()) + ", " +
+                  std::to_string(model.local_begin() + model.local_rows()) +
+                  "): held-out rows need latent inference (eval/latent_inference), not encode",
+              {"", "row", std::to_string(first_row)});
+}
+
 void write_gp_parameters(Hdf5ResultWriter& out, const Kernel& kernel, double noise_variance) {
   for (const NamedHyperparameter& h : kernel.named_hyperparameters()) {
     const std::string path = "/params/kernel/" + h.name;

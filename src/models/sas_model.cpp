@@ -481,6 +481,7 @@ void SasModel::encode_in(const Vector& params, const DataRefT<Scalar>& data, std
                          RowMatrix& mean, RowMatrix* variance) const {
   constexpr Index kChunk = 4096;
   const Index n = data.rows(), q = config_.latent_dim;
+  if (config_.latents == LatentKind::free) require_own_free_latent_rows(*this, first_row, n);
   mean.resize(n, ambient_dim());
   if (variance && config_.bayesian) variance->resize(n, q);
   std::vector<std::uint64_t> rows;

@@ -404,9 +404,7 @@ void SparseGplvmModel::encode_rows(const Vector& params, const DataRef& data, st
                                    RowMatrix& mean, RowMatrix* variance) const {
   constexpr Index kChunk = 4096;
   const Index n = data.rows();
-  if (!encoders_)
-    require(first_row >= local_begin() && first_row + n <= local_begin() + local_rows(),
-            "free latents exist only for this process's own rows", {"", "row", std::to_string(first_row)});
+  if (!encoders_) require_own_free_latent_rows(*this, first_row, n);
   mean.resize(n, ambient_dim());
   if (variance && config_.bayesian) variance->resize(n, config_.latent_dim);
   for (Index begin = 0; begin < n; begin += kChunk) {

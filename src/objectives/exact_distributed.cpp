@@ -177,6 +177,27 @@ BlockCyclicMatrix distribute_rows(const DataRef& Y_local, const RowPartition& pa
   return out;
 }
 
+// The inverse of distribute_rows: this rank's RowPartition block of rows of a block-cyclic matrix
+// (the same two pdgemr2d calls, the other way).
+RowMatrix collect_rows(const BlockCyclicMatrix& from, const RowPartition& partition,
+                       const BlacsGrid& all_ranks) {
+  const auto n = static_cast<Index>(partition.num_rows());
+  const Index d = from.cols(), p = partition.num_ranks(), q = n / p, e = n % p;
+  const int rank = all_ranks.communicator().rank(), width = static_cast<int>(d);
+  RowMatrix out(static_cast<Index>(partition.count(rank)), d);
+  if (e > 0) {
+    BlockCyclicMatrix head(all_ranks, e * (q + 1), d, static_cast<int>(q + 1), width, 0, 0);
+    scalapack::pdgemr2d(head.rows(), d, from, 0, 0, head, 0, 0, all_ranks);
+    if (rank < e) out = head.local();
+  }
+  if (q > 0) {
+    BlockCyclicMatrix tail(all_ranks, (p - e) * q, d, static_cast<int>(q), width, static_cast<int>(e), 0);
+    scalapack::pdgemr2d(tail.rows(), d, from, e * (q + 1), 0, tail, 0, 0, all_ranks);
+    if (rank >= e) out = tail.local();
+  }
+  return out;
+}
+
 // The adjoint block G of W's local block b for cross_backward, using only W's lower triangle:
 // 2 W_ij below the diagonal, W_ii on it, 0 above. Summing G o dK over the lower triangle equals
 // the full symmetric sum (W and K are symmetric), without a distributed transpose to fill W's
@@ -283,6 +304,7 @@ struct ExactDistributedGp::State {
   double value = 0.0;
   double jitter = 0.0;
   std::optional<GpGradient> result;
+  std::optional<RowPartition> partition;  // Y's row blocks, for local_alpha
 };
 
 void ExactDistributedGp::State::factorise() {
@@ -300,6 +322,7 @@ void ExactDistributedGp::State::factorise() {
 }
 
 void ExactDistributedGp::State::evaluate(const DataRef& Y_local, const RowPartition& partition) {
+  this->partition.emplace(partition);
   solved.emplace(distribute_rows(Y_local, partition, all_ranks, grid, options.block_size));
   scalapack::pdtrsm('L', 'L', 'N', 'N', 1.0, *factor, *solved);  // L^{-1} Y: never Y Y^T
   double sums[2] = {local_log_diagonal(*factor), solved->local().squaredNorm()};
@@ -424,6 +447,12 @@ GpGradient ExactDistributedGp::gradient() {
   scalapack::pdsyrk('L', 'N', 0.5, *s.solved, -0.5 * static_cast<double>(s.d), *s.factor);
   s.result = s.backpropagate();
   return *s.result;
+}
+
+RowMatrix ExactDistributedGp::local_alpha() {
+  State& s = *state_;
+  s.ensure_alpha();
+  return collect_rows(*s.solved, *s.partition, s.all_ranks);
 }
 
 GpGradient exact_log_marginal_likelihood_distributed(const Kernel& kernel, double noise_variance,

@@ -90,17 +90,19 @@ TEST(WrappedTrainCli, RefusesOtherKindsAndOffManifoldData) {
   EXPECT_FALSE(std::filesystem::exists(dir / "run.h5"));
 }
 
-TEST(WrappedTrainCli, LinearBasepointIsRefusedNamingTheKey) {
+TEST(WrappedTrainCli, LinearBasepointIsRefusedNamingTheKeyOutsideTheExactSphereModel) {
   const ScratchDir dir;
   ASSERT_EQ(run_gplvm("generate --kind spd_tensors --n 20 --output p.h5", 0, dir).exit_code, 0);
   ASSERT_EQ(run_gplvm("generate --kind sphere_curve --n 20 --output s.h5", 0, dir).exit_code, 0);
-  // Other output spaces have only the constant basepoint; on the sphere, training with the linear
-  // one is not wired yet. Both exit 2 before any output, naming model.basepoint.
+  // Other output spaces have only the constant basepoint; on the sphere only `exact` trains the
+  // linear one, on the points themselves (no centring or scaling of their coordinates). Each exits
+  // 2 before any output, naming model.basepoint.
   for (const std::string args :
-       {"--data.path=p.h5 --model.output_space=spd_log_euclidean",
-        "--data.path=s.h5 --model.output_space=euclidean", "--data.path=s.h5 --model.output_space=sphere"}) {
-    const CliResult r = run_gplvm(
-        "train " + args + " --output.path=run.h5 --model.kind=exact --model.basepoint=linear", 0, dir);
+       {"--data.path=p.h5 --model.output_space=spd_log_euclidean --model.kind=exact",
+        "--data.path=s.h5 --model.output_space=euclidean --model.kind=exact",
+        "--data.path=s.h5 --model.output_space=sphere --model.kind=sas",
+        "--data.path=s.h5 --model.output_space=sphere --model.kind=exact --data.center=true"}) {
+    const CliResult r = run_gplvm("train " + args + " --output.path=run.h5 --model.basepoint=linear", 0, dir);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("model.basepoint"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "run.h5"));

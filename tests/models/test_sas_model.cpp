@@ -244,3 +244,41 @@ TEST(BatchSchedule, EveryRowOnceAnEpochAndBatchesIndependentOfAnythingButSeed) {
 
 }  // namespace
 }  // namespace gplvm
+
+namespace gplvm {
+namespace {
+
+// Free latents are the training rows' parameters: encode returns the stored latents of this
+// model's own rows and refuses, with an internal error naming the rows, rows it does not own
+// (held-out rows numbered past the training rows, or another rank's rows).
+TEST(SasModelEncode, FreeLatentsAreReturnedForOwnRowsOnlyAndOtherRowsAreAnInternalError) {
+  SasModelConfig c;
+  c.data_dim = 3;
+  c.latent_dim = 2;
+  c.latents = LatentKind::free;
+  c.seed = 4;
+  const SasModel model(c, 10, 4, 3);  // this process owns rows 4, 5, 6 of 10
+  Vector params = model.initial_parameters();
+  const RowMatrix stored = random_normal(3, 2, 5);
+  model.set_local_block_rows(params, stored);
+  const RowMatrix data = random_normal(3, 3, 6);
+  RowMatrix mean;
+  model.encode(params, data, 4, mean, nullptr);
+  EXPECT_EQ((mean - stored).norm(), 0.0);
+  model.encode(params, RowMatrix(data.bottomRows(2)), 5, mean, nullptr);  // a sub-block of own rows
+  EXPECT_EQ((mean - stored.bottomRows(2)).norm(), 0.0);
+  for (const std::uint64_t first : {0u, 5u, 7u}) {
+    try {
+      model.encode(params, data, first, mean, nullptr);
+      ADD_FAILURE() << "rows from " << first << " were encoded";
+    } catch (const InputError&) {
+      ADD_FAILURE() << "an input error, not an internal one";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("latent inference"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("[4, 7)"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gplvm

@@ -6,8 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "gplvm/core/config.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/importers.hpp"
+#include "gplvm/model/sphere_linear_basepoint.hpp"
 #include "gplvm/model/tangent_chart.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
@@ -44,12 +46,21 @@ std::optional<TangentChart> read_run_chart(const std::string& run_path, const Co
 void apply_run_chart(const std::optional<TangentChart>& chart, DistributedDataset& data,
                      const Communicator& comm);
 
+// Runs whose basepoint moves with the latent (Model::linear_basepoint): rows given as the chart's
+// coordinates at mu0 (after apply_run_chart) replaced by their coordinates V(x, p) at m(x), x the
+// latent of each row (latents: one row per local row).
+void apply_linear_basepoint(const SphereLinearBasepoint& basepoint, const ConstMatrixRef& latents,
+                            DistributedDataset& data);
+// Tangent coordinates c at m(x) (one row per latent) -> points of the data's frame, Exp_{m(x)}(E(x) c).
+RowMatrix linear_basepoint_points(const TangentChart& chart, const SphereLinearBasepoint& basepoint,
+                                  const ConstMatrixRef& latents, const DataRef& coordinates);
+
 // InputError naming model.output_space unless model.kind trains on tangent coordinates (exact, sas,
 // bayesian_sas).
 void require_output_space_model(const std::string& kind, const std::string& output_space);
-// model.basepoint: "constant" anywhere; "linear" only on the sphere (InputError naming the key),
-// and refused there too until training with it is wired.
-void require_basepoint_supported(const std::string& basepoint, const std::string& output_space);
+// model.basepoint: "constant" anywhere; "linear" only on the sphere, for model.kind = "exact",
+// without data.center or data.standardize (InputError naming model.basepoint otherwise).
+void require_basepoint_supported(const Config& config);
 
 // The output_space attribute of a data set's dataset ("euclidean" when it has none). Collective.
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm);

@@ -19,11 +19,13 @@
 // exponential map with re-projection, so every iterate stays on the sheet and a step of length
 // s moves the point a geodesic distance s (docs/math/lorentz.md, "Encoding new rows").
 #include <cstdint>
+#include <functional>
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/linalg/cholesky.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
+#include "gplvm/model/sphere_linear_basepoint.hpp"
 #include "gplvm/models/predictor.hpp"
 
 namespace gplvm {
@@ -43,7 +45,11 @@ class GpPredictiveDensity {
 
   // f for each row of X (n x ambient) against its data row of Y (n x D); gradient (n x ambient,
   // overwritten) when given: the ambient (Euclidean) one, exact along the space's tangent directions.
-  Vector log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient) const;
+  // df/dY = -(y - mu)/v (n x D, overwritten) when d_data is given; the predictive variance v (n)
+  // when predictive_variance is given.
+  Vector log_density(const ConstMatrixRef& X, const DataRef& Y, Matrix* gradient, Matrix* d_data = nullptr,
+                     Vector* predictive_variance = nullptr) const;
+  Matrix mean(const ConstMatrixRef& X) const;  // mu(x) per row of X (n x D)
 
   const Matrix& latents() const noexcept { return latents_; }
   const Matrix& data() const noexcept { return data_; }
@@ -55,7 +61,12 @@ class GpPredictiveDensity {
   CholeskyFactor factor_;
 };
 
+// Per-row log densities f of latents X (n x ambient) and, when asked, their ambient gradient.
+using RowLogDensity = std::function<Vector(const ConstMatrixRef& X, Matrix* gradient)>;
+
 // The ascent above from the given start (n x ambient, points of `space`); returns the latents reached.
+Matrix maximise_log_density(const RowLogDensity& density, const LatentSpace& space, Matrix start,
+                            const LatentInferenceOptions& options);
 Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpace& space, const DataRef& Y,
                             Matrix start, const LatentInferenceOptions& options);
 
@@ -65,5 +76,16 @@ Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpac
 RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const LatentSpace& space,
                         const TrainingEvidence& training, const DataRef& Y,
                         const LatentInferenceOptions& options, const Communicator& comm);
+
+// With a latent-dependent basepoint (model.basepoint = "linear") the coordinates of a point move
+// with its latent: f(x) = log N(V(x, p) | mu(x), v(x) I), V(x, p) = E(x)^T Log_{m(x)}(p), whose
+// gradient adds (df/dV) J A (J = dV/du at u = A x). training.data holds the training rows' V at
+// their trained latents; `points` are this rank's rows as points of the chart's frame
+// (chart_frame_points). Each row starts at the conditioning latent of largest f (the training
+// rows' coordinates are in frames of their own, so nearness in V means nothing). Collective.
+RowMatrix infer_latents_linear_basepoint(const Kernel& kernel, double noise_variance,
+                                         const TrainingEvidence& training,
+                                         const SphereLinearBasepoint& basepoint, const DataRef& points,
+                                         const LatentInferenceOptions& options, const Communicator& comm);
 
 }  // namespace gplvm

@@ -9,6 +9,7 @@
 // to u holds the derivative of Log in its base point (Jacobi fields, closed form on constant
 // curvature: sphere::log_base_derivative) carried by dExp, and the derivative of the frame.
 #include "gplvm/core/types.hpp"
+#include "gplvm/model/tangent_chart.hpp"
 
 namespace gplvm {
 
@@ -48,5 +49,17 @@ class SphereLinearBasepoint {
   Vector mu0_;
   Matrix basis_, map_;
 };
+
+// The chart's own frame. The sphere's geometry is invariant under the rotation R = [mu0 B0], so
+// the coordinates V, the frames and the predictions of the linear basepoint are the same in the
+// frame where mu0 = e_0 and B0 = [0; I_n]: a model needs nothing of the data but their tangent
+// coordinates at mu0 (which train, predict and evaluate already compute), and A stays n x Q in
+// the basis B0.
+SphereLinearBasepoint chart_frame_basepoint(Matrix map);
+// Tangent coordinates c (N x n) at mu0 -> the points Exp_{e_0}((0, c)) of S^n (N x (n + 1)) in the
+// chart's frame.
+RowMatrix chart_frame_points(const DataRef& coordinates);
+// Points of the chart's frame (N x (n + 1)) -> the data's frame: R p = p_0 mu0 + B0 p_{1..n}.
+RowMatrix data_frame_points(const TangentChart& chart, const DataRef& frame_points);
 
 }  // namespace gplvm

@@ -6,6 +6,15 @@
 // Flat layout, SasModel's with free latents: [ kernel log-hyperparameters | log noise variance ]
 // shared, [ X rows of this rank (N_loc x Q) ] local. The noise variance is bounded below by
 // min_noise_variance (FullBatchObjective::shared_lower_bounds).
+//
+// With model.basepoint = "linear" (on the sphere; docs/math/wrapped_gplvm.md) the shared block
+// ends with the map A (D x Q, column-major, D the tangent dimension) of the basepoint
+// m(x) = Exp_mu0(B0 A x), and the objective is the wrapped log-likelihood of the coordinates
+// V(x_j, p_j) at m(x_j): each rank computes its own rows' V and their Jacobians, K and its factor
+// are the exact kind's (ScaLAPACK), and dL/dV = -alpha comes back to the rows' owners. The rows
+// the model is given stay the chart's coordinates at mu0; the points are rebuilt from them in the
+// chart's frame (chart_frame_points), where mu0 = e_0 and B0 = [0; I]. A starts at 0: the
+// constant-basepoint model at the same (PCA) latents.
 #include <string>
 #include <vector>
 
@@ -26,6 +35,7 @@ struct ExactGplvmConfig {
   // kernel's hyperparameter_name ("log_kappa") or without its "log_" ("kappa"): their gradient is
   // zero, so no optimiser moves them (the hGP-LVM paper fixes kappa).
   std::vector<std::string> fixed_hyperparameters;
+  bool linear_basepoint = false;  // model.basepoint = "linear"
 };
 
 // model.*, exact.* from the resolved configuration; InputError naming the key for float32 or an
@@ -48,8 +58,8 @@ class ExactGplvmModel final : public Model {
   Index data_dim() const override { return decoder_.data_dim(); }
   Precision precision() const override { return Precision::float64; }
   std::uint64_t seed() const override { return decoder_.seed(); }
-  Index num_parameters() const override { return decoder_.num_parameters(); }
-  Index num_shared_parameters() const override { return decoder_.num_shared_parameters(); }
+  Index num_parameters() const override { return decoder_.num_parameters() + map_size_; }
+  Index num_shared_parameters() const override { return decoder_.num_shared_parameters() + map_size_; }
   IndexRange summed_block() const override { return decoder_.summed_block(); }
   // The decoder's free-latent start (model.init: PCA after initialise_from_data, or keyed draws),
   // on the model's latent space.
@@ -59,22 +69,22 @@ class ExactGplvmModel final : public Model {
   double noise_variance(const Vector& params) const override { return decoder_.noise_variance(params); }
   Index local_values_per_row() const override { return decoder_.local_values_per_row(); }
   RowMatrix local_block_rows(const Vector& values) const override {
-    return decoder_.local_block_rows(values);
+    return decoder_.local_block_rows(decoder_values(values));
   }
-  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override {
-    decoder_.set_local_block_rows(values, rows);
-  }
-  void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override {
-    decoder_.write_parameters(out, params);
-  }
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
+  // The decoder's parameters and, with the linear basepoint, /params/basepoint_map (D x Q).
+  void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
   void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
               RowMatrix* variance) const override {
-    decoder_.encode(params, data, first_row, mean, variance);
+    decoder_.encode(decoder_values(params), data, first_row, mean, variance);
   }
   void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
               RowMatrix* variance) const override {
-    decoder_.encode(params, data, first_row, mean, variance);
+    decoder_.encode(decoder_values(params), data, first_row, mean, variance);
   }
+  std::optional<SphereLinearBasepoint> linear_basepoint(const Vector& params) const override;
+  // A (D x Q) under params; empty unless the basepoint is linear.
+  Matrix basepoint_map(const Vector& params) const;
 
   void initialise_from_data(const Communicator& comm, const RowPartition& partition,
                             LocalRows local_rows) override;
@@ -88,8 +98,12 @@ class ExactGplvmModel final : public Model {
                                                                 LocalRows local_rows) const override;
 
  private:
+  // The decoder's flat vector: these parameters without A (a copy only when A is there).
+  Vector decoder_values(const Vector& values) const;
+
   ExactGplvmConfig config_;
   SasModel decoder_;
+  Index map_size_ = 0;  // D x Q with the linear basepoint, else 0
   std::vector<Index> fixed_parameters_;
 };
 

@@ -10,6 +10,7 @@
 // (kernel, noise, inducing inputs, ...) every rank computes identically.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -20,6 +21,7 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
+#include "gplvm/model/sphere_linear_basepoint.hpp"
 #include "gplvm/models/predictor.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
 #include "gplvm/parallel/communicator.hpp"
@@ -164,6 +166,13 @@ class Model {
     return nullptr;
   }
 
+  // A wrapped model whose basepoint moves with the latent (model.basepoint = "linear"): m(x) under
+  // params, in its chart's frame (model/sphere_linear_basepoint.hpp). The GP's outputs are then the
+  // coordinates V(x, p) at m(x), not the chart's coordinates at mu0. None for every other model.
+  virtual std::optional<SphereLinearBasepoint> linear_basepoint(const Vector& params) const {
+    return std::nullopt;
+  }
+
   // The model's own predictive under params, conditioned where it needs to be on the training
   // evidence (collective), or null for a GP decoder whose predictive is the exact GP conditioned
   // on the training data (eval/exact_gp_predictor.hpp builds that one).
@@ -181,6 +190,12 @@ class Model {
  private:
   std::uint64_t num_data_, local_begin_, local_rows_;
 };
+
+// Free latents are parameters of the training rows, not a function of data: "encoding" them can only
+// return the stored latents of rows this model owns. An internal Error (exit 1) when rows
+// [first_row, first_row + rows) are not among them, saying that held-out rows need latent
+// inference (eval/latent_inference.hpp) instead of quietly returning other rows' latents.
+void require_own_free_latent_rows(const Model& model, std::uint64_t first_row, Index rows);
 
 // A copy of `prototype` with the hyperparameters params[offset, offset + H): how every GP model
 // with a flat parameter vector builds its kernel.

@@ -90,6 +90,10 @@ class ExactDistributedGp {
   // with K^{-1} and then the adjoint (no second N x N matrix); later calls return the same result.
   GpGradient gradient();
 
+  // This rank's RowPartition block of rows of alpha = (K + s2 I)^{-1} Y (the partition Y came in):
+  // dL/dY = -alpha, for objectives whose Y depends on parameters. Before or after gradient().
+  RowMatrix local_alpha();
+
  private:
   struct State;
   std::unique_ptr<State> state_;
