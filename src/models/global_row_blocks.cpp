@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gplvm/parallel/reproducible_sum.hpp"
+
 namespace gplvm {
 namespace {
 
@@ -37,6 +39,30 @@ GlobalRowBlocks global_row_blocks(const RowPartition& partition) {
   for (int r = 0; r <= partition.num_ranks(); ++r)
     blocks.begins.push_back(std::min(partition.num_rows(), (partition.begin(r) + b - 1) / b * b));
   return blocks;
+}
+
+void sum_global_blocks(const Communicator& comm, const GlobalRowBlocks& blocks, Index length,
+                       Index blocks_per_group, const GlobalBlockPartial& block_partial, double* total) {
+  const int me = comm.rank();
+  const std::vector<Index> block_rows = blocks.block_rows(me);
+  const Index first_block = blocks.first_block(me), mine = static_cast<Index>(block_rows.size());
+  std::fill_n(total, length, 0.0);
+  Matrix partials(length, blocks_per_group);
+  Vector group_sum(length);
+  Index next = 0, next_row = 0;  // this rank's next block and its first row
+  for (Index group = 0; group * blocks_per_group < blocks.num_blocks(); ++group) {
+    const Index group_end = (group + 1) * blocks_per_group;
+    Index held = 0;
+    comm.all_or_none([&] {
+      for (; next < mine && first_block + next < group_end; ++next, ++held) {
+        const Index n = block_rows[static_cast<std::size_t>(next)];
+        block_partial(next, next_row, n, partials.col(held).data());
+        next_row += n;
+      }
+    });
+    reproducible_sum(comm, BlockPartials<double>{partials.data(), held, length, length}, group_sum.data());
+    for (Index i = 0; i < length; ++i) total[i] += group_sum[i];
+  }
 }
 
 }  // namespace gplvm
