@@ -30,8 +30,9 @@ namespace {
 constexpr std::uint64_t kRows = 2000;
 constexpr Index kDim = 8;
 constexpr int kBitwiseIterations = 60;
-// Without the key: largest |difference| over largest |value| after kEarlyIterations iterations,
-// measured 2e-10 at 2 ranks (docs/reliability.md) and bounded with a margin for 3 and 4 ranks.
+// Without the key: the parameters' largest |difference| over their largest |value| after
+// kEarlyIterations iterations, measured 5e-11 to 1.2e-9 at 2-4 ranks (docs/reliability.md), bounded
+// about ten times above.
 constexpr int kEarlyIterations = 5;
 constexpr double kEarlyDriftBound = 1e-8;
 
@@ -124,10 +125,11 @@ TEST_P(SparseGplvmFullBatchAcrossRanks, ReproducibleRunIsBitwiseTheOneRankRun) {
 TEST_P(SparseGplvmFullBatchAcrossRanks, WithoutTheKeyTheFirstIterationsAgreeToRounding) {
   const Runs runs = train_here_and_on_one_rank(GetParam(), false, kEarlyIterations);
   ASSERT_TRUE(runs.mine.allFinite());
-  const double drift =
-      (runs.mine - runs.reference).cwiseAbs().maxCoeff() / runs.reference.cwiseAbs().maxCoeff();
+  const Index parameters = runs.mine.size() - (kEarlyIterations + 1);  // the curve follows them
+  const double drift = (runs.mine - runs.reference).head(parameters).cwiseAbs().maxCoeff() /
+                       runs.reference.head(parameters).cwiseAbs().maxCoeff();
   if (Communicator().is_root())
-    std::printf("relative drift after %d iterations at %d ranks: %.3g\n", kEarlyIterations,
+    std::printf("relative drift of the parameters after %d iterations at %d ranks: %.3g\n", kEarlyIterations,
                 Communicator().size(), drift);
   EXPECT_LE(drift, kEarlyDriftBound);
 }
