@@ -33,9 +33,10 @@ GlobalRowBlocks global_row_blocks(const RowPartition& partition);
 using GlobalBlockPartial = std::function<void(Index block, Index first_row, Index rows, double* partial)>;
 
 // Collective: total = the sum of every rank's blocks' partials, the same bits at any rank count.
-// Groups of blocks_per_group consecutive global blocks are each summed exactly
-// (parallel/reproducible_sum.hpp) and the group sums added in group order, so a rank holds at most
-// blocks_per_group partials at once. The partials of a group are formed inside
+// The global blocks are dealt into G = ceil(blocks / blocks_per_group) groups (block b to group
+// b mod G, so each group spans the whole row range and every rank works on each group); each group
+// is summed exactly (parallel/reproducible_sum.hpp) and the group sums are added in group order,
+// so a rank holds at most blocks_per_group partials at once. The partials of a group are formed inside
 // Communicator::all_or_none: a failure on one rank is thrown on every rank before the group's sum.
 void sum_global_blocks(const Communicator& comm, const GlobalRowBlocks& blocks, Index length,
                        Index blocks_per_group, const GlobalBlockPartial& block_partial, double* total);
