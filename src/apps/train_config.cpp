@@ -202,8 +202,9 @@ ConfigSchema train_config_schema() {
           "sas/bayesian_sas/vae/sparse_gplvm/bayesian_gplvm: sum every reduction of a step (and of the "
           "start: PCA latents, encoder pre-training, the sparse kinds' q(u)) exactly over fixed blocks of "
           "rows, so that amortised and free latents train to the same bits at any rank count "
-          "(docs/reliability.md); refused for exact and for sparse.training = full_batch; "
-          "false: per-rank sums, equal to rounding and faster")
+          "(docs/reliability.md); sparse.training = full_batch also runs L-BFGS on a copy of every "
+          "parameter on every rank (N x Q values per rank, refused when it would not fit); refused for "
+          "exact; false: per-rank sums, equal to rounding and faster")
       .add_double("train.learning_rate", 1e-3, "Adam learning rate", {R::greater_than(0)})
       .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})
       .add_double("train.beta2", 0.999, "Adam beta2", {R::range(0, 0.999999999)})
@@ -358,6 +359,7 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.full_batch_options.gatol = c.get_double(section + "gatol");
   t.full_batch_options.grtol = c.get_double(section + "grtol");
   t.full_batch_options.max_iterations = static_cast<int>(c.get_int(section + "max_iterations"));
+  t.full_batch_options.replicated = c.get_bool("train.reproducible");
   t.riemannian.method = c.get_string("optim.method") == "riemannian_gd_paper" ? RiemannianMethod::paper_gd
                                                                               : RiemannianMethod::adam;
   t.riemannian.adam = o.adam;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gplvm/parallel/reproducible_sum.hpp"
+
 namespace gplvm {
 namespace {
 
@@ -37,6 +39,34 @@ GlobalRowBlocks global_row_blocks(const RowPartition& partition) {
   for (int r = 0; r <= partition.num_ranks(); ++r)
     blocks.begins.push_back(std::min(partition.num_rows(), (partition.begin(r) + b - 1) / b * b));
   return blocks;
+}
+
+void sum_global_blocks(const Communicator& comm, const GlobalRowBlocks& blocks, Index length,
+                       Index blocks_per_group, const GlobalBlockPartial& block_partial, double* total) {
+  const std::vector<Index> block_rows = blocks.block_rows(comm.rank());
+  const Index first_block = blocks.first_block(comm.rank()), mine = static_cast<Index>(block_rows.size());
+  std::vector<Index> first_row(static_cast<std::size_t>(mine) + 1, 0);
+  for (Index j = 0; j < mine; ++j)
+    first_row[static_cast<std::size_t>(j) + 1] =
+        first_row[static_cast<std::size_t>(j)] + block_rows[static_cast<std::size_t>(j)];
+  // Group g holds the global blocks g, g + G, g + 2G, ... (G groups): spread over the rows, so that
+  // every rank has a share of each group's work and none waits while another forms a whole group.
+  const Index groups = (blocks.num_blocks() + blocks_per_group - 1) / blocks_per_group;
+  std::fill_n(total, length, 0.0);
+  Matrix partials(length, blocks_per_group);
+  Vector group_sum(length);
+  for (Index group = 0; group < groups; ++group) {
+    Index held = 0;
+    comm.all_or_none([&] {
+      // This rank's first block in the group, then every G-th.
+      for (Index j = (group - first_block % groups + groups) % groups; j < mine; j += groups, ++held) {
+        const auto s = static_cast<std::size_t>(j);
+        block_partial(j, first_row[s], block_rows[s], partials.col(held).data());
+      }
+    });
+    reproducible_sum(comm, BlockPartials<double>{partials.data(), held, length, length}, group_sum.data());
+    for (Index i = 0; i < length; ++i) total[i] += group_sum[i];
+  }
 }
 
 }  // namespace gplvm

@@ -40,8 +40,7 @@ std::map<std::string, ModelFactory>& registry() {
 
 // The kinds whose data-parallel step sums over fixed blocks exactly under train.reproducible; the
 // exact GPLVM's reductions are inside ScaLAPACK and follow the process grid, so the key would be a
-// promise it does not keep. The sparse kinds refuse it themselves for full-batch training
-// (sparse_gplvm_config).
+// promise it does not keep.
 bool honours_reproducible_sums(const std::string& kind) {
   return kind == "sas" || kind == "bayesian_sas" || kind == "vae" || kind == "sparse_gplvm" ||
          kind == "bayesian_gplvm";

@@ -1,8 +1,10 @@
 // The sparse GPLVMs under train.reproducible: every sum over rows is formed over blocks of rows
 // that are the same at any rank count, and the blocks' partials are added exactly
 // (parallel/reproducible_sum.hpp). A step works on the batch's row blocks (batch_block_workers);
-// the start works on fixed blocks of global rows (global_row_blocks).
+// the start and the full-batch collapsed bound work on fixed blocks of global rows
+// (global_row_blocks, sum_global_blocks).
 #include <algorithm>
+#include <numeric>
 #include <span>
 #include <string>
 
@@ -178,66 +180,170 @@ Matrix SparseGplvmModel::encode_in_global_blocks(const Communicator& comm, const
                            partition.num_rows(), partition_begins(partition));
 }
 
+std::vector<Index> SparseGplvmModel::all_local_rows() const {
+  std::vector<Index> all(static_cast<std::size_t>(local_rows()));
+  std::iota(all.begin(), all.end(), Index{0});
+  return all;
+}
+
+RowMatrix SparseGplvmModel::free_latents_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                                   const GlobalRowBlocks& blocks,
+                                                   const Latents& owned) const {
+  const Index a = ambient_dim(), q = config_.latent_dim, noise = owned.eps.cols();
+  RowMatrix packed(owned.mean.rows(), a + (config_.bayesian ? q : 0) + noise);
+  packed.leftCols(a) = owned.mean;
+  if (config_.bayesian) packed.middleCols(a, q) = owned.variance;
+  if (noise > 0) packed.rightCols(noise) = owned.eps;
+  return redistribute_rows(comm, DataRef(packed), partition.begin(comm.rank()), partition.num_rows(),
+                           blocks.begins);
+}
+
+SparseGplvmModel::Latents SparseGplvmModel::latent_rows(const RowMatrix& packed, Index first, Index n) const {
+  const Index a = ambient_dim(), q = config_.latent_dim;
+  Latents l;
+  l.mean = packed.middleRows(first, n).leftCols(a);
+  if (config_.bayesian) l.variance = packed.middleRows(first, n).middleCols(a, q);
+  if (wrapped()) l.eps = packed.middleRows(first, n).rightCols(config_.psi_samples * q);
+  return l;
+}
+
 Vector SparseGplvmModel::optimal_posterior_in_blocks(const Communicator& comm, const RowPartition& partition,
                                                      const Vector& params, const DataRef& local) const {
   const GlobalRowBlocks blocks = global_row_blocks(partition);
-  const int me = comm.rank();
-  const std::uint64_t n_all = partition.num_rows();
-  const RowMatrix rows = redistribute_rows(comm, local, partition.begin(me), n_all, blocks.begins);
+  const RowMatrix rows =
+      redistribute_rows(comm, local, partition.begin(comm.rank()), partition.num_rows(), blocks.begins);
   // Free latents are the owners' parameters: their rows move to the block layout with the data.
-  RowMatrix free_latents;
-  if (!encoders_) {
-    std::vector<Index> all(static_cast<std::size_t>(local.rows()));
-    for (Index i = 0; i < local.rows(); ++i) all[static_cast<std::size_t>(i)] = i;
-    const Latents l = latents_forward(params, all, local);
-    const Index a = ambient_dim(), q = config_.latent_dim, noise = l.eps.cols();
-    RowMatrix packed(local.rows(), a + (config_.bayesian ? q : 0) + noise);
-    packed.leftCols(a) = l.mean;
-    if (config_.bayesian) packed.middleCols(a, q) = l.variance;
-    if (noise > 0) packed.rightCols(noise) = l.eps;
-    free_latents = redistribute_rows(comm, DataRef(packed), partition.begin(me), n_all, blocks.begins);
-  }
+  const RowMatrix free_latents =
+      encoders_
+          ? RowMatrix()
+          : free_latents_in_blocks(comm, partition, blocks, latents_forward(params, all_local_rows(), local));
   const std::unique_ptr<Kernel> k = kernel(params);
   const Matrix Z = inducing_inputs(params);
-  const Index m = Z.rows(), d = config_.data_dim, q = config_.latent_dim, a = ambient_dim();
+  const Index m = Z.rows(), d = config_.data_dim;
   const Index length = SparseStatistics::zero(m, d).packed_size();
-  const std::vector<Index> block_rows = blocks.block_rows(me);
-  const Index first_block = blocks.first_block(me), mine = static_cast<Index>(block_rows.size());
-  // Sums of kGlobalBlocksPerSum consecutive global blocks at a time (the same groups at every rank
-  // count, each summed exactly), added in group order.
+  Vector summed(length);
+  sum_global_blocks(
+      comm, blocks, length, kGlobalBlocksPerSum,
+      [&](Index, Index first, Index n, double* partial) {
+        const RowMatrix y = rows.middleRows(first, n);
+        Latents l;
+        if (encoders_)
+          encoders_->forward(params.data() + encoder_offset_, y, l.mean,
+                             config_.bayesian ? &l.variance : nullptr);
+        else
+          l = latent_rows(free_latents, first, n);
+        RowsCache cache;
+        rows_statistics(*k, Z, l, y, cache).pack(partial);
+      },
+      summed.data());
   SparseStatistics statistics = SparseStatistics::zero(m, d);
-  Matrix partials(length, kGlobalBlocksPerSum);
-  std::vector<double> group_sum(static_cast<std::size_t>(length));
-  Index next = 0, next_row = 0;  // this rank's next block and its first row
-  for (Index group = 0; group * kGlobalBlocksPerSum < blocks.num_blocks(); ++group) {
-    Index held = 0;
-    for (; next < mine && first_block + next < (group + 1) * kGlobalBlocksPerSum; ++next, ++held) {
-      const Index n = block_rows[static_cast<std::size_t>(next)];
-      const RowMatrix y = rows.middleRows(next_row, n);
-      Latents l;
-      if (encoders_) {
-        encoders_->forward(params.data() + encoder_offset_, y, l.mean,
-                           config_.bayesian ? &l.variance : nullptr);
-      } else {
-        l.mean = free_latents.middleRows(next_row, n).leftCols(a);
-        if (config_.bayesian) l.variance = free_latents.middleRows(next_row, n).middleCols(a, q);
-        if (wrapped()) l.eps = free_latents.middleRows(next_row, n).rightCols(config_.psi_samples * q);
-      }
-      RowsCache cache;
-      rows_statistics(*k, Z, l, y, cache).pack(partials.col(held).data());
-      next_row += n;
-    }
-    reproducible_sum(comm, BlockPartials<double>{partials.data(), held, length, length}, group_sum.data());
-    SparseStatistics group_statistics = SparseStatistics::zero(m, d);
-    group_statistics.unpack(group_sum.data());
-    statistics += group_statistics;
-  }
+  statistics.unpack(summed.data());
   Matrix K;
   k->cross(Z, Z, K);
   const InducingPosterior posterior = optimal_inducing_posterior(statistics, K, noise_variance(params));
   Vector packed(InducingPosterior::packed_size(m, d));
   posterior.pack(packed.data());
   return packed;
+}
+
+double SparseGplvmModel::evaluate_full_batch_in_blocks(const Communicator& comm,
+                                                       const RowPartition& partition,
+                                                       const GlobalRowBlocks& blocks, const Vector& params,
+                                                       const DataRef& local, const DataRef& block_data,
+                                                       Vector& gradient) const {
+  const Index q = config_.latent_dim, a = ambient_dim(), d = config_.data_dim;
+  const bool free = !encoders_;
+  Latents owned;
+  RowMatrix free_latents;
+  if (free) {
+    owned = latents_forward(params, all_local_rows(), local);
+    free_latents = free_latents_in_blocks(comm, partition, blocks, owned);
+  }
+  const std::unique_ptr<Kernel> k = kernel(params);
+  const Matrix Z = inducing_inputs(params);
+  const Index m = Z.rows(), h = k->num_hyperparameters();
+  const auto num_blocks = static_cast<Index>(blocks.block_rows(comm.rank()).size());
+  // A block's rows as a fresh copy, so that its products have the block's own shape and alignment
+  // wherever it runs; its amortised latents from the encoders run on the block alone.
+  const auto block_rows_of = [&](Index first, Index n) { return RowMatrix(block_data.middleRows(first, n)); };
+  const auto encode_block = [&](const RowMatrix& y, Latents& l) {
+    const Index n = y.rows();
+    encoders_->forward_in_blocks(params.data() + encoder_offset_, y, std::span<const Index>(&n, 1), l.mean,
+                                 config_.bayesian ? &l.variance : nullptr);
+  };
+
+  // Steps 1-2: each block's statistics, added exactly (the Psi-statistics kept for step 4).
+  std::vector<Latents> block_latents(static_cast<std::size_t>(num_blocks));
+  std::vector<RowsCache> cache(static_cast<std::size_t>(num_blocks));
+  const Index length = SparseStatistics::zero(m, d).packed_size();
+  Vector summed(length);
+  sum_global_blocks(
+      comm, blocks, length, kGlobalBlocksPerSum,
+      [&](Index j, Index first, Index n, double* partial) {
+        const auto s = static_cast<std::size_t>(j);
+        const RowMatrix y = block_rows_of(first, n);
+        if (free)
+          block_latents[s] = latent_rows(free_latents, first, n);
+        else
+          encode_block(y, block_latents[s]);
+        rows_statistics(*k, Z, block_latents[s], y, cache[s]).pack(partial);
+      },
+      summed.data());
+  SparseStatistics statistics = SparseStatistics::zero(m, d);
+  statistics.unpack(summed.data());
+
+  // Step 3 on every rank alike (the same statistics, bit for bit).
+  Matrix K;
+  k->cross(Z, Z, K);
+  const BoundAdjoints bound = bound_adjoints(params, statistics, K, 1.0, Bound::collapsed, gradient);
+
+  // Steps 4-5: each block's latent gradients and its share of dZ, the kernel's and the encoders'
+  // gradients, added exactly.
+  const Index encoder_size = num_shared_ - encoder_offset_;
+  const Index share_length = m * a + h + encoder_size;
+  Matrix d_mean(free_latents.rows(), a), d_variance(config_.bayesian ? free_latents.rows() : 0, q);
+  Vector shared(share_length);
+  sum_global_blocks(
+      comm, blocks, share_length, kGlobalBlocksPerSum,
+      [&](Index j, Index first, Index n, double* partial) {
+        const auto s = static_cast<std::size_t>(j);
+        const RowMatrix y = block_rows_of(first, n);
+        SharedGradient share = SharedGradient::zero(m, a, h);
+        Matrix block_d_mean, block_d_variance;
+        rows_backward(*k, Z, block_latents[s], y, cache[s], bound.adjoint, block_d_mean, block_d_variance,
+                      share);
+        cache[s] = RowsCache();  // done with it
+        Eigen::Map<Vector>(partial, m * a) = share.d_inducing.reshaped();
+        Eigen::Map<Vector>(partial + m * a, h) = share.d_kernel;
+        if (free) {
+          d_mean.middleRows(first, n) = block_d_mean;
+          if (config_.bayesian) d_variance.middleRows(first, n) = block_d_variance;
+          return;
+        }
+        Latents again;  // the encoders' backward pass needs their forward pass on the same rows
+        encode_block(y, again);
+        encoders_->backward_in_blocks(params.data() + encoder_offset_, y, block_d_mean,
+                                      config_.bayesian ? &block_d_variance : nullptr,
+                                      std::span<const Index>(&n, 1), partial + m * a + h, share_length);
+      },
+      shared.data());
+  Eigen::Map<Matrix>(gradient.data(), m, a) = shared.head(m * a).reshaped(m, a);
+  gradient.segment(kernel_offset_, h) = shared.segment(m * a, h);
+  gradient.segment(encoder_offset_, encoder_size) = shared.tail(encoder_size);
+  add_inducing_kernel_share(*k, Z, K, bound.d_inducing_kernel, gradient);
+  freeze_translation(gradient);
+
+  if (free) {  // the latents' gradients go back to their owners (a move of rows, no sum)
+    RowMatrix d_rows(d_mean.rows(), local_values_per_row());
+    d_rows.leftCols(a) = d_mean;
+    if (config_.bayesian) d_rows.rightCols(q) = d_variance;
+    const RowMatrix d_owned =
+        redistribute_rows(comm, DataRef(d_rows), blocks.begins[static_cast<std::size_t>(comm.rank())],
+                          partition.num_rows(), partition_begins(partition));
+    const Matrix d_owned_variance = config_.bayesian ? Matrix(d_owned.rightCols(q)) : Matrix();
+    latents_backward(params, all_local_rows(), local, owned, d_owned.leftCols(a), d_owned_variance, gradient);
+  }
+  return bound.value;
 }
 
 }  // namespace gplvm

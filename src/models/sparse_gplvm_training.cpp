@@ -4,7 +4,9 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/models/global_row_blocks.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
+#include "gplvm/parallel/row_redistribution.hpp"
 
 namespace gplvm {
 namespace {
@@ -68,16 +70,29 @@ class SparseGplvmStep final : public TrainingStep {
   mutable RowMatrix data_;
 };
 
+// The collapsed bound over every row: per-rank sums, or under reproducible_sums sums over fixed
+// blocks of global rows, whose data rows are moved to the block layout once, here.
 class SparseGplvmFullBatch final : public FullBatchObjective {
  public:
   SparseGplvmFullBatch(const SparseGplvmModel& model, const Communicator& comm, const RowPartition& partition,
                        DataRef local)
-      : model_(model), comm_(comm), local_(local), rows_(static_cast<std::size_t>(local.rows())) {
+      : model_(model),
+        comm_(comm),
+        partition_(partition),
+        local_(local),
+        rows_(static_cast<std::size_t>(local.rows())) {
     validate_local_rows(model, comm, partition, local);
     for (Index i = 0; i < local.rows(); ++i) rows_[i] = i;
+    if (!model.config().reproducible_sums) return;
+    blocks_ = global_row_blocks(partition);
+    block_data_ =
+        redistribute_rows(comm, local, partition.begin(comm.rank()), partition.num_rows(), blocks_.begins);
   }
 
   double evaluate(const Vector& params, Vector& gradient) const override {
+    if (model_.config().reproducible_sums)
+      return model_.evaluate_full_batch_in_blocks(comm_, partition_, blocks_, params, local_, block_data_,
+                                                  gradient);
     return model_
         .evaluate_rows(comm_, params, rows_, local_, 1.0, SparseGplvmModel::Bound::collapsed, gradient)
         .objective;
@@ -86,8 +101,11 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
  private:
   const SparseGplvmModel& model_;
   const Communicator& comm_;
+  RowPartition partition_;
   DataRef local_;
   std::vector<Index> rows_;
+  GlobalRowBlocks blocks_;
+  RowMatrix block_data_;
 };
 
 }  // namespace

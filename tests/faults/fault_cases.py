@@ -127,10 +127,6 @@ CONFIG = [
     Case("config", "exact.block_size beyond an int", f"{TRAIN} --model.kind=exact --exact.block_size=99999999999",
          BAD_INPUT, ["exact.block_size", "99999999999"]),
     Case("config", "unknown model.kind", f"{TRAIN} --model.kind=gplvm3", BAD_INPUT, ["model.kind", "gplvm3"]),
-    Case("config", "train.reproducible with a full-batch sparse GPLVM at 2 ranks",
-         f"{TRAIN} --model.kind=sparse_gplvm --sparse.inducing=8 --sparse.training=full_batch "
-         "--train.reproducible=true", BAD_INPUT,
-         ["train.reproducible", "full_batch"], ranks=2),
     Case("config", "train.reproducible with the exact GPLVM", f"{TRAIN} --model.kind=exact --train.reproducible=true",
          BAD_INPUT, ["train.reproducible", "exact"]),
     Case("config", "missing data.path", "train --config bad.toml", BAD_INPUT, ["data.path"],

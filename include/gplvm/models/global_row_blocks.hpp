@@ -7,9 +7,11 @@
 // and this layout: only the rows of the blocks cut by a rank boundary, at most one partial block
 // per boundary.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "gplvm/core/types.hpp"
+#include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {
@@ -24,5 +26,19 @@ struct GlobalRowBlocks {
 };
 
 GlobalRowBlocks global_row_blocks(const RowPartition& partition);
+
+// One block's partial sum: `length` values written to `partial` for this rank's block `block`
+// (its index among the rank's blocks), which holds `rows` rows from `first_row` of the rank's
+// block layout.
+using GlobalBlockPartial = std::function<void(Index block, Index first_row, Index rows, double* partial)>;
+
+// Collective: total = the sum of every rank's blocks' partials, the same bits at any rank count.
+// The global blocks are dealt into G = ceil(blocks / blocks_per_group) groups (block b to group
+// b mod G, so each group spans the whole row range and every rank works on each group); each group
+// is summed exactly (parallel/reproducible_sum.hpp) and the group sums are added in group order,
+// so a rank holds at most blocks_per_group partials at once. The partials of a group are formed inside
+// Communicator::all_or_none: a failure on one rank is thrown on every rank before the group's sum.
+void sum_global_blocks(const Communicator& comm, const GlobalRowBlocks& blocks, Index length,
+                       Index blocks_per_group, const GlobalBlockPartial& block_partial, double* total);
 
 }  // namespace gplvm

@@ -23,13 +23,15 @@
 // evaluation is one allreduce of the statistics and one of the shared gradient (Z, kernel,
 // encoder weights): nothing else crosses ranks.
 //
-// With reproducible_sums (train.reproducible, minibatch only) the batch is cut into blocks of 64
+// With reproducible_sums (train.reproducible) a minibatch step's batch is cut into blocks of 64
 // positions, whole blocks assigned to ranks (models/batch_workers.hpp) and their data rows (and
 // free latents, from their owners) moved there (models/batch_row_exchange.hpp); each block's
 // statistics and its share of the shared gradient (Z, kernel, encoders, products of the block's own
 // shape) are added exactly (parallel/reproducible_sum.hpp), and free latents' gradients go back to
-// their owners. The start (PCA latents, the encoders' latents for k-means, q(u) at its optimum) sums
-// over fixed blocks of global rows the same way (models/global_row_blocks.hpp).
+// their owners. The start (PCA latents, the encoders' latents for k-means, q(u) at its optimum) and
+// the full-batch collapsed bound with its gradient sum over fixed blocks of global rows the same way
+// (models/global_row_blocks.hpp); full-batch training then runs L-BFGS on a replicated vector
+// (train/full_batch_trainer.hpp).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,6 +41,7 @@
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/encoder_pretraining.hpp"
+#include "gplvm/models/global_row_blocks.hpp"
 #include "gplvm/models/inducing_init.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/models/latent_init.hpp"
@@ -83,7 +86,7 @@ struct SparseGplvmConfig {
   InducingInit inducing_init = InducingInit::kmeans;
   SparseTraining training = SparseTraining::minibatch;
   std::uint64_t seed = 0;
-  // train.reproducible (minibatch training only): the step's and the start's sums are formed over
+  // train.reproducible: the step's (or the full-batch bound's) and the start's sums are formed over
   // fixed row blocks and added exactly, so a run is the same bits at any rank count.
   bool reproducible_sums = false;
 };
@@ -175,6 +178,16 @@ class SparseGplvmModel final : public Model {
                                       const Vector& params, const std::vector<std::uint64_t>& batch_rows,
                                       const DataRef& local, Vector& gradient, StepKey key = {}) const;
 
+  // The collapsed bound over every row under reproducible_sums (full-batch training): the
+  // statistics and each row's share of the shared gradient formed per block of `blocks`
+  // (global_row_blocks(partition)) and added by sum_global_blocks, free latents moved to the
+  // blocks' ranks and their gradients back to the owners. block_data: this rank's rows of the block
+  // layout; local: its partition rows. Returns the bound; gradient as evaluate_rows. Collective.
+  double evaluate_full_batch_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                       const GlobalRowBlocks& blocks, const Vector& params,
+                                       const DataRef& local, const DataRef& block_data,
+                                       Vector& gradient) const;
+
   // The wrapped-normal noise of this rank's local rows (n x L Q) under `key`.
   Matrix wrapped_noise(const std::vector<Index>& rows, StepKey key) const;
 
@@ -228,6 +241,13 @@ class SparseGplvmModel final : public Model {
                                  const Vector& params, const DataRef& local) const;
   Vector optimal_posterior_in_blocks(const Communicator& comm, const RowPartition& partition,
                                      const Vector& params, const DataRef& local) const;
+  // Every local row's index, 0 to local_rows() - 1.
+  std::vector<Index> all_local_rows() const;
+  // The owners' free latents (mean, variance, noise: one packed row per data row) moved to the
+  // rows of `blocks` this rank holds, and the Latents of packed rows [first, first + n).
+  RowMatrix free_latents_in_blocks(const Communicator& comm, const RowPartition& partition,
+                                   const GlobalRowBlocks& blocks, const Latents& owned) const;
+  Latents latent_rows(const RowMatrix& packed, Index first, Index n) const;
   void encode_rows(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
                    RowMatrix* variance) const;
   // q(u) at its optimum for the statistics of every row under params (collective).

@@ -7,6 +7,15 @@
 // by the shared block). Each evaluation broadcasts the shared block from rank 0, evaluates the
 // objective collectively, and hands TAO rank 0's copy of the (replicated) shared gradient and
 // each rank's own local gradient. Collective; needs a live PetscSession.
+//
+// With FullBatchOptions::replicated (train.reproducible) TAO's vector is instead replicated: a
+// sequential vector on every rank holding the shared block and every row's local values in global
+// row order, so every rank runs the same L-BFGS arithmetic (PETSc's dot products and norms over a
+// distributed vector add the ranks' parts in an order that follows the rank count). Each
+// evaluation takes this rank's rows from it and gathers every rank's local gradient rows (a move,
+// no sum). With an objective whose sums do not depend on the rank count, the run is then the same
+// bits at any rank count. Memory: about 24 vectors of (shared + N x local values per row) doubles
+// on every rank; a run that would not fit is refused (InputError naming train.reproducible).
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,6 +37,8 @@ struct FullBatchOptions {
   std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;
   // Polled after each iteration; must answer the same on every rank.
   std::function<bool()> should_stop;
+  // TAO's vector replicated on every rank (file comment), for train.reproducible.
+  bool replicated = false;
 };
 
 struct FullBatchResult {
