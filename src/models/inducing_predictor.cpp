@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "gplvm/objectives/inducing_jitter.hpp"
+
 namespace gplvm {
 
 InducingPointPredictor::InducingPointPredictor(std::unique_ptr<Kernel> kernel, Matrix inducing,
@@ -12,7 +14,9 @@ InducingPointPredictor::InducingPointPredictor(std::unique_ptr<Kernel> kernel, M
       noise_variance_(noise_variance) {
   Matrix K;
   kernel_->cross(inducing_, inducing_, K);
-  inducing_factor_ = CholeskyFactor::factorize(std::move(K), "K_ZZ (inducing points)");
+  // The prior covariance the bounds trained q(u) under (inducing_jitter.hpp).
+  inducing_factor_ = CholeskyFactor::factorize(
+      jittered_inducing_kernel(std::move(K), kInducingRelativeJitter), "K_ZZ (inducing points)");
 }
 
 Prediction InducingPointPredictor::predict(const ConstMatrixRef& latents) {

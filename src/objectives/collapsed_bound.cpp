@@ -25,9 +25,11 @@ void validate(const SparseStatistics& s, const Matrix& inducing_kernel, double n
 
 }  // namespace
 
-WhitenedStatistics whiten_statistics(const SparseStatistics& statistics, const Matrix& inducing_kernel) {
+WhitenedStatistics whiten_statistics(const SparseStatistics& statistics, const Matrix& inducing_kernel,
+                                     double relative_jitter) {
   WhitenedStatistics w;
-  w.kernel_factor = CholeskyFactor::factorize(inducing_kernel, "K_ZZ (inducing points)");
+  w.kernel_factor = CholeskyFactor::factorize(jittered_inducing_kernel(inducing_kernel, relative_jitter),
+                                              "K_ZZ (inducing points)");
   // Phi = L^{-1} Psi2 L^{-T}: one solve from the left, transpose, one more.
   Matrix half = statistics.psi2;
   w.kernel_factor.solve_lower_in_place(half);
@@ -48,12 +50,12 @@ Matrix unwhiten_adjoint(const CholeskyFactor& kernel_factor, Matrix H) {
 }
 
 CollapsedBound collapsed_bound(const SparseStatistics& s, const Matrix& inducing_kernel,
-                               double noise_variance) {
+                               double noise_variance, double relative_jitter) {
   validate(s, inducing_kernel, noise_variance);
   const double beta = 1.0 / noise_variance;
   const double n = s.num_rows, d = static_cast<double>(s.data_dim()),
                m = static_cast<double>(s.num_inducing());
-  const WhitenedStatistics w = whiten_statistics(s, inducing_kernel);
+  const WhitenedStatistics w = whiten_statistics(s, inducing_kernel, relative_jitter);
 
   Matrix B = beta * w.phi;
   B.diagonal().array() += 1.0;
@@ -84,6 +86,7 @@ CollapsedBound collapsed_bound(const SparseStatistics& s, const Matrix& inducing
   out.adjoint.d_data_norm = -0.5 * beta;
   out.adjoint.d_kl = -1.0;
   out.d_inducing_kernel = unwhiten_adjoint(w.kernel_factor, common - (0.5 * beta * d) * w.phi);
+  add_inducing_jitter_adjoint(out.d_inducing_kernel, relative_jitter);
   out.d_log_noise = -0.5 * d * (n - m) - 0.5 * d * b_inverse.trace() + 0.5 * beta * s.data_norm -
                     0.5 * beta * beta * (fit + b_solved.squaredNorm()) +
                     0.5 * beta * d * (s.psi0 - trace_phi);

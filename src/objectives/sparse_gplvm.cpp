@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/objectives/collapsed_bound.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
+#include "gplvm/objectives/collapsed_bound.hpp"
 #include "gplvm/objectives/point_psi.hpp"
 
 namespace gplvm {
@@ -39,10 +39,11 @@ Matrix inducing_kernel(const Kernel& kernel, const ConstMatrixRef& Z) {
 template <class Backward>
 SparseGplvmGradient collapsed_evaluation(const Communicator& comm, const Kernel& kernel,
                                          double noise_variance, const ConstMatrixRef& Z,
-                                         SparseStatistics statistics, Backward&& backward) {
+                                         SparseStatistics statistics, double relative_jitter,
+                                         Backward&& backward) {
   statistics.allreduce(comm);
   const Matrix K = inducing_kernel(kernel, Z);
-  const CollapsedBound bound = collapsed_bound(statistics, K, noise_variance);
+  const CollapsedBound bound = collapsed_bound(statistics, K, noise_variance, relative_jitter);
   SparseGplvmGradient out;
   SharedGradient shared = SharedGradient::zero(Z.rows(), Z.cols(), kernel.num_hyperparameters());
   backward(bound.adjoint, out, shared);
@@ -126,11 +127,11 @@ void inducing_kernel_backward(const Kernel& kernel, const ConstMatrixRef& Z, con
 
 SparseGplvmGradient sparse_gplvm_bound(const Communicator& comm, const Kernel& kernel, double noise_variance,
                                        const ConstMatrixRef& Z, const ConstMatrixRef& X_local,
-                                       const DataRef& Y_local) {
+                                       const DataRef& Y_local, double relative_jitter) {
   PsiStatistics psi;
   SparseStatistics statistics = point_rows_statistics(kernel, Z, X_local, Y_local, psi);
   return collapsed_evaluation(
-      comm, kernel, noise_variance, Z, std::move(statistics),
+      comm, kernel, noise_variance, Z, std::move(statistics), relative_jitter,
       [&](const StatisticsAdjoint& adjoint, SparseGplvmGradient& out, SharedGradient& shared) {
         out.d_latents = Matrix::Zero(X_local.rows(), X_local.cols());
         point_rows_backward(kernel, Z, X_local, Y_local, psi, adjoint, out.d_latents, shared);
@@ -140,11 +141,11 @@ SparseGplvmGradient sparse_gplvm_bound(const Communicator& comm, const Kernel& k
 SparseGplvmGradient bayesian_gplvm_bound(const Communicator& comm, const Kernel& kernel,
                                          double noise_variance, const ConstMatrixRef& Z,
                                          const ConstMatrixRef& mean, const ConstMatrixRef& variance,
-                                         const DataRef& Y_local) {
+                                         const DataRef& Y_local, double relative_jitter) {
   PsiStatistics psi;
   SparseStatistics statistics = gaussian_rows_statistics(kernel, Z, mean, variance, Y_local, psi);
   return collapsed_evaluation(
-      comm, kernel, noise_variance, Z, std::move(statistics),
+      comm, kernel, noise_variance, Z, std::move(statistics), relative_jitter,
       [&](const StatisticsAdjoint& adjoint, SparseGplvmGradient& out, SharedGradient& shared) {
         out.d_latents = Matrix::Zero(mean.rows(), mean.cols());
         out.d_variance = Matrix::Zero(mean.rows(), mean.cols());

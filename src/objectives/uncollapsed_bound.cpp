@@ -81,14 +81,15 @@ void UncollapsedBound::pack_posterior_gradient(double* buffer) const {
 }
 
 UncollapsedBound uncollapsed_bound(const SparseStatistics& s, const Matrix& inducing_kernel,
-                                   double noise_variance, const InducingPosterior& q) {
+                                   double noise_variance, const InducingPosterior& q,
+                                   double relative_jitter) {
   require(std::isfinite(noise_variance) && noise_variance > 0, "noise variance must be positive and finite",
           {"", "noise_variance", std::to_string(noise_variance)});
   validate(q, s);
   const double beta = 1.0 / noise_variance;
   const double n = s.num_rows, d = static_cast<double>(s.data_dim()),
                m = static_cast<double>(s.num_inducing());
-  const WhitenedStatistics w = whiten_statistics(s, inducing_kernel);
+  const WhitenedStatistics w = whiten_statistics(s, inducing_kernel, relative_jitter);
   const WhitenedPosterior p = whiten_posterior(w.kernel_factor, q, d);
   const Matrix& phi = w.phi;
   const Matrix& c = w.psi1_data;
@@ -130,6 +131,7 @@ UncollapsedBound uncollapsed_bound(const SparseStatistics& s, const Matrix& indu
   h_kernel += 0.5 * beta * (phi_sigma + phi_sigma.transpose()) - 0.5 * beta * d * phi;
   h_kernel.diagonal().array() -= 0.5 * d;
   out.d_inducing_kernel = unwhiten_adjoint(w.kernel_factor, std::move(h_kernel));
+  add_inducing_jitter_adjoint(out.d_inducing_kernel, relative_jitter);
 
   out.d_log_noise = -0.5 * n * d + 0.5 * beta * s.data_norm - beta * cross + 0.5 * beta * quadratic +
                     0.5 * beta * d * residual;
@@ -137,11 +139,11 @@ UncollapsedBound uncollapsed_bound(const SparseStatistics& s, const Matrix& indu
 }
 
 InducingPosterior optimal_inducing_posterior(const SparseStatistics& s, const Matrix& inducing_kernel,
-                                             double noise_variance) {
+                                             double noise_variance, double relative_jitter) {
   require(std::isfinite(noise_variance) && noise_variance > 0, "noise variance must be positive and finite",
           {"", "noise_variance", std::to_string(noise_variance)});
   const double beta = 1.0 / noise_variance;
-  const WhitenedStatistics w = whiten_statistics(s, inducing_kernel);
+  const WhitenedStatistics w = whiten_statistics(s, inducing_kernel, relative_jitter);
   Matrix B = beta * w.phi;
   B.diagonal().array() += 1.0;
   const CholeskyFactor b_factor = CholeskyFactor::factorize(std::move(B), "I + Phi / s2 (optimal q(u))");

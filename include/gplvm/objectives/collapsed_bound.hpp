@@ -14,17 +14,20 @@
 // rows (sparse_gplvm.hpp); dF/dK_ZZ goes to Z and the kernel through Kernel::cross_backward.
 #include "gplvm/core/types.hpp"
 #include "gplvm/linalg/cholesky.hpp"
+#include "gplvm/objectives/inducing_jitter.hpp"
 #include "gplvm/objectives/sparse_statistics.hpp"
 
 namespace gplvm {
 
 // K_ZZ's factor and the whitened statistics both bounds are built from.
 struct WhitenedStatistics {
-  CholeskyFactor kernel_factor;  // L L^T = K_ZZ (plus any jitter the helper had to add)
+  CholeskyFactor kernel_factor;  // L L^T = K_ZZ + the relative jitter (inducing_jitter.hpp), plus any
+                                 // jitter the Cholesky helper had to add
   Matrix phi;                    // Phi = L^{-1} Psi2 L^{-T}, both triangles
   Matrix psi1_data;              // c = L^{-1} P, M x D
 };
-WhitenedStatistics whiten_statistics(const SparseStatistics& statistics, const Matrix& inducing_kernel);
+WhitenedStatistics whiten_statistics(const SparseStatistics& statistics, const Matrix& inducing_kernel,
+                                     double relative_jitter = kInducingRelativeJitter);
 
 // G = L^{-T} H L^{-1} for symmetric H: maps a whitened-frame adjoint back to an M x M one.
 Matrix unwhiten_adjoint(const CholeskyFactor& kernel_factor, Matrix H);
@@ -36,8 +39,10 @@ struct CollapsedBound {
   double d_log_noise = 0.0;   // dF/dlog s2
 };
 
-// Value and every adjoint. inducing_kernel is K_ZZ = k(Z, Z), without jitter.
+// Value and every adjoint. inducing_kernel is K_ZZ = k(Z, Z), without jitter: the bound adds
+// relative_jitter (inducing_jitter.hpp; 0 for the model without it), and d_inducing_kernel is the
+// derivative with respect to k(Z, Z).
 CollapsedBound collapsed_bound(const SparseStatistics& statistics, const Matrix& inducing_kernel,
-                               double noise_variance);
+                               double noise_variance, double relative_jitter = kInducingRelativeJitter);
 
 }  // namespace gplvm

@@ -32,6 +32,7 @@
 // so that the gradient's global block is exactly what steps 3, 5 and 6 produce.
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/kernel.hpp"
+#include "gplvm/objectives/inducing_jitter.hpp"
 #include "gplvm/objectives/sparse_statistics.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
@@ -82,12 +83,15 @@ struct SparseGplvmGradient {
   Vector d_kernel;         // global (reduced)
   double d_log_noise = 0;  // global
 };
+// relative_jitter: K_ZZ's jitter (inducing_jitter.hpp; 0 for the bound without it).
 SparseGplvmGradient sparse_gplvm_bound(const Communicator& comm, const Kernel& kernel, double noise_variance,
                                        const ConstMatrixRef& Z, const ConstMatrixRef& X_local,
-                                       const DataRef& Y_local);
+                                       const DataRef& Y_local,
+                                       double relative_jitter = kInducingRelativeJitter);
 SparseGplvmGradient bayesian_gplvm_bound(const Communicator& comm, const Kernel& kernel,
                                          double noise_variance, const ConstMatrixRef& Z,
                                          const ConstMatrixRef& mean, const ConstMatrixRef& variance,
-                                         const DataRef& Y_local);
+                                         const DataRef& Y_local,
+                                         double relative_jitter = kInducingRelativeJitter);
 
 }  // namespace gplvm

@@ -13,6 +13,7 @@
 // At the optimal q(u) (optimal_inducing_posterior) it equals the collapsed bound; elsewhere it is
 // below it.
 #include "gplvm/core/types.hpp"
+#include "gplvm/objectives/inducing_jitter.hpp"
 #include "gplvm/objectives/sparse_statistics.hpp"
 
 namespace gplvm {
@@ -47,14 +48,18 @@ struct UncollapsedBound {
   void pack_posterior_gradient(double* buffer) const;
 };
 
-// Value and every adjoint. inducing_kernel is K_ZZ = k(Z, Z), without jitter.
+// Value and every adjoint. inducing_kernel is K_ZZ = k(Z, Z), without jitter: the prior p(u) has
+// covariance K_ZZ + the relative jitter (inducing_jitter.hpp; 0 for none), and d_inducing_kernel is
+// the derivative with respect to k(Z, Z).
 UncollapsedBound uncollapsed_bound(const SparseStatistics& statistics, const Matrix& inducing_kernel,
-                                   double noise_variance, const InducingPosterior& q);
+                                   double noise_variance, const InducingPosterior& q,
+                                   double relative_jitter = kInducingRelativeJitter);
 
 // The q(u) maximising U for the given (full-data) statistics:
 //   S* = K (K + Psi2/s2)^{-1} K,  m* = K (K + Psi2/s2)^{-1} P / s2,
 // at which U equals the collapsed bound.
 InducingPosterior optimal_inducing_posterior(const SparseStatistics& statistics,
-                                             const Matrix& inducing_kernel, double noise_variance);
+                                             const Matrix& inducing_kernel, double noise_variance,
+                                             double relative_jitter = kInducingRelativeJitter);
 
 }  // namespace gplvm

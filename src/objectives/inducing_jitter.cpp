@@ -1,0 +1,15 @@
+#include "gplvm/objectives/inducing_jitter.hpp"
+
+namespace gplvm {
+
+Matrix jittered_inducing_kernel(Matrix K, double relative_jitter) {
+  if (relative_jitter != 0.0 && K.rows() > 0) K.diagonal().array() += relative_jitter * K.diagonal().mean();
+  return K;
+}
+
+void add_inducing_jitter_adjoint(Matrix& G, double relative_jitter) {
+  if (relative_jitter != 0.0 && G.rows() > 0)
+    G.diagonal().array() += relative_jitter * G.trace() / static_cast<double>(G.rows());
+}
+
+}  // namespace gplvm
