@@ -40,6 +40,10 @@ bool representable(const auto& row) {
 
 }  // namespace
 
+LatentBox LatentBox::around(const Matrix& latents) {
+  return {latents.colwise().minCoeff().transpose(), latents.colwise().maxCoeff().transpose()};
+}
+
 GpPredictiveDensity::GpPredictiveDensity(const Kernel& kernel, double noise_variance, Matrix latents,
                                          Matrix data)
     : kernel_(kernel.clone()),
@@ -91,14 +95,17 @@ Vector GpPredictiveDensity::log_density(const ConstMatrixRef& X, const DataRef& 
 }
 
 Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpace& space, const DataRef& Y,
-                            Matrix start, const LatentInferenceOptions& options) {
+                            Matrix start, const LatentInferenceOptions& options,
+                            const std::optional<LatentBox>& box) {
   return maximise_log_density(
       [&](const ConstMatrixRef& X, Matrix* gradient) { return density.log_density(X, Y, gradient); }, space,
-      std::move(start), options);
+      std::move(start), options, box);
 }
 
 Matrix maximise_log_density(const RowLogDensity& density, const LatentSpace& space, Matrix start,
-                            const LatentInferenceOptions& options) {
+                            const LatentInferenceOptions& options, const std::optional<LatentBox>& box) {
+  const auto allowed = [&](const auto& row) { return representable(row) && (!box || box->contains(row)); };
+  const bool flat = space.ambient_dim() == space.intrinsic_dim();
   Matrix x = std::move(start), direction, candidate_gradient;
   Vector f = density(x, &direction);
   space.riemannian_gradient(x, direction);
@@ -111,10 +118,15 @@ Matrix maximise_log_density(const RowLogDensity& density, const LatentSpace& spa
       if (lengths[n] > 0) move.row(n) = (step[n] / lengths[n]) * direction.row(n);
     Matrix candidate = x;
     space.retract(candidate, move);
+    // In R^Q the candidate is clamped to the box, so a row slides along its face towards a maximum
+    // inside; a point of a curved space would leave the space, so there it is only refused.
+    if (box && flat)
+      for (Index n = 0; n < candidate.rows(); ++n)
+        candidate.row(n) = candidate.row(n).cwiseMax(box->lower.transpose()).cwiseMin(box->upper.transpose());
     const Vector candidate_f = density(candidate, &candidate_gradient);
     space.riemannian_gradient(candidate, candidate_gradient);
     for (Index n = 0; n < x.rows(); ++n) {
-      if (candidate_f[n] > f[n] && representable(candidate.row(n))) {
+      if (candidate_f[n] > f[n] && allowed(candidate.row(n))) {
         x.row(n) = candidate.row(n);
         direction.row(n) = candidate_gradient.row(n);
         f[n] = candidate_f[n];
@@ -134,7 +146,8 @@ RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const Laten
       conditioning_set(training.data, training.latent_mean, options.conditioning_size, options.seed, comm);
   Matrix data = comm.allgather_rows(DataRef(cond.local_y));
   const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
-  return maximise_log_density(density, space, Y, nearest_latents(density, Y), options);
+  return maximise_log_density(density, space, Y, nearest_latents(density, Y), options,
+                              LatentBox::around(cond.latents));
 }
 
 namespace {
@@ -194,7 +207,7 @@ RowMatrix infer_latents_linear_basepoint(const Kernel& kernel, double noise_vari
       [&](const ConstMatrixRef& X, Matrix* gradient) {
         return linear_basepoint_log_density(density, basepoint, X, points, gradient);
       },
-      *latent_space, std::move(start), options);
+      *latent_space, std::move(start), options, LatentBox::around(cond.latents));
 }
 
 }  // namespace gplvm

@@ -63,6 +63,16 @@ TEST(GenerateCli, TreeSizeFromNOrPerLeafAndRefusedWhenTheyDisagree) {
   EXPECT_FALSE(std::filesystem::exists(dir / "c.h5"));
 }
 
+// Manifold points are drawn one by one (no GP over the rows), so the exact GP's row limit does
+// not apply to them: more rows than it, every one a unit vector.
+TEST(GenerateCli, ManifoldKindsAreNotBoundByTheExactGpRowLimit) {
+  const ScratchDir dir;
+  ASSERT_EQ(run_gplvm("generate --kind sphere_curve --n 20001 --output a.h5", 2, dir).exit_code, 0);
+  const auto Y = read_fixture_matrix(dir / "a.h5", "/Y");
+  ASSERT_EQ(Y.rows(), 20001);
+  EXPECT_LT((Y.rowwise().norm().array() - 1.0).abs().maxCoeff(), 1e-12);
+}
+
 TEST(GenerateCli, CycleDefaultsToASquareDimensionAndItsErrorNamesTheOption) {
   const ScratchDir dir;
   ASSERT_EQ(run_gplvm("generate --kind cycle --n 12 --output a.h5", 0, dir).exit_code, 0);
