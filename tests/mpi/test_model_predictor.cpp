@@ -25,6 +25,7 @@
 #include "gplvm/models/sas_model.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/models/vae_model.hpp"
+#include "gplvm/objectives/inducing_jitter.hpp"
 #include "support/lorentz_points.hpp"
 #include "support/test_support.hpp"
 
@@ -147,6 +148,7 @@ TEST(ModelPredictor, MinibatchSparseGplvmUsesItsInducingPosterior) {
   Matrix K, Kxz;
   Vector diag;
   k->cross(Z, Z, K);
+  K.diagonal().array() += kInducingRelativeJitter * K.trace() / K.rows();  // the bounds' K_ZZ
   k->cross(t.all, Z, Kxz);
   k->diagonal(t.all, diag);
   const Matrix A = Kxz * K.inverse();
@@ -176,6 +178,7 @@ TEST(ModelPredictor, FullBatchSparseGplvmIsTitsiasCollapsedPredictive) {
   Matrix K, Kzx, Kxz;
   Vector diag;
   k->cross(Z, Z, K);
+  K.diagonal().array() += kInducingRelativeJitter * K.trace() / K.rows();  // the bounds' K_ZZ
   k->cross(Z, X, Kzx);
   k->cross(t.all, Z, Kxz);
   k->diagonal(t.all, diag);
