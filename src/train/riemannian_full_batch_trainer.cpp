@@ -16,8 +16,8 @@ namespace gplvm {
 namespace {
 
 // The paper optimiser's floors in natural units: the kernel and noise parameters (the point model's
-// code) and the Bayesian kind's variances (the Bayesian model's code).
-constexpr double kPaperFloor = 1e-10, kPaperVarianceFloor = 1e-8;
+// code) and the Bayesian kind's standard deviations (the Bayesian model's code).
+constexpr double kPaperFloor = 1e-10, kPaperDeviationFloor = 1e-8;
 // The paper's Bayesian code holds the variances for its first 100 iterations.
 constexpr int kPaperHeldVarianceIterations = 100;
 // The paper's sparse and Bayesian codes restart every active-set refresh at this rate.
@@ -129,6 +129,14 @@ void paper_point_step(const LatentSpace& space, Matrix& points, const Matrix& am
   space.riemannian_gradient(points, step);
   clip_chart_gradients(space, points, ambient, step);
   space.retract(points, rate * step);
+}
+
+// The paper's Bayesian code steps each latent's standard deviation sigma = exp(theta / 2) for a
+// log variance theta: dF/dsigma = 2 (dF/dtheta) / sigma, clipped to |g| <= 1, sigma floored.
+double paper_deviation_step(double theta, double log_gradient, double rate) {
+  const double sigma = std::exp(0.5 * theta);
+  const double g = std::clamp(2.0 * log_gradient / sigma, -1.0, 1.0);
+  return 2.0 * std::log(std::max(sigma + rate * g, kPaperDeviationFloor));
 }
 
 // One value of the paper's natural-unit step of a log-parametrised value: the gradient in the
@@ -249,8 +257,8 @@ class RiemannianRun {
 
   // The paper's trial from `now` at the rate: points (and replicated points) along their clipped
   // Riemannian gradients, log-parametrised values by natural-unit steps: the shared ones (kernel,
-  // noise), and the local ones (the Bayesian kind's variances) once the first
-  // kPaperHeldVarianceIterations iterations have passed.
+  // noise), and the local ones (the Bayesian kind's log variances, stepped as standard deviations)
+  // once the first kPaperHeldVarianceIterations iterations have passed.
   Vector paper_trial(const Iterate& now, double rate, int iteration) const {
     Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
     paper_point_step(space_, points, split_.points(now.gradient), rate);
@@ -262,7 +270,7 @@ class RiemannianRun {
       euclidean[i] = paper_log_step(euclidean[i], gradient[i], rate, kPaperFloor);
     if (iteration > kPaperHeldVarianceIterations)
       for (Index i = shared; i < euclidean.size(); ++i)
-        euclidean[i] = paper_log_step(euclidean[i], gradient[i], rate, kPaperVarianceFloor);
+        euclidean[i] = paper_deviation_step(euclidean[i], gradient[i], rate);
     apply_lower_bounds(objective_, split_, euclidean);
     Vector params = now.params;
     split_.assemble(points, shared_points, euclidean, params);

@@ -11,7 +11,8 @@
 //   - paper_gd: the optimiser of the hGP-LVM paper's code (Watanabe et al. 2025): plain Riemannian
 //     gradient ascent with each point's chart gradient clipped to norm 1, the log-parametrised
 //     values stepped in natural units (gradient clipped to |g| <= 1, kernel and noise floored at
-//     1e-10, variances at 1e-8 and held for the first 100 iterations), a trial accepted only if it
+//     1e-10; the Bayesian kind's variances as standard deviations, floored at 1e-8 and held for
+//     the first 100 iterations), a trial accepted only if it
 //     increases the objective (else the rate falls tenfold), and a stop when a trial changes the
 //     objective by at most `tolerance`.
 // An active set (Model::active_set: inducing inputs that are copies of latents) is drawn before the
