@@ -25,8 +25,8 @@ void require_latent_space_support(const Config& c, const SasModelConfig& m) {
   if (m.latent_space == "euclidean") {
     require(!riemannian,
             "optim.method = \"" + method +
-                "\" moves points of a curved space: it needs "
-                "model.kind = \"exact\" with model.latent_space = \"lorentz\"",
+                "\" moves points of a curved space: it needs model.latent_space = \"lorentz\" (model.kind "
+                "exact, or sparse_gplvm / bayesian_gplvm with sparse.training = \"full_batch\")",
             {"", "optim.method", method});
     return;
   }
@@ -35,7 +35,10 @@ void require_latent_space_support(const Config& c, const SasModelConfig& m) {
           "model.latent_space = \"" + m.latent_space +
               "\" is supported by model.kind sas, bayesian_sas, exact, sparse_gplvm and bayesian_gplvm only",
           {"", "model.kind", kind});
-  if (kind == "exact") {  // free points on the hyperboloid: Riemannian steps, never L-BFGS
+  const bool full_batch_sparse =
+      (kind == "sparse_gplvm" || kind == "bayesian_gplvm") && c.get_string("sparse.training") == "full_batch";
+  if (kind == "exact" ||
+      full_batch_sparse) {  // free points on the hyperboloid: Riemannian steps, never L-BFGS
     require(method != "lbfgs",
             "L-BFGS would move the latents off the hyperboloid: use optim.method = "
             "\"riemannian_adam\" or \"riemannian_gd_paper\" (or \"auto\")",
@@ -53,10 +56,18 @@ void require_kind_specific_keys(const Config& c) {
   const std::string kind = c.get_string("model.kind");
   require(kind == "exact" || c.get_string_list("model.fixed_hyperparameters").empty(),
           "model.fixed_hyperparameters is read by model.kind = \"exact\" only", {"", "model.kind", kind});
-  require(
-      kind == "exact" || c.get_string("optim.method") == "auto" || c.get_string("optim.method") == "lbfgs",
-      "optim.method selects the full-batch optimiser of model.kind = \"exact\"",
-      {"", "optim.method", c.get_string("optim.method")});
+  const bool sparse_kind = kind == "sparse_gplvm" || kind == "bayesian_gplvm";
+  const bool full_batch_sparse = sparse_kind && c.get_string("sparse.training") == "full_batch";
+  require(kind == "exact" || full_batch_sparse || c.get_string("optim.method") == "auto" ||
+              c.get_string("optim.method") == "lbfgs",
+          "optim.method selects the full-batch optimiser of model.kind = \"exact\" and of sparse_gplvm / "
+          "bayesian_gplvm with sparse.training = \"full_batch\"",
+          {"", "optim.method", c.get_string("optim.method")});
+  // The active set replaces inducing inputs, which only the sparse kinds have.
+  const std::int64_t refresh = c.get_int("sparse.active_set_refresh");
+  require(sparse_kind || refresh == 0,
+          "sparse.active_set_refresh redraws inducing inputs: model.kind sparse_gplvm or bayesian_gplvm only",
+          {"", "sparse.active_set_refresh", std::to_string(refresh)});
   require(c.get_string("model.init") != "paper_uniform" || kind == "exact" || kind == "sas" ||
               kind == "bayesian_sas" || kind == "sparse_gplvm" || kind == "bayesian_gplvm",
           "model.init = \"paper_uniform\" is supported by exact, sas, bayesian_sas, sparse_gplvm and "
@@ -99,7 +110,7 @@ ConfigSchema train_config_schema() {
           "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
           "space H^Q, Q + 1 coordinates per latent, with the hyperboloid_exp kernel: sas and "
           "bayesian_sas with amortised or free latents, exact, and sparse_gplvm / bayesian_gplvm with "
-          "free latents, minibatch training and sparse.inducing_init = random)",
+          "free latents, minibatch or full-batch training and sparse.inducing_init = random)",
           {R::one_of({"euclidean", "lorentz"})})
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.output_space", "euclidean",
@@ -187,8 +198,16 @@ ConfigSchema train_config_schema() {
                   {R::one_of({"kmeans", "random"})})
       .add_string("sparse.training", "minibatch",
                   "sparse/bayesian_gplvm: minibatch (Adam on the uncollapsed bound with q(u), batches of "
-                  "sas.batch_size rows) or full_batch (L-BFGS on the collapsed bound, full_batch.*)",
+                  "sas.batch_size rows) or full_batch (the collapsed bound over every row, full_batch.*: "
+                  "L-BFGS on euclidean, optim.method's Riemannian optimiser on lorentz)",
                   {R::one_of({"minibatch", "full_batch"})})
+      .add_int("sparse.active_set_refresh", 0,
+               "sparse/bayesian_gplvm on lorentz with sparse.training = full_batch: 0 (Z is a parameter, "
+               "moved on the hyperboloid) or K > 0: Z is the active set, M distinct latents (means) drawn "
+               "uniformly at the start and redrawn from the current latents every K iterations, never "
+               "optimised (the hGP-LVM paper's setting is 5; riemannian_gd_paper restarts at rate 1e-3 "
+               "after each redraw)",
+               {R::range(0, kMaxInt)})
       .add_double("full_batch.gatol", 1e-5, "full_batch: stop when ||grad bound|| <= gatol", {R::at_least(0)})
       .add_double("full_batch.grtol", 1e-8, "full_batch: stop when ||grad bound|| / |bound| <= grtol",
                   {R::at_least(0)})
@@ -255,11 +274,13 @@ ConfigSchema train_config_schema() {
           "(Riemannian Adam on the latent points, Adam on the log-hyperparameters; train.learning_rate, "
           "train.beta1/2) or riemannian_gd_paper (the hGP-LVM paper's Riemannian gradient ascent with "
           "clipping and accept/reject; initial rate train.learning_rate, 0.01 unless set); "
-          "auto: lbfgs on euclidean, riemannian_adam on lorentz",
+          "auto: lbfgs on euclidean, riemannian_adam on lorentz; sparse_gplvm / bayesian_gplvm with "
+          "sparse.training = full_batch on lorentz take riemannian_adam or riemannian_gd_paper too",
           {R::one_of({"auto", "lbfgs", "riemannian_adam", "riemannian_gd_paper"})})
       .add_double("optim.tolerance", 1e-5,
-                  "exact with a Riemannian optim.method: stop when an iteration changes the log marginal "
-                  "likelihood by at most this (absolute); exact.max_iterations bounds the iterations",
+                  "a Riemannian optim.method: stop when an iteration changes the log marginal likelihood "
+                  "(exact) or the bound (full-batch sparse kinds) by at most this (absolute); "
+                  "exact.max_iterations (full_batch.max_iterations) bounds the iterations",
                   {R::at_least(0)})
       .add_double("exact.gatol", 1e-5, "exact: stop when ||grad LML|| <= gatol", {R::at_least(0)})
       .add_double("exact.grtol", 1e-8, "exact: stop when ||grad LML|| / |LML| <= grtol", {R::at_least(0)})

@@ -19,6 +19,7 @@ SparseGplvmConfig sparse_gplvm_config(const Config& c, Index data_dim) {
   m.num_inducing = c.get_int("sparse.inducing");
   m.inducing_init = parse_inducing_init(c.get_string("sparse.inducing_init"));
   m.training = parse_sparse_training(c.get_string("sparse.training"));
+  m.active_set_refresh = c.get_int("sparse.active_set_refresh");
   m.reproducible_sums = c.get_bool("train.reproducible");
   require(c.get_string("model.precision") == "float64", "sparse and Bayesian GPLVMs run in float64 only",
           {"", "model.precision", c.get_string("model.precision")});

@@ -19,6 +19,23 @@ namespace {
 // Stream of RngPurpose::latent_init for the stand-in inducing inputs of an uninitialised model.
 constexpr std::uint64_t kStandInInducingStream = 4;
 
+// The active set is redrawn between the iterations of the Riemannian full-batch trainer; L-BFGS
+// (Euclidean latents) and the minibatch trainer have no such point in their loop.
+void validate_active_set(const SparseGplvmConfig& c) {
+  const std::string k = std::to_string(c.active_set_refresh);
+  require(c.active_set_refresh >= 0, "the active-set refresh interval must be 0 (off) or a positive integer",
+          {"", "sparse.active_set_refresh", k});
+  if (c.active_set_refresh == 0) return;
+  require(c.latent_space != "euclidean",
+          "the active-set refresh redraws hyperbolic inducing inputs: it needs model.latent_space = "
+          "\"lorentz\" (set sparse.active_set_refresh = 0 on euclidean)",
+          {"", "sparse.active_set_refresh", k});
+  require(c.training == SparseTraining::full_batch,
+          "the active-set refresh counts full-batch iterations: it needs sparse.training = \"full_batch\" "
+          "(set sparse.active_set_refresh = 0 for minibatch training)",
+          {"", "sparse.active_set_refresh", k});
+}
+
 void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
                      std::uint64_t local_rows) {
   require(c.latent_dim >= 1, "latent dimension must be at least 1",
@@ -35,18 +52,20 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
   require(c.psi_samples >= 1, "the number of wrapped-normal samples must be at least 1",
           {"", "model.psi_samples", std::to_string(c.psi_samples)});
+  validate_active_set(c);
   if (c.latent_space == "euclidean") return;
-  // Points of a curved space move by Riemannian Adam, which the minibatch trainer gives free
-  // latents and Z; an encoder's tangent outputs, L-BFGS and k-means centres (Euclidean means of
-  // points, off the hyperboloid) have no such path here.
+  // Points of a curved space move by Riemannian steps, which the minibatch and the Riemannian
+  // full-batch trainers give free latents and Z; an encoder's tangent outputs and k-means centres
+  // (Euclidean means of points, off the hyperboloid) have no such path here.
   require(
       c.latents == LatentKind::free,
       "the sparse and Bayesian GPLVMs on model.latent_space = \"" + c.latent_space + "\" need free latents",
       {"", "model.latents", "amortised"});
-  require(c.training == SparseTraining::minibatch,
-          "the sparse and Bayesian GPLVMs on model.latent_space = \"" + c.latent_space +
-              "\" train by minibatch steps (Riemannian Adam on the points), not by L-BFGS",
-          {"", "sparse.training", "full_batch"});
+  // A full-batch objective is one deterministic function of the parameters (the accept test of the
+  // paper's optimiser compares two of its values), so its wrapped-normal draws are the fixed ones.
+  require(!(c.bayesian && c.training == SparseTraining::full_batch && c.psi_noise == PsiNoise::fresh),
+          "full-batch training evaluates one deterministic bound: model.psi_noise must be \"fixed\"",
+          {"", "model.psi_noise", "fresh"});
   require(c.inducing_init == InducingInit::random,
           "k-means centres are Euclidean means, off the hyperboloid: on model.latent_space = \"" +
               c.latent_space +

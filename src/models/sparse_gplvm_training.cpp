@@ -90,12 +90,18 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
   }
 
   double evaluate(const Vector& params, Vector& gradient) const override {
-    if (model_.config().reproducible_sums)
-      return model_.evaluate_full_batch_in_blocks(comm_, partition_, blocks_, params, local_, block_data_,
-                                                  gradient);
-    return model_
-        .evaluate_rows(comm_, params, rows_, local_, 1.0, SparseGplvmModel::Bound::collapsed, gradient)
-        .objective;
+    const double value = model_.config().reproducible_sums
+                             ? model_.evaluate_full_batch_in_blocks(comm_, partition_, blocks_, params,
+                                                                    local_, block_data_, gradient)
+                             : model_
+                                   .evaluate_rows(comm_, params, rows_, local_, 1.0,
+                                                  SparseGplvmModel::Bound::collapsed, gradient)
+                                   .objective;
+    // The active set is a copy of latents, not a parameter: no gradient reaches it, and K_ZZ
+    // depends on it alone, so none reaches the latents through K_ZZ either.
+    const Model::ActiveSet active = model_.active_set();
+    gradient.segment(active.points.offset, active.points.rows * model_.ambient_dim()).setZero();
+    return value;
   }
 
  private:

@@ -4,66 +4,108 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
+#include "gplvm/train/active_set.hpp"
 
 namespace gplvm {
 namespace {
 
-// The paper optimiser's floor on the kernel and noise parameters (natural units).
-constexpr double kPaperFloor = 1e-10;
+// The paper optimiser's floors in natural units: the kernel and noise parameters (the point model's
+// code) and the Bayesian kind's standard deviations (the Bayesian model's code).
+constexpr double kPaperFloor = 1e-10, kPaperDeviationFloor = 1e-8;
+// The paper's Bayesian code holds the variances for its first 100 iterations.
+constexpr int kPaperHeldVarianceIterations = 100;
+// The paper's sparse and Bayesian codes restart every active-set refresh at this rate.
+constexpr double kPaperRefreshRate = 1e-3;
 
-// The model's parameters split into what moves on the space (the point rows of the local block)
-// and what moves in R^n: the shared block followed by the local block's other columns.
+// The model's parameters split into what moves on the space (the point rows of the local block and
+// the replicated points, Model::curved_shared_points) and what moves in R^n: the rest of the shared
+// block, then the local block's other columns. An active set (Model::active_set) is in neither: it
+// is not a parameter.
 class ParameterSplit {
  public:
   ParameterSplit(const Model& model, const LatentSpace& space)
-      : model_(model), shared_(model.num_shared_parameters()), point_cols_(space.ambient_dim()) {}
+      : model_(model), point_cols_(space.ambient_dim()), shared_points_(model.curved_shared_points()) {
+    std::vector<bool> excluded(static_cast<std::size_t>(model.num_shared_parameters()), false);
+    for (const Model::SharedPoints& block : {shared_points_, model.active_set().points})
+      for (Index i = 0; i < block.rows * point_cols_; ++i) excluded[block.offset + i] = true;
+    for (Index i = 0; i < model.num_shared_parameters(); ++i)
+      if (!excluded[i]) euclidean_shared_.push_back(i);
+  }
 
   Matrix points(const Vector& params) const { return model_.local_block_rows(params).leftCols(point_cols_); }
+  Matrix shared_points(const Vector& params) const {
+    return Eigen::Map<const Matrix>(params.data() + shared_points_.offset, shared_points_.rows, point_cols_);
+  }
 
   Vector euclidean(const Vector& params) const {
     const RowMatrix rows = model_.local_block_rows(params);
-    const Index rest = rows.cols() - point_cols_;
-    Vector e(shared_ + rows.rows() * rest);
-    e.head(shared_) = params.head(shared_);
-    if (rest > 0) Eigen::Map<RowMatrix>(e.data() + shared_, rows.rows(), rest) = rows.rightCols(rest);
+    const Index rest = rows.cols() - point_cols_, shared = euclidean_shared();
+    Vector e(shared + rows.rows() * rest);
+    for (Index i = 0; i < shared; ++i) e[i] = params[euclidean_shared_[i]];
+    if (rest > 0) Eigen::Map<RowMatrix>(e.data() + shared, rows.rows(), rest) = rows.rightCols(rest);
     return e;
   }
 
-  // params with the given points and Euclidean values.
-  void assemble(const Matrix& points, const Vector& euclidean, Vector& params) const {
+  // params with the given points, replicated points and Euclidean values.
+  void assemble(const Matrix& points, const Matrix& shared_points, const Vector& euclidean,
+                Vector& params) const {
     RowMatrix rows = model_.local_block_rows(params);
-    const Index rest = rows.cols() - point_cols_;
-    params.head(shared_) = euclidean.head(shared_);
+    const Index rest = rows.cols() - point_cols_, shared = euclidean_shared();
+    for (Index i = 0; i < shared; ++i) params[euclidean_shared_[i]] = euclidean[i];
+    Eigen::Map<Matrix>(params.data() + shared_points_.offset, shared_points_.rows, point_cols_) =
+        shared_points;
     rows.leftCols(point_cols_) = points;
     if (rest > 0)
-      rows.rightCols(rest) = Eigen::Map<const RowMatrix>(euclidean.data() + shared_, rows.rows(), rest);
+      rows.rightCols(rest) = Eigen::Map<const RowMatrix>(euclidean.data() + shared, rows.rows(), rest);
     model_.set_local_block_rows(params, rows);
   }
 
-  Index shared() const noexcept { return shared_; }
+  // How many leading Euclidean values are replicated (the rest are this rank's rows').
+  Index euclidean_shared() const noexcept { return static_cast<Index>(euclidean_shared_.size()); }
+  // The flat shared-block index of Euclidean value i < euclidean_shared().
+  Index shared_index(Index i) const { return euclidean_shared_[i]; }
 
  private:
   const Model& model_;
-  Index shared_, point_cols_;
+  Index point_cols_;
+  Model::SharedPoints shared_points_;
+  std::vector<Index> euclidean_shared_;
 };
 
 // Keeps the bounded shared parameters (log values) at or above their bounds.
-void apply_lower_bounds(const FullBatchObjective& objective, Vector& euclidean) {
-  for (const auto& [index, bound] : objective.shared_lower_bounds())
-    euclidean[index] = std::max(euclidean[index], bound);
+void apply_lower_bounds(const FullBatchObjective& objective, const ParameterSplit& split, Vector& euclidean) {
+  const auto bounds = objective.shared_lower_bounds();
+  if (bounds.empty()) return;
+  for (Index i = 0; i < split.euclidean_shared(); ++i)
+    for (const auto& [index, bound] : bounds)
+      if (split.shared_index(i) == index) euclidean[i] = std::max(euclidean[i], bound);
 }
 
-// The squared norm of the whole gradient (Riemannian for the points), summed over the ranks.
-double gradient_norm(const Communicator& comm, const LatentSpace& space, const Matrix& points,
-                     const Matrix& riemannian, const Vector& euclidean_gradient, Index shared) {
-  double local = space.tangent_squared_norms(points, riemannian).sum() +
+// A point block and its ambient gradient's Riemannian gradient.
+struct PointGradient {
+  Matrix points, riemannian;
+};
+
+PointGradient riemannian_of(const LatentSpace& space, Matrix points, Matrix ambient) {
+  space.riemannian_gradient(points, ambient);
+  return {std::move(points), std::move(ambient)};
+}
+
+// The norm of the whole gradient (Riemannian for the points), summed over the ranks; the replicated
+// parts counted once.
+double gradient_norm(const Communicator& comm, const LatentSpace& space, const PointGradient& local_points,
+                     const PointGradient& shared_points, const Vector& euclidean_gradient, Index shared) {
+  double local = space.tangent_squared_norms(local_points.points, local_points.riemannian).sum() +
                  euclidean_gradient.tail(euclidean_gradient.size() - shared).squaredNorm();
-  if (comm.is_root()) local += euclidean_gradient.head(shared).squaredNorm();
+  if (comm.is_root())
+    local += euclidean_gradient.head(shared).squaredNorm() +
+             space.tangent_squared_norms(shared_points.points, shared_points.riemannian).sum();
   return std::sqrt(comm.allreduce_sum(local));
 }
 
@@ -81,12 +123,28 @@ void clip_chart_gradients(const LatentSpace& space, const Matrix& points, const 
   }
 }
 
+// The paper's clipped step of a point block along its Riemannian gradient at `rate`.
+void paper_point_step(const LatentSpace& space, Matrix& points, const Matrix& ambient, double rate) {
+  Matrix step = ambient;
+  space.riemannian_gradient(points, step);
+  clip_chart_gradients(space, points, ambient, step);
+  space.retract(points, rate * step);
+}
+
+// The paper's Bayesian code steps each latent's standard deviation sigma = exp(theta / 2) for a
+// log variance theta: dF/dsigma = 2 (dF/dtheta) / sigma, clipped to |g| <= 1, sigma floored.
+double paper_deviation_step(double theta, double log_gradient, double rate) {
+  const double sigma = std::exp(0.5 * theta);
+  const double g = std::clamp(2.0 * log_gradient / sigma, -1.0, 1.0);
+  return 2.0 * std::log(std::max(sigma + rate * g, kPaperDeviationFloor));
+}
+
 // One value of the paper's natural-unit step of a log-parametrised value: the gradient in the
 // natural unit p = exp(theta), clipped to |g| <= 1, the new value floored.
-double paper_log_step(double theta, double log_gradient, double rate) {
+double paper_log_step(double theta, double log_gradient, double rate, double floor) {
   const double p = std::exp(theta);
   const double g = std::clamp(log_gradient / p, -1.0, 1.0);
-  return std::log(std::max(p + rate * g, kPaperFloor));
+  return std::log(std::max(p + rate * g, floor));
 }
 
 struct Iterate {
@@ -107,6 +165,7 @@ class RiemannianRun {
 
   FullBatchResult run(const Vector& initial) {
     Iterate now{initial, Vector(), 0.0};
+    refresh_active_set(model_, comm_, now.params, 0);  // the active set's start (no-op without one)
     now.value = objective_.evaluate(now.params, now.gradient);
     ++evaluations_;
     result_.curve.push_back(now.value);
@@ -123,12 +182,22 @@ class RiemannianRun {
 
  private:
   void report(int iteration, const Iterate& at) {
-    const Matrix points = split_.points(at.params);
-    Matrix riemannian = split_.points(at.gradient);
-    space_.riemannian_gradient(points, riemannian);
-    result_.gradient_norm =
-        gradient_norm(comm_, space_, points, riemannian, split_.euclidean(at.gradient), split_.shared());
+    result_.gradient_norm = gradient_norm(
+        comm_, space_, riemannian_of(space_, split_.points(at.params), split_.points(at.gradient)),
+        riemannian_of(space_, split_.shared_points(at.params), split_.shared_points(at.gradient)),
+        split_.euclidean(at.gradient), split_.euclidean_shared());
     if (options_.on_iteration) options_.on_iteration(iteration, at.value, result_.gradient_norm);
+  }
+
+  // After iteration `iteration`: the active set redrawn from the current latents when its interval
+  // has passed, and the iterate evaluated again under it. True if it was redrawn.
+  bool refresh(int iteration, Iterate& now) {
+    const Index every = model_.active_set().every;
+    if (every == 0 || iteration % every != 0) return false;
+    Vector params = std::move(now.params);
+    refresh_active_set(model_, comm_, params, static_cast<std::uint64_t>(iteration / every));
+    now = evaluated(std::move(params));
+    return true;
   }
 
   // After iteration `iteration` changed the objective by `change`: true (and the reason set) to stop.
@@ -161,16 +230,19 @@ class RiemannianRun {
 
   void run_adam(Iterate& now) {
     const LatentSpaceManifold manifold(space_);
-    Matrix points = split_.points(now.params);
+    Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
     Vector euclidean = split_.euclidean(now.params);
     RiemannianAdam point_adam(manifold, points.rows(), options_.adam);
+    RiemannianAdam shared_point_adam(manifold, shared_points.rows(), options_.adam);
     Adam euclidean_adam(euclidean.size(), options_.adam);
     for (int iteration = 1;; ++iteration) {
       point_adam.ascend(points, split_.points(now.gradient));
+      if (shared_points.rows() > 0)
+        shared_point_adam.ascend(shared_points, split_.shared_points(now.gradient));
       euclidean_adam.ascend(euclidean, split_.euclidean(now.gradient));
-      apply_lower_bounds(objective_, euclidean);
+      apply_lower_bounds(objective_, split_, euclidean);
       Vector params = now.params;
-      split_.assemble(points, euclidean, params);
+      split_.assemble(points, shared_points, euclidean, params);
       const double before = now.value;
       now = evaluated(std::move(params));
       result_.curve.push_back(now.value);
@@ -179,33 +251,36 @@ class RiemannianRun {
         throw NumericalError("the objective became non-finite under Riemannian Adam",
                              {"", "iteration", std::to_string(iteration)});
       if (should_stop(iteration, now.value - before)) return;
+      refresh(iteration, now);
     }
   }
 
-  // The paper's trial from `now` at the rate: points along their clipped Riemannian gradients,
-  // log-parametrised shared values by natural-unit steps, other local values by clipped steps.
-  Vector paper_trial(const Iterate& now, double rate) const {
-    Matrix points = split_.points(now.params);
-    const Matrix ambient = split_.points(now.gradient);
-    Matrix step = ambient;
-    space_.riemannian_gradient(points, step);
-    clip_chart_gradients(space_, points, ambient, step);
-    space_.retract(points, rate * step);
+  // The paper's trial from `now` at the rate: points (and replicated points) along their clipped
+  // Riemannian gradients, log-parametrised values by natural-unit steps: the shared ones (kernel,
+  // noise), and the local ones (the Bayesian kind's log variances, stepped as standard deviations)
+  // once the first kPaperHeldVarianceIterations iterations have passed.
+  Vector paper_trial(const Iterate& now, double rate, int iteration) const {
+    Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
+    paper_point_step(space_, points, split_.points(now.gradient), rate);
+    paper_point_step(space_, shared_points, split_.shared_points(now.gradient), rate);
     Vector euclidean = split_.euclidean(now.params);
     const Vector gradient = split_.euclidean(now.gradient);
-    for (Index i = 0; i < euclidean.size(); ++i)
-      euclidean[i] = i < split_.shared() ? paper_log_step(euclidean[i], gradient[i], rate)
-                                         : euclidean[i] + rate * std::clamp(gradient[i], -1.0, 1.0);
-    apply_lower_bounds(objective_, euclidean);
+    const Index shared = split_.euclidean_shared();
+    for (Index i = 0; i < shared; ++i)
+      euclidean[i] = paper_log_step(euclidean[i], gradient[i], rate, kPaperFloor);
+    if (iteration > kPaperHeldVarianceIterations)
+      for (Index i = shared; i < euclidean.size(); ++i)
+        euclidean[i] = paper_deviation_step(euclidean[i], gradient[i], rate);
+    apply_lower_bounds(objective_, split_, euclidean);
     Vector params = now.params;
-    split_.assemble(points, euclidean, params);
+    split_.assemble(points, shared_points, euclidean, params);
     return params;
   }
 
   void run_paper(Iterate& now) {
     double rate = options_.adam.learning_rate;
     for (int iteration = 1;; ++iteration) {
-      Iterate trial = evaluated(paper_trial(now, rate));
+      Iterate trial = evaluated(paper_trial(now, rate, iteration));
       const double change = trial.value - now.value;
       // One decision for every rank (rank 0's), whatever rounding the ranks' values carry.
       double accept = std::isfinite(trial.value) && change > 0.0 ? 1.0 : 0.0;
@@ -218,6 +293,7 @@ class RiemannianRun {
       report(iteration, now);
       if (should_stop(iteration, std::isfinite(change) ? change : std::numeric_limits<double>::infinity()))
         return;
+      if (refresh(iteration, now)) rate = kPaperRefreshRate;
     }
   }
 

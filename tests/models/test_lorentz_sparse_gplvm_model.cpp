@@ -220,7 +220,7 @@ TEST(LorentzSparseGplvm, CollapsedBoundAtInducingInputsEqualToTheLatentsIsTheDen
   EXPECT_NEAR(bound, dense, 1e-8 * std::abs(dense));
 }
 
-TEST(LorentzSparseGplvm, RefusesAmortisedLatentsFullBatchAndKmeansByKey) {
+TEST(LorentzSparseGplvm, RefusesAmortisedLatentsKmeansAndMisplacedActiveSetsByKey) {
   auto expect_refused = [](SparseGplvmConfig c, const std::string& key) {
     try {
       SparseGplvmModel(c, kRows, 0, kRows);
@@ -234,7 +234,21 @@ TEST(LorentzSparseGplvm, RefusesAmortisedLatentsFullBatchAndKmeansByKey) {
   expect_refused(c, "model.latents");
   c = lorentz_config(true);
   c.training = SparseTraining::full_batch;
-  expect_refused(c, "sparse.training");
+  SparseGplvmModel(c, kRows, 0, kRows);  // full batch is trained on the sheet
+  c.psi_noise = PsiNoise::fresh;         // a full-batch bound is one deterministic function
+  expect_refused(c, "model.psi_noise");
+  c = lorentz_config(false);
+  c.training = SparseTraining::full_batch;
+  c.active_set_refresh = -1;
+  expect_refused(c, "sparse.active_set_refresh");
+  c.active_set_refresh = 5;
+  SparseGplvmModel(c, kRows, 0, kRows);
+  c.training = SparseTraining::minibatch;  // the refresh counts full-batch iterations
+  expect_refused(c, "sparse.active_set_refresh");
+  c.training = SparseTraining::full_batch;
+  c.latent_space = "euclidean";  // L-BFGS has no refresh
+  c.kernel = "eq_ard";
+  expect_refused(c, "sparse.active_set_refresh");
   c = lorentz_config(false);
   c.inducing_init = InducingInit::kmeans;
   expect_refused(c, "sparse.inducing_init");

@@ -20,6 +20,7 @@ enum class RngPurpose : std::uint8_t {
   psi_nodes = 6,           // fixed Monte Carlo nodes of the numerical Psi-statistics
   predictive_sample = 7,   // gplvm predict --samples
   wrapped_psi = 8,         // Monte Carlo Psi-statistics of wrapped-normal latents (Bayesian hGP-LVM)
+  active_set = 9,          // the rows drawn as inducing inputs at each active-set refresh
   test = 200,              // reserved for tests
 };
 

@@ -108,6 +108,15 @@ class Model {
     Index rows = 0;
   };
   virtual SharedPoints curved_shared_points() const { return {}; }
+  // Replicated points that are not parameters but copies of latents (the hGP-LVM's active set of
+  // inducing inputs): `points` as in curved_shared_points, redrawn from the current latents (the
+  // first ambient_dim() columns of the local block rows) every `every` full-batch iterations by
+  // train/active_set.hpp; their gradient is zero. every 0 (the default): none.
+  struct ActiveSet {
+    SharedPoints points;
+    Index every = 0;
+  };
+  virtual ActiveSet active_set() const { return {}; }
   virtual Index data_dim() const = 0;       // D
   virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
   virtual std::uint64_t seed() const = 0;

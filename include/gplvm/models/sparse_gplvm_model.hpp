@@ -12,10 +12,11 @@
 //                        (N_loc x Q)
 //
 // On model.latent_space = "lorentz" (the sparse and Bayesian hGP-LVM, docs/math/lorentz.md) the
-// latents and Z are points of the hyperboloid, moved by Riemannian Adam (curved_point_space,
-// curved_shared_points); the Bayesian kind's q(x_n) is a wrapped normal whose Psi-statistics and
-// KL are Monte Carlo estimates over model.psi_samples reparameterised samples
-// (objectives/wrapped_psi.hpp).
+// latents and Z are points of the hyperboloid, moved by Riemannian steps (curved_point_space,
+// curved_shared_points; minibatch or full batch), or Z is the active set (active_set: M latents
+// redrawn every sparse.active_set_refresh full-batch iterations, no gradient); the Bayesian kind's q(x_n) is
+// a wrapped normal whose Psi-statistics and KL are Monte Carlo estimates over model.psi_samples
+// reparameterised samples (objectives/wrapped_psi.hpp).
 //
 // Training: minibatch steps maximise the uncollapsed bound with explicit q(u), each rank forming
 // the statistics of the batch rows it owns, scaled by N/B (unbiased); full batch maximises the
@@ -85,6 +86,9 @@ struct SparseGplvmConfig {
   Index num_inducing = 100;                // M
   InducingInit inducing_init = InducingInit::kmeans;
   SparseTraining training = SparseTraining::minibatch;
+  // sparse.active_set_refresh: 0, or K > 0 (lorentz, full batch): Z is no parameter but M latents
+  // redrawn every K iterations (Model::active_set, train/active_set.hpp).
+  Index active_set_refresh = 0;
   std::uint64_t seed = 0;
   // train.reproducible: the step's (or the full-batch bound's) and the start's sums are formed over
   // fixed row blocks and added exactly, so a run is the same bits at any rank count.
@@ -105,8 +109,14 @@ class SparseGplvmModel final : public Model {
   std::string latent_space() const override { return config_.latent_space; }
   // Free hyperbolic latents and the inducing inputs Z are points of the hyperboloid.
   const LatentSpace* curved_point_space() const override { return curved() ? latent_space_.get() : nullptr; }
+  // Z moves as points unless it is the active set, which is redrawn from the latents instead.
   SharedPoints curved_shared_points() const override {
-    return curved() ? SharedPoints{0, config_.num_inducing} : SharedPoints{};
+    return curved() && config_.active_set_refresh == 0 ? SharedPoints{0, config_.num_inducing}
+                                                       : SharedPoints{};
+  }
+  ActiveSet active_set() const override {
+    if (config_.active_set_refresh == 0) return {};
+    return {SharedPoints{0, config_.num_inducing}, config_.active_set_refresh};
   }
   Index data_dim() const override { return config_.data_dim; }
   Precision precision() const override { return Precision::float64; }

@@ -1,16 +1,23 @@
 #pragma once
 // Full-batch training of a Model whose free latents are points of a curved space
-// (Model::curved_point_space(), e.g. the hyperboloid of the point hGP-LVM): L-BFGS would move them
-// off the space, so every iteration takes a Riemannian step of the point rows (gradient made
+// (Model::curved_point_space(), e.g. the hyperboloid of the point, sparse and Bayesian hGP-LVM):
+// L-BFGS would move them off the space, so every iteration takes a Riemannian step of the point
+// rows and of the replicated points (Model::curved_shared_points: inducing inputs) (gradient made
 // tangent, exponential map) and a Euclidean step of everything else (kernel log-hyperparameters,
-// log noise, any non-point columns of the local block). Two methods (optim.method):
+// log noise, any non-point columns of the local block: the Bayesian kind's log variances). Two
+// methods (optim.method):
 //   - adam: Riemannian Adam (optim/riemannian_adam.hpp) on the points, Adam on the rest; stops
 //     when an iteration changes the objective by at most `tolerance`;
 //   - paper_gd: the optimiser of the hGP-LVM paper's code (Watanabe et al. 2025): plain Riemannian
-//     gradient ascent with each point's chart gradient clipped to norm 1, the kernel and noise
-//     parameters stepped in natural units (gradient clipped to |g| <= 1, values floored at 1e-10),
-//     a trial accepted only if it increases the objective (else the rate falls tenfold), and a stop
-//     when a trial changes the objective by at most `tolerance`.
+//     gradient ascent with each point's chart gradient clipped to norm 1, the log-parametrised
+//     values stepped in natural units (gradient clipped to |g| <= 1, kernel and noise floored at
+//     1e-10; the Bayesian kind's variances as standard deviations, floored at 1e-8 and held for
+//     the first 100 iterations), a trial accepted only if it
+//     increases the objective (else the rate falls tenfold), and a stop when a trial changes the
+//     objective by at most `tolerance`.
+// An active set (Model::active_set: inducing inputs that are copies of latents) is drawn before the
+// first evaluation and redrawn after every `every` iterations (train/active_set.hpp), the iterate
+// then evaluated again; paper_gd restarts at the rate 1e-3 after each redraw, as the paper's code.
 // Distribution: each rank moves its own point rows; the shared block's gradient is the same on
 // every rank, so every rank takes the same shared step; the accept decision is rank 0's.
 // Collective.
