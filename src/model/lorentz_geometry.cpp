@@ -127,17 +127,31 @@ double distance(const ConstVectorRef& a, const ConstVectorRef& b) {
   return separation(a, b).d;
 }
 
+ProductGaps pairwise_product_gaps(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
+  const Index n1 = X1.rows(), n = X1.cols();
+  ProductGaps gaps{Matrix(n1, X2.rows()), Matrix(n1, X2.rows())};
+  Eigen::ArrayXd spatial(n1), chord(n1), difference(n1);
+  for (Index j = 0; j < X2.rows(); ++j) {
+    spatial.setZero();
+    chord.setZero();
+    for (Index k = 1; k < n; ++k) {
+      spatial += X1.col(k).array() * X2(j, k);
+      difference = X1.col(k).array() - X2(j, k);
+      chord += difference * difference;
+    }
+    difference = X1.col(0).array() - X2(j, 0);
+    chord = (-(difference * difference) + chord).max(0.0);
+    double* u = gaps.u.col(j).data();
+    double* gap = gaps.u_minus_1.col(j).data();
+    Eigen::Map<Eigen::ArrayXd>(u, n1) = -(-X1.col(0).array() * X2(j, 0) + spatial);
+    // A branch-free select, so the loop vectorises (Eigen's select does not).
+    for (Index i = 0; i < n1; ++i) gap[i] = u[i] >= kChordRegime ? u[i] - 1.0 : 0.5 * chord[i];
+  }
+  return gaps;
+}
+
 Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
-  // Points as contiguous columns: a row of a column-major matrix is strided, and passing it as a
-  // vector copied it for every pair.
-  const Matrix A = X1.transpose();
-  const Matrix B = X2.transpose();
-  const Index n = A.rows();
-  Matrix M(X1.rows(), X2.rows());  // u - 1 per pair, from the chord where it is small
-  for (Index j = 0; j < X2.rows(); ++j)
-    for (Index i = 0; i < X1.rows(); ++i)
-      M(i, j) = product_gap(A.col(i).data(), B.col(j).data(), n).u_minus_1;
-  return arccosh_one_plus(M);
+  return arccosh_one_plus(pairwise_product_gaps(X1, X2).u_minus_1);
 }
 
 Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g) {
@@ -203,6 +217,42 @@ Vector transport_from_origin(const ConstVectorRef& mu, const ConstVectorRef& spa
 Vector transport_to_origin(const ConstVectorRef& mu, const ConstVectorRef& u) {
   const Index Q = mu.size() - 1;
   return u.tail(Q) - (u[0] / (mu[0] + 1.0)) * mu.tail(Q);
+}
+
+Vector minkowski_dot_rows(const ConstMatrixRef& A, const ConstMatrixRef& B) {
+  // The order of the scalar form: the spatial terms summed first, then the time-like one.
+  Vector spatial = Vector::Zero(A.rows());
+  for (Index k = 1; k < A.cols(); ++k) spatial.array() += A.col(k).array() * B.col(k).array();
+  return -A.col(0).cwiseProduct(B.col(0)) + spatial;
+}
+
+void riemannian_gradient_rows(const ConstMatrixRef& X, MatrixRef G) {
+  G.col(0) = -G.col(0);
+  const Vector along = minkowski_dot_rows(X, G);
+  G += along.asDiagonal() * X;
+}
+
+void retract_rows(MatrixRef X, const ConstMatrixRef& step) {
+  Matrix tangent = step;
+  const Vector along = minkowski_dot_rows(X, tangent);
+  tangent += along.asDiagonal() * X;
+  const Vector squared = minkowski_dot_rows(tangent, tangent);
+  Vector cosh_r(X.rows()), sinhc_r(X.rows());
+  for (Index n = 0; n < X.rows(); ++n) {
+    const double r = std::sqrt(std::max(squared[n], 0.0));
+    cosh_r[n] = std::cosh(r);
+    sinhc_r[n] = sinhc(r);
+  }
+  X = cosh_r.asDiagonal() * X;
+  X += sinhc_r.asDiagonal() * tangent;
+  reproject_rows(X);
+}
+
+void parallel_transport_rows(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) {
+  const Vector gamma = -minkowski_dot_rows(from, to);
+  const Matrix direction = to - gamma.asDiagonal() * from;
+  const Vector coefficient = minkowski_dot_rows(direction, V).cwiseQuotient((gamma.array() + 1.0).matrix());
+  V += coefficient.asDiagonal() * (from + to);
 }
 
 Vector to_poincare(const ConstVectorRef& x) {

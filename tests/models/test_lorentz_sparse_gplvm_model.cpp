@@ -175,6 +175,18 @@ TEST(LorentzSparseGplvm, PointsAndInducingInputsStartOnTheSheetAsASubsetOfTheLat
   EXPECT_EQ(f.model.local_values_per_row(), kQ + 1);
 }
 
+// The in-place view an optimiser moves the points through is the points' block of local_block_rows.
+TEST(LorentzSparseGplvm, LocalPointsOffsetViewsThePointColumnsOfTheLocalBlock) {
+  for (const bool bayesian : {false, true}) {
+    const Fixture f(lorentz_config(bayesian));
+    Vector p = f.model.initial_parameters();
+    p.tail(p.size() - f.model.num_shared_parameters()) =
+        testing::random_normal(p.size() - f.model.num_shared_parameters(), 1, 9);
+    const Eigen::Map<const RowMatrix> view(p.data() + f.model.curved_local_points_offset(), kRows, kQ + 1);
+    EXPECT_EQ(Matrix(view), Matrix(f.model.local_block_rows(p).leftCols(kQ + 1)));
+  }
+}
+
 // With M = N inducing inputs at the latents, Q_nn = K_nn and the trace term vanishes: the collapsed
 // bound is the exact GP log marginal likelihood, computed here from K = k(X, X) by a Cholesky factor.
 TEST(LorentzSparseGplvm, CollapsedBoundAtInducingInputsEqualToTheLatentsIsTheExactLogMarginal) {
