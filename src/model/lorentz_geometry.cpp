@@ -219,40 +219,61 @@ Vector transport_to_origin(const ConstVectorRef& mu, const ConstVectorRef& u) {
   return u.tail(Q) - (u[0] / (mu[0] + 1.0)) * mu.tail(Q);
 }
 
+// The row-block maps below run row by row with scalar loops and no temporaries: each row gets the
+// same operations whatever its position in the block, so a point's update does not depend on how
+// many points a rank holds (a column-vectorised pass would round rows in its scalar tail
+// differently), and training stays bitwise reproducible across rank counts.
+namespace {
+
+double minkowski_dot_of_rows(const ConstMatrixRef& A, Index a, const ConstMatrixRef& B, Index b) {
+  double spatial = 0.0;
+  for (Index k = 1; k < A.cols(); ++k) spatial += A(a, k) * B(b, k);
+  return -A(a, 0) * B(b, 0) + spatial;
+}
+
+}  // namespace
+
 Vector minkowski_dot_rows(const ConstMatrixRef& A, const ConstMatrixRef& B) {
-  // The order of the scalar form: the spatial terms summed first, then the time-like one.
-  Vector spatial = Vector::Zero(A.rows());
-  for (Index k = 1; k < A.cols(); ++k) spatial.array() += A.col(k).array() * B.col(k).array();
-  return -A.col(0).cwiseProduct(B.col(0)) + spatial;
+  Vector out(A.rows());
+  for (Index n = 0; n < A.rows(); ++n) out[n] = minkowski_dot_of_rows(A, n, B, n);
+  return out;
 }
 
 void riemannian_gradient_rows(const ConstMatrixRef& X, MatrixRef G) {
-  G.col(0) = -G.col(0);
-  const Vector along = minkowski_dot_rows(X, G);
-  G += along.asDiagonal() * X;
+  for (Index n = 0; n < X.rows(); ++n) {
+    G(n, 0) = -G(n, 0);
+    const double along = minkowski_dot_of_rows(X, n, G, n);
+    for (Index k = 0; k < X.cols(); ++k) G(n, k) += along * X(n, k);
+  }
 }
 
 void retract_rows(MatrixRef X, const ConstMatrixRef& step) {
   Matrix tangent = step;
-  const Vector along = minkowski_dot_rows(X, tangent);
-  tangent += along.asDiagonal() * X;
-  const Vector squared = minkowski_dot_rows(tangent, tangent);
-  Vector cosh_r(X.rows()), sinhc_r(X.rows());
+  const Index a = X.cols();
   for (Index n = 0; n < X.rows(); ++n) {
-    const double r = std::sqrt(std::max(squared[n], 0.0));
-    cosh_r[n] = std::cosh(r);
-    sinhc_r[n] = sinhc(r);
+    const double along = minkowski_dot_of_rows(X, n, tangent, n);
+    for (Index k = 0; k < a; ++k) tangent(n, k) += along * X(n, k);
+    const double r = std::sqrt(std::max(minkowski_dot_of_rows(tangent, n, tangent, n), 0.0));
+    const double c = std::cosh(r), s = sinhc(r);
+    double spatial = 0.0;
+    for (Index k = 0; k < a; ++k) {
+      X(n, k) = c * X(n, k) + s * tangent(n, k);
+      if (k > 0) spatial += X(n, k) * X(n, k);
+    }
+    X(n, 0) = std::sqrt(1.0 + spatial);  // re-projection
   }
-  X = cosh_r.asDiagonal() * X;
-  X += sinhc_r.asDiagonal() * tangent;
-  reproject_rows(X);
 }
 
 void parallel_transport_rows(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) {
-  const Vector gamma = -minkowski_dot_rows(from, to);
-  const Matrix direction = to - gamma.asDiagonal() * from;
-  const Vector coefficient = minkowski_dot_rows(direction, V).cwiseQuotient((gamma.array() + 1.0).matrix());
-  V += coefficient.asDiagonal() * (from + to);
+  const Index a = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    const double gamma = -minkowski_dot_of_rows(from, n, to, n);
+    // <to - gamma from, v>_L
+    double spatial = 0.0;
+    for (Index k = 1; k < a; ++k) spatial += (to(n, k) - gamma * from(n, k)) * V(n, k);
+    const double coefficient = (-(to(n, 0) - gamma * from(n, 0)) * V(n, 0) + spatial) / (gamma + 1.0);
+    for (Index k = 0; k < a; ++k) V(n, k) += coefficient * (from(n, k) + to(n, k));
+  }
 }
 
 Vector to_poincare(const ConstVectorRef& x) {
