@@ -128,24 +128,31 @@ double distance(const ConstVectorRef& a, const ConstVectorRef& b) {
 }
 
 ProductGaps pairwise_product_gaps(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
+  // Rows of X1 in tiles whose work arrays stay in L1 (a pass per coordinate over all of X1's rows
+  // at once ran from memory for the Bayesian model's L n stacked samples).
+  constexpr Index kTile = 256;
   const Index n1 = X1.rows(), n = X1.cols();
   ProductGaps gaps{Matrix(n1, X2.rows()), Matrix(n1, X2.rows())};
-  Eigen::ArrayXd spatial(n1), chord(n1), difference(n1);
-  for (Index j = 0; j < X2.rows(); ++j) {
-    spatial.setZero();
-    chord.setZero();
-    for (Index k = 1; k < n; ++k) {
-      spatial += X1.col(k).array() * X2(j, k);
-      difference = X1.col(k).array() - X2(j, k);
-      chord += difference * difference;
+  Eigen::ArrayXd spatial(kTile), chord(kTile), difference(kTile);
+  for (Index first = 0; first < n1; first += kTile) {
+    const Index t = std::min(kTile, n1 - first);
+    auto sp = spatial.head(t), ch = chord.head(t), df = difference.head(t);
+    for (Index j = 0; j < X2.rows(); ++j) {
+      sp.setZero();
+      ch.setZero();
+      for (Index k = 1; k < n; ++k) {
+        sp += X1.col(k).segment(first, t).array() * X2(j, k);
+        df = X1.col(k).segment(first, t).array() - X2(j, k);
+        ch += df * df;
+      }
+      df = X1.col(0).segment(first, t).array() - X2(j, 0);
+      ch = (-(df * df) + ch).max(0.0);
+      double* u = gaps.u.col(j).data() + first;
+      double* gap = gaps.u_minus_1.col(j).data() + first;
+      Eigen::Map<Eigen::ArrayXd>(u, t) = -(-X1.col(0).segment(first, t).array() * X2(j, 0) + sp);
+      // A branch-free select, so the loop vectorises (Eigen's select does not).
+      for (Index i = 0; i < t; ++i) gap[i] = u[i] >= kChordRegime ? u[i] - 1.0 : 0.5 * ch[i];
     }
-    difference = X1.col(0).array() - X2(j, 0);
-    chord = (-(difference * difference) + chord).max(0.0);
-    double* u = gaps.u.col(j).data();
-    double* gap = gaps.u_minus_1.col(j).data();
-    Eigen::Map<Eigen::ArrayXd>(u, n1) = -(-X1.col(0).array() * X2(j, 0) + spatial);
-    // A branch-free select, so the loop vectorises (Eigen's select does not).
-    for (Index i = 0; i < n1; ++i) gap[i] = u[i] >= kChordRegime ? u[i] - 1.0 : 0.5 * chord[i];
   }
   return gaps;
 }
