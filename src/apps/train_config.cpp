@@ -54,10 +54,18 @@ void require_latent_space_support(const Config& c, const SasModelConfig& m) {
 // Keys that only some model kinds read are refused elsewhere rather than silently ignored.
 void require_kind_specific_keys(const Config& c) {
   const std::string kind = c.get_string("model.kind");
-  require(kind == "exact" || c.get_string_list("model.fixed_hyperparameters").empty(),
-          "model.fixed_hyperparameters is read by model.kind = \"exact\" only", {"", "model.kind", kind});
   const bool sparse_kind = kind == "sparse_gplvm" || kind == "bayesian_gplvm";
   const bool full_batch_sparse = sparse_kind && c.get_string("sparse.training") == "full_batch";
+  // Held hyperparameters: exact's optimisers and the minibatch trainer zero their gradient; the
+  // sparse kinds' full-batch trainers do not, so they refuse them rather than moving them.
+  const bool fixes = !c.get_string_list("model.fixed_hyperparameters").empty();
+  require(!fixes || kind != "vae",
+          "model.fixed_hyperparameters needs a GP decoder's kernel (not model.kind = \"vae\")",
+          {"", "model.kind", kind});
+  require(!fixes || kind == "exact" || kind == "sas" || kind == "bayesian_sas" ||
+              c.get_string("sparse.training") == "minibatch",
+          "model.fixed_hyperparameters is read by minibatch training of the sparse kinds only",
+          {"", "sparse.training", c.get_string("sparse.training")});
   require(kind == "exact" || full_batch_sparse || c.get_string("optim.method") == "auto" ||
               c.get_string("optim.method") == "lbfgs",
           "optim.method selects the full-batch optimiser of model.kind = \"exact\" and of sparse_gplvm / "
@@ -135,9 +143,10 @@ ConfigSchema train_config_schema() {
           "the origin of model.latent_space",
           {R::one_of({"pca", "random", "paper_uniform"})})
       .add_string_list("model.fixed_hyperparameters", {},
-                       "exact: kernel hyperparameters held at their initial values, by name (kappa or "
+                       "kernel hyperparameters held at their initial values, by name (kappa or "
                        "log_kappa, variance, ...), e.g. [\"kappa\"] to fix hyperboloid_exp's kappa at "
-                       "model.lengthscale as the hGP-LVM paper does")
+                       "model.lengthscale as the hGP-LVM paper does; exact, sas, bayesian_sas, and "
+                       "sparse_gplvm / bayesian_gplvm with sparse.training = minibatch")
       .add_int(
           "model.encoder_pretrain_steps", 0,
           "amortised sas/bayesian_sas/sparse_gplvm/bayesian_gplvm: Adam steps fitting the mean encoder to "

@@ -1,5 +1,6 @@
 #include "gplvm/model/hyperboloid_exp_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -20,6 +21,11 @@ using kernel_checks::require_positive_finite;
       {"", "model.kernel", "hyperboloid_exp"});
 }
 
+// Rows of X1 per pass: the element-wise passes over pairs (distances, exp, the adjoint's
+// coefficients) work on tiles of this many rows, whose arrays stay in cache for any number of rows
+// (the Bayesian hGP-LVM's L n stacked samples).
+constexpr Index kRowTile = 256;
+
 // Per pair (i, j): c = G k / (kappa sinh d) and c u, u = -<x_i, z_j>_L; 0 where G or k is 0 and at
 // coincident points (the cusp's subgradient 0). sinh d comes from u, with no transcendental function.
 struct PairCoefficients {
@@ -28,17 +34,15 @@ struct PairCoefficients {
 
 PairCoefficients pair_coefficients(const ConstMatrixRef& X1, const ConstMatrixRef& X2,
                                    const ConstMatrixRef& K, const ConstMatrixRef& G, double kappa) {
-  const Matrix A = X1.transpose(), B = X2.transpose();  // points as contiguous columns
-  const Index n = A.rows();
-  PairCoefficients p{Matrix(A.cols(), B.cols()), Matrix(A.cols(), B.cols())};
-  for (Index j = 0; j < B.cols(); ++j)
-    for (Index i = 0; i < A.cols(); ++i) {
-      const lorentz::ProductGap gap = lorentz::product_gap(A.col(i).data(), B.col(j).data(), n);
-      const double sinh_d = lorentz::sinh_distance(gap), weight = G(i, j) * K(i, j);
-      const double c = weight != 0.0 && sinh_d != 0.0 ? weight / (kappa * sinh_d) : 0.0;
-      p.c(i, j) = c;
-      p.cu(i, j) = c * gap.u;
-    }
+  // Whole-block array passes (vectorised), then a fix-up of the pairs without a term.
+  const lorentz::ProductGaps gaps = lorentz::pairwise_product_gaps(X1, X2);
+  const Eigen::ArrayXXd m = gaps.u_minus_1.array();
+  const Eigen::ArrayXXd sinh_d = (m * (m + 2.0)).sqrt(), weight = G.array() * K.array();
+  PairCoefficients p{(weight / (kappa * sinh_d)).matrix(), Matrix()};
+  double* c = p.c.data();
+  for (Index e = 0; e < p.c.size(); ++e)
+    if (weight.data()[e] == 0.0 || sinh_d.data()[e] == 0.0) c[e] = 0.0;
+  p.cu = p.c.cwiseProduct(gaps.u);
   return p;
 }
 
@@ -88,8 +92,16 @@ void HyperboloidExpKernel::cross(const ConstMatrixRef& X1, const ConstMatrixRef&
   // Vectorised exp; SIMD exp clamps its argument near log(DBL_MIN) and returns a subnormal there on
   // some targets where IEEE exp gives 0, so arguments below that bound are 0 on every build.
   constexpr double kLogSmallestNormal = -708.0;
-  const Eigen::ArrayXXd exponent = -lorentz::pairwise_distances(X1, X2).array() / kappa_;
-  K = variance_ * (exponent < kLogSmallestNormal).select(0.0, exponent.exp());
+  K.resize(X1.rows(), X2.rows());
+  for (Index first = 0; first < X1.rows(); first += kRowTile) {
+    const Index t = std::min(kRowTile, X1.rows() - first);
+    const Eigen::ArrayXXd exponent =
+        -lorentz::pairwise_distances(X1.middleRows(first, t), X2).array() / kappa_;
+    Matrix tile = variance_ * exponent.exp();  // vectorised (inside a select: one call per element)
+    for (Index e = 0; e < tile.size(); ++e)
+      if (exponent.data()[e] < kLogSmallestNormal) tile.data()[e] = 0.0;
+    K.middleRows(first, t) = tile;
+  }
 }
 
 void HyperboloidExpKernel::diagonal(const ConstMatrixRef& X, Vector& k) const {
@@ -113,9 +125,18 @@ void HyperboloidExpKernel::cross_backward(const ConstMatrixRef& X1, const ConstM
   //   dX1_i = flip_time(sum_j c_ij (z_j - u_ij x_i)) = flip_time((C X2)_i - (sum_j c_ij u_ij) x_i),
   // c = G k / (kappa sinh d), and the same for X2 with C^T: two thin products instead of a vector
   // update per pair.
-  const PairCoefficients p = pair_coefficients(X1, X2, K, G, kappa_);
-  if (dX1) add_flipped(p.c * X2, p.cu.rowwise().sum(), X1, *dX1);
-  if (dX2) add_flipped(p.c.transpose() * X1, p.cu.colwise().sum().transpose(), X2, *dX2);
+  for (Index first = 0; first < X1.rows(); first += kRowTile) {
+    const Index t = std::min(kRowTile, X1.rows() - first);
+    const auto X1_tile = X1.middleRows(first, t);
+    const PairCoefficients p =
+        pair_coefficients(X1_tile, X2, K.middleRows(first, t), G.middleRows(first, t), kappa_);
+    if (dX1) {
+      Matrix tile = Matrix::Zero(t, X1.cols());
+      add_flipped(p.c * X2, p.cu.rowwise().sum(), X1_tile, tile);
+      dX1->middleRows(first, t) += tile;
+    }
+    if (dX2) add_flipped(p.c.transpose() * X1_tile, p.cu.colwise().sum().transpose(), X2, *dX2);
+  }
 }
 
 void HyperboloidExpKernel::diagonal_backward(const ConstMatrixRef&, const Vector& g, Matrix*,

@@ -127,17 +127,38 @@ double distance(const ConstVectorRef& a, const ConstVectorRef& b) {
   return separation(a, b).d;
 }
 
+ProductGaps pairwise_product_gaps(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
+  // Rows of X1 in tiles whose work arrays stay in L1 (a pass per coordinate over all of X1's rows
+  // at once ran from memory for the Bayesian model's L n stacked samples).
+  constexpr Index kTile = 256;
+  const Index n1 = X1.rows(), n = X1.cols();
+  ProductGaps gaps{Matrix(n1, X2.rows()), Matrix(n1, X2.rows())};
+  Eigen::ArrayXd spatial(kTile), chord(kTile), difference(kTile);
+  for (Index first = 0; first < n1; first += kTile) {
+    const Index t = std::min(kTile, n1 - first);
+    auto sp = spatial.head(t), ch = chord.head(t), df = difference.head(t);
+    for (Index j = 0; j < X2.rows(); ++j) {
+      sp.setZero();
+      ch.setZero();
+      for (Index k = 1; k < n; ++k) {
+        sp += X1.col(k).segment(first, t).array() * X2(j, k);
+        df = X1.col(k).segment(first, t).array() - X2(j, k);
+        ch += df * df;
+      }
+      df = X1.col(0).segment(first, t).array() - X2(j, 0);
+      ch = (-(df * df) + ch).max(0.0);
+      double* u = gaps.u.col(j).data() + first;
+      double* gap = gaps.u_minus_1.col(j).data() + first;
+      Eigen::Map<Eigen::ArrayXd>(u, t) = -(-X1.col(0).segment(first, t).array() * X2(j, 0) + sp);
+      // A branch-free select, so the loop vectorises (Eigen's select does not).
+      for (Index i = 0; i < t; ++i) gap[i] = u[i] >= kChordRegime ? u[i] - 1.0 : 0.5 * ch[i];
+    }
+  }
+  return gaps;
+}
+
 Matrix pairwise_distances(const ConstMatrixRef& X1, const ConstMatrixRef& X2) {
-  // Points as contiguous columns: a row of a column-major matrix is strided, and passing it as a
-  // vector copied it for every pair.
-  const Matrix A = X1.transpose();
-  const Matrix B = X2.transpose();
-  const Index n = A.rows();
-  Matrix M(X1.rows(), X2.rows());  // u - 1 per pair, from the chord where it is small
-  for (Index j = 0; j < X2.rows(); ++j)
-    for (Index i = 0; i < X1.rows(); ++i)
-      M(i, j) = product_gap(A.col(i).data(), B.col(j).data(), n).u_minus_1;
-  return arccosh_one_plus(M);
+  return arccosh_one_plus(pairwise_product_gaps(X1, X2).u_minus_1);
 }
 
 Vector project_tangent(const ConstVectorRef& x, const ConstVectorRef& g) {
@@ -203,6 +224,63 @@ Vector transport_from_origin(const ConstVectorRef& mu, const ConstVectorRef& spa
 Vector transport_to_origin(const ConstVectorRef& mu, const ConstVectorRef& u) {
   const Index Q = mu.size() - 1;
   return u.tail(Q) - (u[0] / (mu[0] + 1.0)) * mu.tail(Q);
+}
+
+// The row-block maps below run row by row with scalar loops and no temporaries: each row gets the
+// same operations whatever its position in the block, so a point's update does not depend on how
+// many points a rank holds (a column-vectorised pass would round rows in its scalar tail
+// differently), and training stays bitwise reproducible across rank counts.
+namespace {
+
+double minkowski_dot_of_rows(const ConstMatrixRef& A, Index a, const ConstMatrixRef& B, Index b) {
+  double spatial = 0.0;
+  for (Index k = 1; k < A.cols(); ++k) spatial += A(a, k) * B(b, k);
+  return -A(a, 0) * B(b, 0) + spatial;
+}
+
+}  // namespace
+
+Vector minkowski_dot_rows(const ConstMatrixRef& A, const ConstMatrixRef& B) {
+  Vector out(A.rows());
+  for (Index n = 0; n < A.rows(); ++n) out[n] = minkowski_dot_of_rows(A, n, B, n);
+  return out;
+}
+
+void riemannian_gradient_rows(const ConstMatrixRef& X, MatrixRef G) {
+  for (Index n = 0; n < X.rows(); ++n) {
+    G(n, 0) = -G(n, 0);
+    const double along = minkowski_dot_of_rows(X, n, G, n);
+    for (Index k = 0; k < X.cols(); ++k) G(n, k) += along * X(n, k);
+  }
+}
+
+void retract_rows(MatrixRef X, const ConstMatrixRef& step) {
+  Matrix tangent = step;
+  const Index a = X.cols();
+  for (Index n = 0; n < X.rows(); ++n) {
+    const double along = minkowski_dot_of_rows(X, n, tangent, n);
+    for (Index k = 0; k < a; ++k) tangent(n, k) += along * X(n, k);
+    const double r = std::sqrt(std::max(minkowski_dot_of_rows(tangent, n, tangent, n), 0.0));
+    const double c = std::cosh(r), s = sinhc(r);
+    double spatial = 0.0;
+    for (Index k = 0; k < a; ++k) {
+      X(n, k) = c * X(n, k) + s * tangent(n, k);
+      if (k > 0) spatial += X(n, k) * X(n, k);
+    }
+    X(n, 0) = std::sqrt(1.0 + spatial);  // re-projection
+  }
+}
+
+void parallel_transport_rows(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) {
+  const Index a = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    const double gamma = -minkowski_dot_of_rows(from, n, to, n);
+    // <to - gamma from, v>_L
+    double spatial = 0.0;
+    for (Index k = 1; k < a; ++k) spatial += (to(n, k) - gamma * from(n, k)) * V(n, k);
+    const double coefficient = (-(to(n, 0) - gamma * from(n, 0)) * V(n, 0) + spatial) / (gamma + 1.0);
+    for (Index k = 0; k < a; ++k) V(n, k) += coefficient * (from(n, k) + to(n, k));
+  }
 }
 
 Vector to_poincare(const ConstVectorRef& x) {

@@ -48,30 +48,23 @@ void LorentzLatentSpace::from_origin_tangent_backward(const ConstMatrixRef& V, c
   }
 }
 
+// The optimiser's maps run over whole row blocks (every local point, every step), without a
+// temporary per row.
 void LorentzLatentSpace::riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const {
-  for (Index n = 0; n < X.rows(); ++n)
-    G.row(n) = lorentz::project_tangent(row_of(X, n), lorentz::flip_time(row_of(G, n))).transpose();
+  lorentz::riemannian_gradient_rows(X, G);
 }
 
 void LorentzLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
-  for (Index n = 0; n < X.rows(); ++n) {
-    const Vector x = row_of(X, n);
-    Vector moved = lorentz::exp_map(x, lorentz::project_tangent(x, row_of(step, n)));
-    lorentz::reproject(moved);
-    X.row(n) = moved.transpose();
-  }
+  lorentz::retract_rows(X, step);
 }
 
 // Tangent vectors are space-like: <v, v>_L >= 0 is their squared length.
-Vector LorentzLatentSpace::tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const {
-  Vector norms(X.rows());
-  for (Index n = 0; n < X.rows(); ++n) norms[n] = lorentz::minkowski_dot(row_of(V, n), row_of(V, n));
-  return norms;
+Vector LorentzLatentSpace::tangent_squared_norms(const ConstMatrixRef&, const ConstMatrixRef& V) const {
+  return lorentz::minkowski_dot_rows(V, V);
 }
 
 void LorentzLatentSpace::transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const {
-  for (Index n = 0; n < V.rows(); ++n)
-    V.row(n) = lorentz::parallel_transport(row_of(from, n), row_of(to, n), row_of(V, n)).transpose();
+  lorentz::parallel_transport_rows(from, to, V);
 }
 
 void LorentzLatentSpace::sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,

@@ -1,5 +1,7 @@
 #include "gplvm/models/exact_gplvm_model.hpp"
 
+#include "gplvm/models/fixed_hyperparameters.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -148,21 +150,7 @@ ExactGplvmModel::ExactGplvmModel(ExactGplvmConfig config, std::uint64_t num_data
       map_size_(config_.linear_basepoint ? decoder_.data_dim() * decoder_.latent_dim() : 0) {
   // The kernel's hyperparameters come first in the flat layout (models/sas_model.hpp).
   const Kernel& kernel = decoder_.kernel_prototype();
-  for (const std::string& name : config_.fixed_hyperparameters) {
-    Index found = -1;
-    for (Index i = 0; i < kernel.num_hyperparameters(); ++i) {
-      const std::string own = kernel.hyperparameter_name(i);
-      if (own == name || (own.rfind("log_", 0) == 0 && own.substr(4) == name)) found = i;
-    }
-    if (found < 0) {
-      std::string names;
-      for (Index i = 0; i < kernel.num_hyperparameters(); ++i)
-        names += (i ? ", " : "") + kernel.hyperparameter_name(i);
-      throw InputError("no hyperparameter of this name in model.kernel (it has: " + names + ")",
-                       {"", "model.fixed_hyperparameters", name});
-    }
-    fixed_parameters_.push_back(found);
-  }
+  fixed_parameters_ = fixed_hyperparameter_indices(kernel, config_.fixed_hyperparameters, 0);
 }
 
 Vector ExactGplvmModel::decoder_values(const Vector& values) const {

@@ -13,6 +13,7 @@
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
+#include "gplvm/models/fixed_hyperparameters.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 
@@ -54,6 +55,8 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
                                   {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
   kernel_offset_ = 0;
   noise_offset_ = kernel_prototype_->num_hyperparameters();
+  fixed_parameters_ =
+      fixed_hyperparameter_indices(*kernel_prototype_, config_.fixed_hyperparameters, kernel_offset_);
   Index offset = noise_offset_ + 1;
   if (config_.latents == LatentKind::amortised) {
     mean_encoder_.emplace(mean_encoder_layout(encoder_shape(config_)));

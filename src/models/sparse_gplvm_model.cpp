@@ -9,6 +9,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/models/fixed_hyperparameters.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
 #include "gplvm/objectives/sparse_gplvm.hpp"
@@ -106,6 +107,8 @@ SparseGplvmModel::SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_d
       make_kernel(config_.kernel, a, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
   kernel_offset_ = m * a;
   noise_offset_ = kernel_offset_ + kernel_prototype_->num_hyperparameters();
+  fixed_parameters_ =
+      fixed_hyperparameter_indices(*kernel_prototype_, config_.fixed_hyperparameters, kernel_offset_);
   posterior_offset_ = noise_offset_ + 1;
   encoder_offset_ =
       posterior_offset_ +

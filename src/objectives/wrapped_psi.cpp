@@ -69,32 +69,51 @@ Vector wrapped_rows_kl(const LatentSpace& space, const ConstMatrixRef& mean, con
   return kl;
 }
 
+namespace {
+
+// Stacks the rows' means, variances and noise into samples' (L n)-row blocks.
+void stack_samples(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& eps,
+                   Index count, WrappedSamples& samples) {
+  const Index n = mean.rows(), q = variance.cols();
+  samples.location = mean.replicate(count, 1);
+  samples.variance = variance.replicate(count, 1);
+  samples.eps.resize(count * n, q);
+  for (Index h = 0; h < count; ++h) samples.eps.middleRows(h * n, n) = eps.middleCols(h * q, q);
+}
+
+// out += the sum over samples of the (L n)-row block's n-row blocks.
+void add_sample_blocks(const Matrix& stacked, Index count, Matrix& out) {
+  const Index n = out.rows();
+  for (Index h = 0; h < count; ++h) out += stacked.middleRows(h * n, n);
+}
+
+}  // namespace
+
 SparseStatistics wrapped_rows_statistics(const LatentSpace& space, const Kernel& kernel,
                                          const ConstMatrixRef& Z, const ConstMatrixRef& mean,
                                          const ConstMatrixRef& variance, const ConstMatrixRef& eps,
                                          KlMode kl_mode, const DataRef& Y_local, PsiStatistics& psi,
                                          WrappedSamples& samples) {
   require_shapes(space, Z, mean, variance, eps, Y_local.rows());
-  const Index count = sample_count(space, eps), q = space.intrinsic_dim(), n = mean.rows(), m = Z.rows();
+  const Index count = sample_count(space, eps), n = mean.rows(), m = Z.rows();
   const double weight = 1.0 / static_cast<double>(count);
-  samples.points.assign(static_cast<std::size_t>(count), Matrix());
-  samples.cross.assign(static_cast<std::size_t>(count), Matrix());
   psi.psi0 = 0.0;
   psi.psi1 = Matrix::Zero(n, m);
   psi.psi2 = Matrix::Zero(m, m);
   double kl = 0.0;
-  for (Index h = 0; h < count && n > 0; ++h) {
-    const auto s = static_cast<std::size_t>(h);
-    space.sample_posterior(mean, variance, eps.middleCols(h * q, q), samples.points[s]);
-    kernel.cross(samples.points[s], Z, samples.cross[s]);
+  if (n > 0) {
+    stack_samples(mean, variance, eps, count, samples);
+    space.sample_posterior(samples.location, samples.variance, samples.eps, samples.points);
+    kernel.cross(samples.points, Z, samples.cross);
     Vector diagonal;
-    kernel.diagonal(samples.points[s], diagonal);
-    psi.psi0 += weight * diagonal.sum();
-    psi.psi1 += weight * samples.cross[s];
-    psi.psi2.selfadjointView<Eigen::Lower>().rankUpdate(samples.cross[s].transpose(), weight);
-    if (kl_mode == KlMode::exact) kl += weight * space.kl_to_prior(mean, variance, samples.points[s]);
+    kernel.diagonal(samples.points, diagonal);
+    psi.psi0 = weight * diagonal.sum();
+    for (Index h = 0; h < count; ++h) psi.psi1 += weight * samples.cross.middleRows(h * n, n);
+    psi.psi2.selfadjointView<Eigen::Lower>().rankUpdate(samples.cross.transpose(), weight);
+    psi.psi2.triangularView<Eigen::StrictlyUpper>() = psi.psi2.transpose();
+    if (kl_mode == KlMode::exact)
+      kl = weight * space.kl_to_prior(samples.location, samples.variance, samples.points);
   }
-  psi.psi2.triangularView<Eigen::StrictlyUpper>() = psi.psi2.transpose();
   if (kl_mode == KlMode::paper)
     for (Index r = 0; r < n; ++r) kl += paper_row_kl(variance, eps, r, count);
   SparseStatistics statistics = sparse_statistics(psi, Y_local);
@@ -114,19 +133,21 @@ void wrapped_rows_backward(const LatentSpace& space, const Kernel& kernel, const
   // Each sample's kernel rows enter Psi1 with weight 1/L and Psi2 as (1/L) k k^T: for symmetric
   // G2 = dF/dPsi2 the sample's dF/dk gains (2/L) k G2.
   const Matrix d_psi1 = psi1_adjoint(adjoint, Y_local);
-  const Vector d_diagonal = Vector::Constant(n, weight * adjoint.d_psi0);
-  for (Index h = 0; h < count; ++h) {
-    const auto s = static_cast<std::size_t>(h);
-    const Matrix& x = samples.points[s];
-    Matrix d_cross = weight * d_psi1;
-    d_cross.noalias() += (2.0 * weight) * samples.cross[s] * adjoint.d_psi2;
-    Matrix d_x = Matrix::Zero(n, x.cols());
-    kernel.cross_backward(x, Z, samples.cross[s], d_cross, &d_x, &shared.d_inducing, shared.d_kernel);
-    if (adjoint.d_psi0 != 0.0) kernel.diagonal_backward(x, d_diagonal, &d_x, shared.d_kernel);
-    if (kl_mode == KlMode::exact)
-      space.kl_to_prior_backward(mean, variance, x, weight * adjoint.d_kl, d_mean, d_variance, &d_x);
-    space.sample_posterior_backward(mean, variance, eps.middleCols(h * q, q), d_x, d_mean, d_variance);
-  }
+  Matrix d_cross = (weight * d_psi1).replicate(count, 1);
+  d_cross.noalias() += (2.0 * weight) * samples.cross * adjoint.d_psi2;
+  const Matrix& x = samples.points;
+  Matrix d_x = Matrix::Zero(x.rows(), x.cols());
+  kernel.cross_backward(x, Z, samples.cross, d_cross, &d_x, &shared.d_inducing, shared.d_kernel);
+  if (adjoint.d_psi0 != 0.0)
+    kernel.diagonal_backward(x, Vector::Constant(x.rows(), weight * adjoint.d_psi0), &d_x, shared.d_kernel);
+  Matrix d_location = Matrix::Zero(x.rows(), x.cols()), d_sample_variance = Matrix::Zero(x.rows(), q);
+  if (kl_mode == KlMode::exact)
+    space.kl_to_prior_backward(samples.location, samples.variance, x, weight * adjoint.d_kl, d_location,
+                               d_sample_variance, &d_x);
+  space.sample_posterior_backward(samples.location, samples.variance, samples.eps, d_x, d_location,
+                                  d_sample_variance);
+  add_sample_blocks(d_location, count, d_mean);
+  add_sample_blocks(d_sample_variance, count, d_variance);
   if (kl_mode == KlMode::paper)  // d/ds_q of -1/2 log s_q + 1/2 s_q eps_q^2, averaged
     for (Index r = 0; r < n; ++r)
       for (Index h = 0; h < count; ++h)

@@ -39,22 +39,22 @@ void RiemannianAdam::ascend(MatrixRef points, const ConstMatrixRef& objective_gr
           "Riemannian Adam: points and gradient must be num_points x point_dim",
           {"", "points", std::to_string(points.rows()) + "x" + std::to_string(points.cols())});
   const double b1 = options_.beta1, b2 = options_.beta2;
-  Matrix gradient = objective_gradient;
-  manifold_.riemannian_gradient(points, gradient);
-  first_moment_ = b1 * first_moment_ + (1.0 - b1) * gradient;
-  second_moment_ = b2 * second_moment_ + (1.0 - b2) * manifold_.squared_norms(points, gradient);
+  gradient_ = objective_gradient;
+  manifold_.riemannian_gradient(points, gradient_);
+  first_moment_ = b1 * first_moment_ + (1.0 - b1) * gradient_;
+  second_moment_ = b2 * second_moment_ + (1.0 - b2) * manifold_.squared_norms(points, gradient_);
   ++steps_;
   const double correction1 = 1.0 - std::pow(b1, static_cast<double>(steps_));
   const double correction2 = 1.0 - std::pow(b2, static_cast<double>(steps_));
-  Matrix step(points.rows(), points.cols());
+  step_.resize(points.rows(), points.cols());
   for (Index n = 0; n < points.rows(); ++n) {
     const double scale = options_.learning_rate / correction1 /
                          (std::sqrt(second_moment_[n] / correction2) + options_.epsilon);
-    step.row(n) = scale * first_moment_.row(n);
+    step_.row(n) = scale * first_moment_.row(n);
   }
-  const Matrix before = points;
-  manifold_.retract(points, step);
-  manifold_.transport(before, points, first_moment_);
+  before_ = points;
+  manifold_.retract(points, step_);
+  manifold_.transport(before_, points, first_moment_);
 }
 
 }  // namespace gplvm

@@ -1,6 +1,8 @@
 #include "gplvm/train/point_rows_adam.hpp"
 
-#include <utility>
+#include <string>
+
+#include "gplvm/core/error.hpp"
 
 namespace gplvm {
 
@@ -8,9 +10,17 @@ PointRowsAdam::PointRowsAdam(const Model& model, AdamOptions options)
     : model_(model),
       manifold_(*model.curved_point_space()),
       point_cols_(model.curved_point_space()->ambient_dim()),
+      local_offset_(model.curved_local_points_offset()),
       shared_(model.curved_shared_points()),
       adam_(manifold_, static_cast<Index>(model.local_rows()), options),
-      shared_adam_(manifold_, shared_.rows, options) {}
+      shared_adam_(manifold_, shared_.rows, options) {
+  require(local_offset_ >= 0, "minibatch Riemannian Adam needs the model's points as one block",
+          {"", "model.kind", model.kind()});
+}
+
+Eigen::Map<RowMatrix> PointRowsAdam::local_points(Vector& values) const {
+  return {values.data() + local_offset_, static_cast<Index>(model_.local_rows()), point_cols_};
+}
 
 void PointRowsAdam::set_learning_rate(double learning_rate) {
   adam_.set_learning_rate(learning_rate);
@@ -18,15 +28,11 @@ void PointRowsAdam::set_learning_rate(double learning_rate) {
 }
 
 void PointRowsAdam::take_moments(AdamState& state) {
-  RowMatrix first = model_.local_block_rows(state.first_moment);
-  RowMatrix second = model_.local_block_rows(state.second_moment);
-  Matrix point_first = first.leftCols(point_cols_);
-  Vector point_second = second.col(0);
-  adam_.set_state(std::move(point_first), std::move(point_second), state.steps);
-  first.leftCols(point_cols_).setZero();
-  second.leftCols(point_cols_).setZero();
-  model_.set_local_block_rows(state.first_moment, first);
-  model_.set_local_block_rows(state.second_moment, second);
+  Eigen::Map<RowMatrix> first = local_points(state.first_moment);
+  Eigen::Map<RowMatrix> second = local_points(state.second_moment);
+  adam_.set_state(Matrix(first), Vector(second.col(0)), state.steps);
+  first.setZero();
+  second.setZero();
   const Index m = shared_.rows, size = m * point_cols_;
   Eigen::Map<Matrix> shared_first(state.first_moment.data() + shared_.offset, m, point_cols_);
   Eigen::Map<Matrix> shared_second(state.second_moment.data() + shared_.offset, m, point_cols_);
@@ -36,13 +42,11 @@ void PointRowsAdam::take_moments(AdamState& state) {
 }
 
 void PointRowsAdam::put_moments(AdamState& state) const {
-  RowMatrix first = model_.local_block_rows(state.first_moment);
-  RowMatrix second = model_.local_block_rows(state.second_moment);
-  first.leftCols(point_cols_) = adam_.first_moment();
-  second.leftCols(point_cols_).setZero();
+  Eigen::Map<RowMatrix> first = local_points(state.first_moment);
+  Eigen::Map<RowMatrix> second = local_points(state.second_moment);
+  first = adam_.first_moment();
+  second.setZero();
   second.col(0) = adam_.second_moment();
-  model_.set_local_block_rows(state.first_moment, first);
-  model_.set_local_block_rows(state.second_moment, second);
   const Index m = shared_.rows;
   Eigen::Map<Matrix> shared_first(state.first_moment.data() + shared_.offset, m, point_cols_);
   Eigen::Map<Matrix> shared_second(state.second_moment.data() + shared_.offset, m, point_cols_);
@@ -53,10 +57,9 @@ void PointRowsAdam::put_moments(AdamState& state) const {
 
 PointRowsAdam::PointGradient PointRowsAdam::take_gradient(Vector& gradient) const {
   PointGradient out;
-  RowMatrix rows = model_.local_block_rows(gradient);
-  out.local = rows.leftCols(point_cols_);
-  rows.leftCols(point_cols_).setZero();
-  model_.set_local_block_rows(gradient, rows);
+  Eigen::Map<RowMatrix> local = local_points(gradient);
+  out.local = local;
+  local.setZero();
   Eigen::Map<Matrix> shared(gradient.data() + shared_.offset, shared_.rows, point_cols_);
   out.shared = shared;
   shared.setZero();
@@ -64,16 +67,17 @@ PointRowsAdam::PointGradient PointRowsAdam::take_gradient(Vector& gradient) cons
 }
 
 void PointRowsAdam::ascend(Vector& params, const PointGradient& point_gradient, double gradient_scale) {
-  RowMatrix rows = model_.local_block_rows(params);
-  Matrix points = rows.leftCols(point_cols_);
-  adam_.ascend(points, gradient_scale * point_gradient.local);
-  rows.leftCols(point_cols_) = points;
-  model_.set_local_block_rows(params, rows);
+  Eigen::Map<RowMatrix> local = local_points(params);
+  points_ = local;
+  scaled_gradient_ = gradient_scale * point_gradient.local;
+  adam_.ascend(points_, scaled_gradient_);
+  local = points_;
   if (shared_.rows == 0) return;
   Eigen::Map<Matrix> shared(params.data() + shared_.offset, shared_.rows, point_cols_);
-  Matrix shared_points = shared;
-  shared_adam_.ascend(shared_points, gradient_scale * point_gradient.shared);
-  shared = shared_points;
+  points_ = shared;
+  scaled_gradient_ = gradient_scale * point_gradient.shared;
+  shared_adam_.ascend(points_, scaled_gradient_);
+  shared = points_;
 }
 
 }  // namespace gplvm

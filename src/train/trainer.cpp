@@ -142,6 +142,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   std::optional<PointRowsAdam> points;
   if (model_.curved_point_space()) points.emplace(model_, options_.adam);
   PointRowsAdam* const point_adam = points ? &*points : nullptr;
+  const std::vector<Index> fixed = model_.fixed_parameter_indices();
   set_adam_state(adam, point_adam, std::move(state.adam));
   // fp32 encoders: the step and Adam exchange the encoder's float weights and gradient directly
   // (optim/float32_shadow.hpp), the same values without two conversion passes per step. Only Adam
@@ -183,6 +184,10 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     } catch (const Error& e) {
       step_failure = e.what();
     }
+    // Held parameters (model.fixed_hyperparameters) get no gradient: their moments stay zero, so
+    // Adam leaves their bits, and they do not count in the norm.
+    if (step_failure.empty())
+      for (const Index i : fixed) gradient[i] = 0.0;
     // Judged before the update, so a failing step never reaches the parameters.
     const double norm = step_failure.empty()
                             ? adam.gradient_norm(gradient, model_.num_shared_parameters(), encoder_shadow)

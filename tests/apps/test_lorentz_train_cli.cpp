@@ -281,7 +281,9 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
       {"--model.kind=exact --optim.method=lbfgs", "optim.method"},
       {"--model.kind=exact --model.fixed_hyperparameters=[\\\"lengthscale\\\"]",
        "model.fixed_hyperparameters"},
-      {"--model.fixed_hyperparameters=[\\\"kappa\\\"]", "model.kind"},
+      {"--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random "
+       "--sparse.training=full_batch --model.fixed_hyperparameters=[\\\"kappa\\\"]",
+       "sparse.training"},
       {"--model.kind=exact --model.latent_space=euclidean --model.kernel=eq_ard "
        "--optim.method=riemannian_adam",
        "optim.method"},
@@ -298,6 +300,19 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
     const CliResult c = run_gplvm(std::string("train --config config.toml --json ") + option, 0, r.dir);
     EXPECT_EQ(c.exit_code, 2) << option << ": " << c.err;
     EXPECT_TRUE(has(c.out, std::string("\"key\":\"") + key + "\"")) << option << ": " << c.out;
+  }
+  // Names the kernel does not have, on every kind that reads model.fixed_hyperparameters.
+  for (const char* kind : {"--model.kind=sas", "--model.kind=bayesian_sas --model.latents=free",
+                           "--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 "
+                           "--sparse.inducing_init=random",
+                           "--model.kind=bayesian_gplvm --model.latents=free --sparse.inducing=10 "
+                           "--sparse.inducing_init=random"}) {
+    const CliResult c = run_gplvm(std::string("train --config config.toml --json ") + kind +
+                                      " --model.fixed_hyperparameters=[\\\"lengthscales\\\"]",
+                                  0, r.dir);
+    EXPECT_EQ(c.exit_code, 2) << kind << ": " << c.err;
+    EXPECT_TRUE(has(c.out, "\"key\":\"model.fixed_hyperparameters\"")) << kind << ": " << c.out;
+    EXPECT_TRUE(has(c.out, "\"value\":\"lengthscales\"")) << kind << ": " << c.out;
   }
   for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
     ADD_FAILURE() << "left behind: " << entry.path();

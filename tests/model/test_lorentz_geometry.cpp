@@ -161,6 +161,62 @@ TEST(LorentzGeometry, OriginMapsAreTheGeneralOnesAtTheOrigin) {
   EXPECT_NEAR(distance(origin(2), exp_at_origin(v)), v.norm(), 1e-14);
 }
 
+// The row-block maps (what the optimiser calls for every point) against the point-by-point ones,
+// at several dimensions, with steps from zero to far beyond the origin.
+TEST(LorentzGeometry, RowBlockMapsAgreeWithThePointMaps) {
+  for (const Index Q : {1, 2, 5}) {
+    const Matrix X = random_lorentz_points(12, Q, 40 + Q, 1.5), Y = random_lorentz_points(12, Q, 50 + Q, 1.5);
+    Matrix G = testing::random_normal(12, Q + 1, 60 + Q);
+    G.row(3).setZero();
+    G.row(7) *= 30.0;
+    const Vector dots = lorentz::minkowski_dot_rows(X, G);
+    Matrix riemannian = G, retracted = X, transported = testing::random_tangents(X, 70 + Q);
+    const Matrix tangents = transported;
+    lorentz::riemannian_gradient_rows(X, riemannian);
+    lorentz::retract_rows(retracted, G);
+    lorentz::parallel_transport_rows(X, Y, transported);
+    for (Index n = 0; n < 12; ++n) {
+      const Vector x = X.row(n).transpose(), g = G.row(n).transpose();
+      EXPECT_NEAR(dots[n], lorentz::minkowski_dot(x, g), 1e-13 * (1.0 + std::abs(dots[n])));
+      const Vector rg = lorentz::project_tangent(x, lorentz::flip_time(g));
+      EXPECT_LT((riemannian.row(n).transpose() - rg).norm(), 1e-13 * (1.0 + rg.norm())) << n;
+      Vector moved = lorentz::exp_map(x, lorentz::project_tangent(x, g));
+      lorentz::reproject(moved);
+      EXPECT_LT((retracted.row(n).transpose() - moved).norm(), 1e-12 * moved.norm()) << n;
+      const Vector pt = lorentz::parallel_transport(x, Y.row(n).transpose(), tangents.row(n).transpose());
+      EXPECT_LT((transported.row(n).transpose() - pt).norm(), 1e-12 * (1.0 + pt.norm())) << n;
+    }
+    EXPECT_EQ(lorentz::first_row_off_sheet(retracted, 1e-12), -1);  // relative to x_0^2: far points too
+  }
+}
+
+// The block form over all pairs against the per-pair one, with pairs on both sides of the chord
+// regime's bound (near, coincident and far points).
+TEST(LorentzGeometry, PairwiseProductGapsAreThePerPairOnes) {
+  for (const Index Q : {1, 3}) {
+    Matrix X = random_lorentz_points(9, Q, 80 + Q, 2.0);
+    const Matrix Z = random_lorentz_points(7, Q, 90 + Q, 2.0);
+    X.row(2) = Z.row(4);
+    Matrix Xs = X.topRows(2);
+    Xs.row(0) = Z.row(1);
+    Xs(0, 1) += 1e-9;
+    lorentz::reproject_rows(Xs);
+    X.topRows(2) = Xs;
+    const lorentz::ProductGaps gaps = lorentz::pairwise_product_gaps(X, Z);
+    const Matrix At = X.transpose(), Bt = Z.transpose();
+    Index near = 0, far = 0;
+    for (Index j = 0; j < Z.rows(); ++j)
+      for (Index i = 0; i < X.rows(); ++i) {
+        const lorentz::ProductGap g = lorentz::product_gap(At.col(i).data(), Bt.col(j).data(), Q + 1);
+        EXPECT_NEAR(gaps.u(i, j), g.u, 1e-14 * g.u);
+        EXPECT_NEAR(gaps.u_minus_1(i, j), g.u_minus_1, 1e-13 * g.u_minus_1) << i << " " << j;
+        (g.u < lorentz::kChordRegime ? near : far) += 1;
+      }
+    EXPECT_GT(near, 2);
+    EXPECT_GT(far, 2);
+  }
+}
+
 TEST(LorentzGeometry, ReprojectionRestoresTheSheet) {
   Matrix X = random_lorentz_points(6, 4, 9, 2.0);
   X.col(0) *= 1 + 1e-6;

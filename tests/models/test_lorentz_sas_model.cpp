@@ -84,6 +84,11 @@ TEST(LorentzSasModel, KernelsThatDoNotFitTheSpaceAreRefusedByNameAndFreeLatentsL
   const RowMatrix points = free_model.local_block_rows(free_model.initial_parameters());
   EXPECT_LT(lorentz::max_sheet_deviation(points), 1e-12);
   EXPECT_GT(points.col(0).minCoeff(), 1.0);
+  // The optimiser's in-place view of the points is that block.
+  const Vector free_params = free_model.initial_parameters();
+  const Eigen::Map<const RowMatrix> view(free_params.data() + free_model.curved_local_points_offset(), 20,
+                                         c.latent_dim + 1);
+  EXPECT_EQ(RowMatrix(view), points);
   c = lorentz_config(false);
   c.latent_space = "euclidean";
   expect_refused(c, "model.kernel");

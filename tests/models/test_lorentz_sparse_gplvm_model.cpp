@@ -176,6 +176,18 @@ TEST(LorentzSparseGplvm, PointsAndInducingInputsStartOnTheSheetAsASubsetOfTheLat
   EXPECT_EQ(f.model.local_values_per_row(), kQ + 1);
 }
 
+// The in-place view an optimiser moves the points through is the points' block of local_block_rows.
+TEST(LorentzSparseGplvm, LocalPointsOffsetViewsThePointColumnsOfTheLocalBlock) {
+  for (const bool bayesian : {false, true}) {
+    const Fixture f(lorentz_config(bayesian));
+    Vector p = f.model.initial_parameters();
+    p.tail(p.size() - f.model.num_shared_parameters()) =
+        testing::random_normal(p.size() - f.model.num_shared_parameters(), 1, 9);
+    const Eigen::Map<const RowMatrix> view(p.data() + f.model.curved_local_points_offset(), kRows, kQ + 1);
+    EXPECT_EQ(Matrix(view), Matrix(f.model.local_block_rows(p).leftCols(kQ + 1)));
+  }
+}
+
 // With M = N inducing inputs at the latents the collapsed bound is, but for K_ZZ's relative jitter e
 // (objectives/inducing_jitter.hpp), the exact GP log marginal likelihood. Computed here densely from
 // K = k(X, X): Q = K (K + e mean(diag K) I)^{-1} K, log N(Y | 0, Q + s2 I) - D/(2 s2) tr(K - Q); with

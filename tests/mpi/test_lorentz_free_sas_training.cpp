@@ -152,6 +152,38 @@ TEST_P(LorentzFreeLatents, TrainerEqualsSerialAtEveryRankCountAndPointsStayOnThe
   }
 }
 
+// model.fixed_hyperparameters = ["kappa"] on free Lorentz sas / bayesian_sas: log kappa keeps its
+// initial bits (its moments stay zero), the kernel variance and the points move, and every rank
+// count gives one process's bits under train.reproducible.
+TEST_P(LorentzFreeLatents, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
+  const Communicator comm;
+  static const Communicator self(MPI_COMM_SELF);
+  const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
+  SasModelConfig c = lorentz_free_config(GetParam(), true);
+  c.fixed_hyperparameters = {"log_kappa"};
+  const RowPartition partition(kRows, comm.size());
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const RowMatrix local = Y.middleRows(begin, count);
+  const SasModel model(c, kRows, begin, count), serial_model(c, kRows, 0, kRows);
+  ASSERT_EQ(model.fixed_parameter_indices(), std::vector<Index>{1});  // (log sigma, log kappa) first
+  const Trainer trainer(model, comm, partition, DataRef(local), options(40));
+  const Trainer serial_trainer(serial_model, self, RowPartition(kRows, 1), DataRef(Y), options(40));
+  TrainingState state = trainer.initial_state(), serial = serial_trainer.initial_state();
+  const Vector start = state.params;
+  EXPECT_EQ(trainer.run(state).steps, 40u);
+  serial_trainer.run(serial);
+  EXPECT_EQ(state.params[1], start[1]);
+  EXPECT_EQ(state.params[1], std::log(c.lengthscale));
+  EXPECT_EQ(state.adam.first_moment[1], 0.0);
+  EXPECT_EQ(state.adam.second_moment[1], 0.0);
+  EXPECT_GT(std::abs(state.params[0] - start[0]), 1e-4);
+  const RowMatrix mine = model.local_block_rows(state.params);
+  EXPECT_GT((mine - model.local_block_rows(start)).norm(), 1e-2 * mine.norm());
+  const Index shared = model.num_shared_parameters();
+  EXPECT_TRUE(state.params.head(shared) == serial.params.head(shared));
+  EXPECT_TRUE(mine == serial_model.local_block_rows(serial.params).middleRows(begin, count));
+}
+
 class LorentzFreeResume : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {

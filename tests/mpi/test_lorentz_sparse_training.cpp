@@ -151,6 +151,54 @@ TEST(LorentzSparseResume, ContinuedRunEqualsTheUninterruptedOneAndNeedsZsMoments
   EXPECT_FALSE(forgetful.params.head(kInducing * kPointCols) == whole.params.head(kInducing * kPointCols));
 }
 
+// model.fixed_hyperparameters = ["kappa"], as the hGP-LVM paper fixes kappa: after training, log
+// kappa is bitwise its initial value and its Adam moments are zero, while the kernel variance, the
+// noise and the points moved; at every rank count the same bits as one process under
+// train.reproducible.
+TEST_P(LorentzSparseTraining, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
+  const Communicator comm;
+  static const Communicator self(MPI_COMM_SELF);
+  const RowMatrix Y = problem_data();
+  SparseGplvmConfig c = lorentz_config(GetParam(), true);
+  c.fixed_hyperparameters = {"kappa"};
+  const RowPartition partition(kRows, comm.size()), whole(kRows, 1);
+  const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
+  const RowMatrix local = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
+  SparseGplvmModel model(c, kRows, begin, count), serial_model(c, kRows, 0, kRows);
+  model.initialise_from_data(comm, partition, DataRef(local));
+  serial_model.initialise_from_data(self, whole, DataRef(Y));
+  const Index log_variance = model.kernel_offset(), log_kappa = model.kernel_offset() + 1;
+  ASSERT_EQ(model.fixed_parameter_indices(), std::vector<Index>{log_kappa});
+  const Trainer trainer(model, comm, partition, DataRef(local), options());
+  const Trainer serial_trainer(serial_model, self, whole, DataRef(Y), options());
+  TrainingState state = trainer.initial_state(), serial = serial_trainer.initial_state();
+  const Vector start = state.params;
+  EXPECT_EQ(trainer.run(state).steps, 60u);
+  serial_trainer.run(serial);
+  EXPECT_EQ(state.params[log_kappa], start[log_kappa]);
+  EXPECT_EQ(state.params[log_kappa], std::log(c.lengthscale));
+  EXPECT_EQ(state.adam.first_moment[log_kappa], 0.0);
+  EXPECT_EQ(state.adam.second_moment[log_kappa], 0.0);
+  EXPECT_GT(std::abs(state.params[log_variance] - start[log_variance]), 1e-4);
+  EXPECT_GT(std::abs(state.params[model.noise_offset()] - start[model.noise_offset()]), 1e-4);
+  const Index shared = model.num_shared_parameters();
+  EXPECT_TRUE(state.params.head(shared) == serial.params.head(shared));
+}
+
+// A name the kernel does not have is refused, naming the key and the name.
+TEST(LorentzSparseFixedHyperparameters, UnknownNamesAreRefusedByKeyAndValue) {
+  SparseGplvmConfig c = lorentz_config({false, PsiNoise::fixed}, false);
+  c.fixed_hyperparameters = {"lengthscales"};
+  try {
+    SparseGplvmModel(c, kRows, 0, kRows);
+    ADD_FAILURE() << "accepted a hyperparameter hyperboloid_exp does not have";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.context().key, "model.fixed_hyperparameters");
+    EXPECT_EQ(e.context().value, "lengthscales");
+    EXPECT_NE(std::string(e.what()).find("log_kappa"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, LorentzSparseTraining,
                          ::testing::Values(Variant{false, PsiNoise::fixed}, Variant{true, PsiNoise::fixed},
                                            Variant{true, PsiNoise::fresh}));

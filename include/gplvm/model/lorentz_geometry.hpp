@@ -68,6 +68,13 @@ inline ProductGap product_gap(const double* a, const double* b, Index n) {
   const double c2 = std::max(-(a[0] - b[0]) * (a[0] - b[0]) + chord_spatial, 0.0);
   return {u, 0.5 * c2};
 }
+// product_gap for every pair (x1_i, x2_j), column by column with one pass per coordinate over X1's
+// contiguous columns (vectorised over i): the same operations per pair as product_gap.
+struct ProductGaps {
+  Matrix u;          // n1 x n2
+  Matrix u_minus_1;  // n1 x n2
+};
+ProductGaps pairwise_product_gaps(const ConstMatrixRef& X1, const ConstMatrixRef& X2);
 // sinh d = sqrt((u - 1)(u + 1)), with every digit near d = 0 because u - 1 has them.
 inline double sinh_distance(const ProductGap& gap) {
   return std::sqrt(gap.u_minus_1 * (gap.u_minus_1 + 2.0));
@@ -96,6 +103,17 @@ Vector log_at_origin(const ConstVectorRef& x);
 Vector transport_from_origin(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent);
 // Spatial part of PT_{mu -> o}(u) for a tangent u at mu (its time-like part is 0).
 Vector transport_to_origin(const ConstVectorRef& mu, const ConstVectorRef& u);
+
+// Row blocks (one point or tangent vector per row), computed column by column over the whole
+// block with no per-row temporaries: what optimisers call for every point at every step.
+// <a_n, b_n>_L for each row n.
+Vector minkowski_dot_rows(const ConstMatrixRef& A, const ConstMatrixRef& B);
+// In place, each row: g <- P_x(g_l g), the Riemannian gradient of an ambient gradient g at x.
+void riemannian_gradient_rows(const ConstMatrixRef& X, MatrixRef G);
+// In place, each row: x <- Exp_x(P_x(step)), then re-projection onto the sheet.
+void retract_rows(MatrixRef X, const ConstMatrixRef& step);
+// In place, each row: v <- PT_{from -> to}(v).
+void parallel_transport_rows(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V);
 
 // The Poincare ball B^Q: p = x~ / (1 + x_0), and back x = ((1 + |p|^2), 2 p) / (1 - |p|^2).
 Vector to_poincare(const ConstVectorRef& x);

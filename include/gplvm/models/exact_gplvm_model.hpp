@@ -50,6 +50,7 @@ class ExactGplvmModel final : public Model {
   std::string kind() const override { return "exact"; }
   // Indices in the parameter vector of the fixed kernel hyperparameters.
   const std::vector<Index>& fixed_parameters() const noexcept { return fixed_parameters_; }
+  std::vector<Index> fixed_parameter_indices() const override { return fixed_parameters_; }
   LatentKind latents() const override { return LatentKind::free; }
   bool bayesian() const override { return false; }
   Index latent_dim() const override { return decoder_.latent_dim(); }

@@ -22,6 +22,7 @@ void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.kernel_variance = c.get_double("model.kernel_variance");
   m.lengthscale = c.get_double("model.lengthscale");
   m.kernel_period = c.get_double("model.kernel_period");
+  m.fixed_hyperparameters = c.get_string_list("model.fixed_hyperparameters");
   m.noise_variance = c.get_double("model.noise_variance");
   m.free_latent_variance = c.get_double("model.free_latent_variance");
   m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));

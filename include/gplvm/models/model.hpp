@@ -117,6 +117,15 @@ class Model {
     Index every = 0;
   };
   virtual ActiveSet active_set() const { return {}; }
+  // Where the local points of curved_point_space() lie in the flat vector: local_rows() x
+  // ambient_dim() values, row-major, from this offset, so that an optimiser reads and moves them
+  // in place rather than through local_block_rows' copy of the whole local block. -1 where they
+  // are not one contiguous block.
+  virtual Index curved_local_points_offset() const { return -1; }
+  // Indices in the flat vector of parameters held at their initial values
+  // (model.fixed_hyperparameters, models/fixed_hyperparameters.hpp): optimisers zero their gradient
+  // entries, so their moments stay zero and the values keep their bits.
+  virtual std::vector<Index> fixed_parameter_indices() const { return {}; }
   virtual Index data_dim() const = 0;       // D
   virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
   virtual std::uint64_t seed() const = 0;

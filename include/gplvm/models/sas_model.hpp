@@ -41,7 +41,8 @@ struct SasModelConfig {
   // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
   double kernel_variance = 0.5;
   double lengthscale = 0.1;
-  double kernel_period = 1.0;  // kernels with a period (periodic)
+  double kernel_period = 1.0;                      // kernels with a period (periodic)
+  std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
   double noise_variance = 0.5;
   // Free latents start as PCA latents (unit variance per dimension) or N(0, I) draws, times
   // free_latent_scale (initialise_from_data; without it, the random draws).
@@ -85,6 +86,10 @@ class SasModel final : public Model {
   const LatentSpace* curved_point_space() const override {
     return config_.latents == LatentKind::free && ambient_dim() != config_.latent_dim ? latent_space_.get()
                                                                                       : nullptr;
+  }
+  std::vector<Index> fixed_parameter_indices() const override { return fixed_parameters_; }
+  Index curved_local_points_offset() const override {
+    return curved_point_space() ? static_cast<Index>(free_mean_offset_) : -1;
   }
   Index data_dim() const override { return config_.data_dim; }
   Precision precision() const override { return config_.precision; }
@@ -239,6 +244,7 @@ class SasModel final : public Model {
   std::optional<Matrix> initial_latents_;
   std::optional<Vector> initial_mean_encoder_;
   std::shared_ptr<const Kernel> kernel_prototype_;  // initial hyperparameters; shared by copies
+  std::vector<Index> fixed_parameters_;
   std::shared_ptr<const LatentSpace> latent_space_;
   std::optional<Mlp> mean_encoder_;
   std::optional<Mlp> variance_encoder_;

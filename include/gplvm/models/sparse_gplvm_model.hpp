@@ -79,6 +79,7 @@ struct SparseGplvmConfig {
   double kernel_variance = 1.0;
   double lengthscale = 1.0;
   double kernel_period = 1.0;
+  std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
   double noise_variance = 0.1;
   double free_latent_variance = 0.05;      // free Gaussian latents start with this variance
   LatentInit init = LatentInit::pca;       // free latents' means: PCA latents or N(0, I) draws
@@ -109,6 +110,8 @@ class SparseGplvmModel final : public Model {
   std::string latent_space() const override { return config_.latent_space; }
   // Free hyperbolic latents and the inducing inputs Z are points of the hyperboloid.
   const LatentSpace* curved_point_space() const override { return curved() ? latent_space_.get() : nullptr; }
+  std::vector<Index> fixed_parameter_indices() const override { return fixed_parameters_; }
+  Index curved_local_points_offset() const override { return curved() ? num_shared_ : -1; }
   // Z moves as points unless it is the active set, which is redrawn from the latents instead.
   SharedPoints curved_shared_points() const override {
     return curved() && config_.active_set_refresh == 0 ? SharedPoints{0, config_.num_inducing}
@@ -266,6 +269,7 @@ class SparseGplvmModel final : public Model {
   SparseGplvmConfig config_;
   std::shared_ptr<const LatentSpace> latent_space_;
   std::shared_ptr<const Kernel> kernel_prototype_;
+  std::vector<Index> fixed_parameters_;
   std::optional<LatentEncoders> encoders_;
   Index kernel_offset_ = 0, noise_offset_ = 0, posterior_offset_ = 0, encoder_offset_ = 0;
   Index num_shared_ = 0, num_local_ = 0;

@@ -12,8 +12,6 @@
 // space only (mu, s, eps), so this works for any LatentSpace whose KL is a Monte Carlo estimate.
 // The result is an ordinary SparseStatistics: the bounds (collapsed, uncollapsed) and the
 // distribution over ranks are those of the Euclidean sparse GPLVMs.
-#include <vector>
-
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
@@ -31,10 +29,16 @@ namespace gplvm {
 enum class KlMode { exact, paper };
 KlMode parse_kl_mode(const std::string& name);  // "exact" | "paper"; InputError naming model.kl_mode
 
-// What the backward pass needs of the forward one: each sample's points and kernel rows.
+// What the backward pass needs of the forward one. The L samples of the n rows are stacked into
+// one (L n)-row block, sample h in rows [h n, (h + 1) n), so that the space maps, the kernel and
+// its adjoint run once per step on one block instead of L times on n rows (each call's set-up,
+// the transposed copy of Z included, paid once).
 struct WrappedSamples {
-  std::vector<Matrix> points;  // per sample h: n x ambient
-  std::vector<Matrix> cross;   // per sample h: n x M, k(x^(h), Z)
+  Matrix location;  // (L n) x ambient: the means, repeated for each sample
+  Matrix variance;  // (L n) x Q: the variances, repeated
+  Matrix eps;       // (L n) x Q: the noise of sample h in rows [h n, (h + 1) n)
+  Matrix points;    // (L n) x ambient: the samples
+  Matrix cross;     // (L n) x M: k(x^(h)_n, Z)
 };
 
 // eps holds the standard normal noise, n x (L Q): sample h in columns [h Q, (h + 1) Q).

@@ -38,6 +38,8 @@ class RiemannianAdam {
   Matrix first_moment_;
   Vector second_moment_;
   std::int64_t steps_ = 0;
+  // Work space of ascend, kept between steps so that a step allocates nothing.
+  Matrix gradient_, step_, before_;
 };
 
 }  // namespace gplvm

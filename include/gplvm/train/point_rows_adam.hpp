@@ -45,12 +45,19 @@ class PointRowsAdam {
   void set_learning_rate(double learning_rate);
 
  private:
+  // This rank's points in `values`: the model's row-major block, read and written in place.
+  Eigen::Map<RowMatrix> local_points(Vector& values) const;
+
   const Model& model_;
   LatentSpaceManifold manifold_;
   Index point_cols_;
+  Index local_offset_;
   Model::SharedPoints shared_;
   RiemannianAdam adam_;
   RiemannianAdam shared_adam_;
+  // Column-major work copies of the points and their scaled gradient (the latent space's maps take
+  // column-major blocks), kept between steps so that a step allocates nothing for them.
+  Matrix points_, scaled_gradient_;
 };
 
 }  // namespace gplvm
