@@ -139,15 +139,27 @@ Matrix maximise_log_density(const RowLogDensity& density, const LatentSpace& spa
   return x;
 }
 
-RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const LatentSpace& space,
-                        const TrainingEvidence& training, const DataRef& Y,
-                        const LatentInferenceOptions& options, const Communicator& comm) {
+namespace {
+
+// The predictive density over the conditioning set drawn from the training evidence. Collective.
+GpPredictiveDensity conditioning_density(const Kernel& kernel, double noise_variance,
+                                         const TrainingEvidence& training,
+                                         const LatentInferenceOptions& options, const Communicator& comm) {
   const ConditioningSet cond =
       conditioning_set(training.data, training.latent_mean, options.conditioning_size, options.seed, comm);
   Matrix data = comm.allgather_rows(DataRef(cond.local_y));
-  const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
+  return GpPredictiveDensity(kernel, noise_variance, cond.latents, std::move(data));
+}
+
+}  // namespace
+
+RowMatrix infer_latents(const Kernel& kernel, double noise_variance, const LatentSpace& space,
+                        const TrainingEvidence& training, const DataRef& Y,
+                        const LatentInferenceOptions& options, const Communicator& comm) {
+  const GpPredictiveDensity density = conditioning_density(kernel, noise_variance, training, options, comm);
+  const Matrix& conditioning_latents = density.latents();
   return maximise_log_density(density, space, Y, nearest_latents(density, Y), options,
-                              LatentBox::around(cond.latents));
+                              LatentBox::around(conditioning_latents));
 }
 
 namespace {
@@ -179,35 +191,34 @@ RowMatrix infer_latents_linear_basepoint(const Kernel& kernel, double noise_vari
                                          const TrainingEvidence& training,
                                          const SphereLinearBasepoint& basepoint, const DataRef& points,
                                          const LatentInferenceOptions& options, const Communicator& comm) {
-  const ConditioningSet cond =
-      conditioning_set(training.data, training.latent_mean, options.conditioning_size, options.seed, comm);
-  Matrix data = comm.allgather_rows(DataRef(cond.local_y));
-  const GpPredictiveDensity density(kernel, noise_variance, cond.latents, std::move(data));
+  const GpPredictiveDensity density = conditioning_density(kernel, noise_variance, training, options, comm);
+  const Matrix& conditioning_latents = density.latents();
   // The start: of the conditioning latents z_j, the one where each point is most likely (the
   // predictive at the z_j once, then only the coordinates V(z_j, p) per point).
-  const Index m = cond.latents.rows();
-  const Matrix mean = density.mean(cond.latents);
+  const Index m = conditioning_latents.rows();
+  const Matrix mean = density.mean(conditioning_latents);
   Vector variance = Vector::Zero(m);
-  density.log_density(cond.latents, mean, nullptr, nullptr, &variance);
-  Matrix start(points.rows(), cond.latents.cols());
+  density.log_density(conditioning_latents, mean, nullptr, nullptr, &variance);
+  Matrix start(points.rows(), conditioning_latents.cols());
   for (Index i = 0; i < points.rows(); ++i) {
     Vector f(m);
     for (Index j = 0; j < m; ++j) {
       const Vector v =
-          basepoint.coordinates(cond.latents.row(j).transpose(), points.row(i).transpose(), nullptr);
+          basepoint.coordinates(conditioning_latents.row(j).transpose(), points.row(i).transpose(), nullptr);
       f[j] = -0.5 * static_cast<double>(v.size()) * std::log(variance[j]) -
              0.5 * (v - mean.row(j).transpose()).squaredNorm() / variance[j];
     }
     Index best = 0;
     f.maxCoeff(&best);
-    start.row(i) = cond.latents.row(best);
+    start.row(i) = conditioning_latents.row(best);
   }
-  const std::unique_ptr<LatentSpace> latent_space = make_latent_space("euclidean", cond.latents.cols());
+  const std::unique_ptr<LatentSpace> latent_space =
+      make_latent_space("euclidean", conditioning_latents.cols());
   return maximise_log_density(
       [&](const ConstMatrixRef& X, Matrix* gradient) {
         return linear_basepoint_log_density(density, basepoint, X, points, gradient);
       },
-      *latent_space, std::move(start), options, LatentBox::around(cond.latents));
+      *latent_space, std::move(start), options, LatentBox::around(conditioning_latents));
 }
 
 }  // namespace gplvm
