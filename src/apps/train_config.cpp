@@ -139,7 +139,8 @@ ConfigSchema train_config_schema() {
           "model.init", "pca",
           "free latents' start: pca (principal components, unit variance per dimension), random "
           "(N(0, I) draws) or paper_uniform (U(-1e-3, 1e-3) draws, the hGP-LVM paper's start near the "
-          "origin; exact, sas, bayesian_sas), times model.free_latent_scale, as tangent coordinates at "
+          "origin; exact, sas, bayesian_sas, sparse_gplvm, bayesian_gplvm), times model.free_latent_scale, "
+          "as tangent coordinates at "
           "the origin of model.latent_space",
           {R::one_of({"pca", "random", "paper_uniform"})})
       .add_string_list("model.fixed_hyperparameters", {},
