@@ -212,9 +212,9 @@ ConfigSchema train_config_schema() {
                   "L-BFGS on euclidean, optim.method's Riemannian optimiser on lorentz)",
                   {R::one_of({"minibatch", "full_batch"})})
       .add_int("sparse.active_set_refresh", 0,
-               "sparse/bayesian_gplvm on lorentz with sparse.training = full_batch: 0 (Z is a parameter, "
-               "moved on the hyperboloid) or K > 0: Z is the active set, M distinct latents (means) drawn "
-               "uniformly at the start and redrawn from the current latents every K iterations, never "
+               "sparse/bayesian_gplvm on lorentz: 0 (Z is a parameter, moved on the hyperboloid) or "
+               "K > 0: Z is the active set, M distinct latents (means) drawn uniformly at the start and "
+               "redrawn from the current latents every K full-batch iterations or minibatch steps, never "
                "optimised (the hGP-LVM paper's setting is 5; riemannian_gd_paper restarts at rate 1e-3 "
                "after each redraw)",
                {R::range(0, kMaxInt)})

@@ -218,8 +218,8 @@ TEST(LorentzTrainCli, TrainsTheSparseHgplvmFullBatchWithTheActiveSetOnTheDepthFo
   EXPECT_GT(std::stod(m.out.substr(at + 23)), 0.78);
 }
 
-// sparse.active_set_refresh: a non-negative integer, for the sparse kinds' full-batch training on
-// lorentz; anything else is refused with exit 2 naming the key, and nothing is written.
+// sparse.active_set_refresh: a non-negative integer, for the sparse kinds on lorentz; anything else
+// is refused with exit 2 naming the key, and nothing is written.
 TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
   TreeSandbox r;
   const std::string sparse =
@@ -230,9 +230,6 @@ TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
       {sparse + "--sparse.active_set_refresh=2.5", "2.5"},
       {"--sparse.active_set_refresh=5", "5"},  // bayesian_sas: no inducing inputs
       {"--model.kind=exact --sparse.active_set_refresh=5", "5"},
-      {"--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random "
-       "--sparse.active_set_refresh=5",
-       "5"},  // minibatch
       {sparse + "--sparse.active_set_refresh=5 --model.latent_space=euclidean --model.kernel=eq_ard", "5"},
   };
   for (const auto& [option, value] : cases) {
@@ -243,6 +240,35 @@ TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
   }
   for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
     ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+// The active set in minibatch training: a run checkpointed after step 20 (the next step redraws Z)
+// at 2 ranks and resumed at 3 ends with the uninterrupted run's Z and latents, bit for bit under
+// train.reproducible, so the checkpoint holds the Z in effect.
+TEST(LorentzTrainCli, MinibatchActiveSetResumesAcrossARedraw) {
+  TreeSandbox r;
+  const std::string base =
+      "train --config config.toml --train.reproducible=true --model.kind=bayesian_gplvm --model.latents=free "
+      "--sparse.inducing=10 --sparse.inducing_init=random --sparse.active_set_refresh=5 ";
+  const CliResult full = run_gplvm(base + "--train.max_steps=40 --output.path=out/full.h5", 2, r.dir);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  const CliResult half = run_gplvm(base +
+                                       "--train.max_steps=20 --train.checkpoint_every=10 "
+                                       "--output.path=out/half.h5 --output.checkpoint_dir=ck",
+                                   2, r.dir);
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  const CliResult resumed = run_gplvm(
+      base + "--train.max_steps=40 --output.path=out/resumed.h5 --output.checkpoint_dir=ck --resume auto", 3,
+      r.dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_TRUE(has(resumed.err, "resuming from")) << resumed.err;
+  const RowMatrix Z = testing::read_fixture_matrix(r.dir / "out/full.h5", "/params/inducing");
+  expect_on_hyperboloid(Z, 2);
+  EXPECT_FALSE(Z == testing::read_fixture_matrix(r.dir / "out/half.h5", "/params/inducing"));  // redrawn
+  for (const char* path : {"/params/inducing", "/latent/mean", "/latent/var"})
+    EXPECT_TRUE(testing::read_fixture_matrix(r.dir / "out/full.h5", path) ==
+                testing::read_fixture_matrix(r.dir / "out/resumed.h5", path))
+        << path;
 }
 
 // New rows of free-latent Lorentz runs (the point hGP-LVM and free-point SAS): `encode` infers their
