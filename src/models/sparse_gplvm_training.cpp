@@ -39,6 +39,17 @@ void drop_active_set_gradient(const SparseGplvmModel& model, Vector& gradient) {
   gradient.segment(active.points.offset, active.points.rows * model.ambient_dim()).setZero();
 }
 
+// Held hyperparameters (model.fixed_hyperparameters) get no gradient, so every full-batch
+// optimiser leaves their bits: Adam's moments stay zero (a zero step) and the paper's ascent adds
+// rate x 0. L-BFGS too, by induction over its iterations: with g_i = 0 at every iterate, every pair
+// (s_k, y_k) has y_k,i = g_k+1,i - g_k,i = 0, and s_k,i = 0 while the entry has not moved; the
+// two-loop recursion then keeps the direction's entry i at 0 (q_i starts 0 and loses alpha y_k,i = 0;
+// the initial matrix is diagonal, H0_ii times 0; the second loop adds s_k,i (alpha - beta) = 0), and
+// the line search moves x_i by t times 0, so s_k,i stays exactly 0. Sign aside, x + 0 is x's bits.
+void drop_held_gradient(const SparseGplvmModel& model, Vector& gradient) {
+  for (const Index i : model.fixed_parameter_indices()) gradient[i] = 0.0;
+}
+
 DataRef float64_rows(const LocalRows& local_rows) {
   require(std::holds_alternative<DataRef>(local_rows), "sparse GPLVMs hold their data rows in float64",
           {"", "model.precision", "float32"});
@@ -112,6 +123,7 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
                                                   SparseGplvmModel::Bound::collapsed, gradient)
                                    .objective;
     drop_active_set_gradient(model_, gradient);
+    drop_held_gradient(model_, gradient);
     return value;
   }
 

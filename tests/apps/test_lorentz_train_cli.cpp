@@ -242,6 +242,33 @@ TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
     ADD_FAILURE() << "left behind: " << entry.path();
 }
 
+// model.fixed_hyperparameters with sparse.training = "full_batch" through the command, on lorentz
+// (Riemannian Adam, kappa held) and on euclidean (L-BFGS, eq_ard's variance held) at 2 ranks: the run
+// file's held value is the configured one (to the rounding of exp(log)), the noise moved.
+TEST(LorentzTrainCli, FullBatchSparseTrainingHoldsFixedHyperparameters) {
+  TreeSandbox r;
+  const std::string base =
+      "train --config config.toml --json --model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 "
+      "--sparse.inducing_init=random --sparse.training=full_batch --full_batch.max_iterations=30 "
+      "--model.kernel_variance=1.5 --model.noise_variance=0.3 ";
+  const CliResult hyperbolic = run_gplvm(
+      base + "--model.fixed_hyperparameters=[\\\"kappa\\\"] --output.path=out/lorentz.h5", 2, r.dir);
+  ASSERT_EQ(hyperbolic.exit_code, 0) << hyperbolic.err;
+  EXPECT_NEAR(testing::read_fixture_matrix(r.dir / "out/lorentz.h5", "/params/kernel/kappa")(0, 0), 2.0,
+              1e-14);
+  const CliResult flat = run_gplvm(base +
+                                       "--model.latent_space=euclidean --model.kernel=eq_ard "
+                                       "--model.fixed_hyperparameters=[\\\"variance\\\"] "
+                                       "--output.path=out/euclidean.h5",
+                                   2, r.dir);
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_NEAR(testing::read_fixture_matrix(r.dir / "out/euclidean.h5", "/params/kernel/variance")(0, 0), 1.5,
+              1e-14);
+  for (const char* run : {"out/lorentz.h5", "out/euclidean.h5"})
+    EXPECT_GT(std::abs(testing::read_fixture_matrix(r.dir / run, "/params/noise_variance")(0, 0) - 0.3), 1e-3)
+        << run;
+}
+
 // The active set in minibatch training: a run checkpointed after step 20 (the next step redraws Z)
 // at 2 ranks and resumed at 3 ends with the uninterrupted run's Z and latents, bit for bit under
 // train.reproducible, so the checkpoint holds the Z in effect.
@@ -307,9 +334,6 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
       {"--model.kind=exact --optim.method=lbfgs", "optim.method"},
       {"--model.kind=exact --model.fixed_hyperparameters=[\\\"lengthscale\\\"]",
        "model.fixed_hyperparameters"},
-      {"--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random "
-       "--sparse.training=full_batch --model.fixed_hyperparameters=[\\\"kappa\\\"]",
-       "sparse.training"},
       {"--model.kind=exact --model.latent_space=euclidean --model.kernel=eq_ard "
        "--optim.method=riemannian_adam",
        "optim.method"},
@@ -327,18 +351,28 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
     EXPECT_EQ(c.exit_code, 2) << option << ": " << c.err;
     EXPECT_TRUE(has(c.out, std::string("\"key\":\"") + key + "\"")) << option << ": " << c.out;
   }
-  // Names the kernel does not have, on every kind that reads model.fixed_hyperparameters.
-  for (const char* kind : {"--model.kind=sas", "--model.kind=bayesian_sas --model.latents=free",
-                           "--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 "
-                           "--sparse.inducing_init=random",
-                           "--model.kind=bayesian_gplvm --model.latents=free --sparse.inducing=10 "
-                           "--sparse.inducing_init=random"}) {
-    const CliResult c = run_gplvm(std::string("train --config config.toml --json ") + kind +
-                                      " --model.fixed_hyperparameters=[\\\"lengthscales\\\"]",
-                                  0, r.dir);
+  // Names the kernel does not have, on every kind and training that reads
+  // model.fixed_hyperparameters (eq_ard's names are variance and lengthscales).
+  const std::string sparse_free = " --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random";
+  const std::pair<std::string, std::string> unknown[] = {
+      {"--model.kind=sas", "lengthscales"},
+      {"--model.kind=bayesian_sas --model.latents=free", "lengthscales"},
+      {"--model.kind=sparse_gplvm" + sparse_free, "lengthscales"},
+      {"--model.kind=bayesian_gplvm" + sparse_free, "lengthscales"},
+      {"--model.kind=sparse_gplvm --sparse.training=full_batch" + sparse_free, "lengthscales"},
+      {"--model.kind=bayesian_gplvm --sparse.training=full_batch" + sparse_free, "lengthscales"},
+      {"--model.kind=sparse_gplvm --sparse.training=full_batch --model.latent_space=euclidean "
+       "--model.kernel=eq_ard" +
+           sparse_free,
+       "kappa"},
+  };
+  for (const auto& [kind, name] : unknown) {
+    const CliResult c = run_gplvm(
+        "train --config config.toml --json " + kind + " --model.fixed_hyperparameters=[\\\"" + name + "\\\"]",
+        0, r.dir);
     EXPECT_EQ(c.exit_code, 2) << kind << ": " << c.err;
     EXPECT_TRUE(has(c.out, "\"key\":\"model.fixed_hyperparameters\"")) << kind << ": " << c.out;
-    EXPECT_TRUE(has(c.out, "\"value\":\"lengthscales\"")) << kind << ": " << c.out;
+    EXPECT_TRUE(has(c.out, "\"value\":\"" + name + "\"")) << kind << ": " << c.out;
   }
   for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
     ADD_FAILURE() << "left behind: " << entry.path();
