@@ -56,16 +56,12 @@ void require_kind_specific_keys(const Config& c) {
   const std::string kind = c.get_string("model.kind");
   const bool sparse_kind = kind == "sparse_gplvm" || kind == "bayesian_gplvm";
   const bool full_batch_sparse = sparse_kind && c.get_string("sparse.training") == "full_batch";
-  // Held hyperparameters: exact's optimisers and the minibatch trainer zero their gradient; the
-  // sparse kinds' full-batch trainers do not, so they refuse them rather than moving them.
+  // Held hyperparameters: every kind with a GP decoder zeroes their gradient (exact's and the
+  // sparse kinds' full-batch objectives, the minibatch trainer).
   const bool fixes = !c.get_string_list("model.fixed_hyperparameters").empty();
   require(!fixes || kind != "vae",
           "model.fixed_hyperparameters needs a GP decoder's kernel (not model.kind = \"vae\")",
           {"", "model.kind", kind});
-  require(!fixes || kind == "exact" || kind == "sas" || kind == "bayesian_sas" ||
-              c.get_string("sparse.training") == "minibatch",
-          "model.fixed_hyperparameters is read by minibatch training of the sparse kinds only",
-          {"", "sparse.training", c.get_string("sparse.training")});
   require(kind == "exact" || full_batch_sparse || c.get_string("optim.method") == "auto" ||
               c.get_string("optim.method") == "lbfgs",
           "optim.method selects the full-batch optimiser of model.kind = \"exact\" and of sparse_gplvm / "
@@ -146,8 +142,8 @@ ConfigSchema train_config_schema() {
       .add_string_list("model.fixed_hyperparameters", {},
                        "kernel hyperparameters held at their initial values, by name (kappa or "
                        "log_kappa, variance, ...), e.g. [\"kappa\"] to fix hyperboloid_exp's kappa at "
-                       "model.lengthscale as the hGP-LVM paper does; exact, sas, bayesian_sas, and "
-                       "sparse_gplvm / bayesian_gplvm with sparse.training = minibatch")
+                       "model.lengthscale as the hGP-LVM paper does; exact, sas, bayesian_sas, "
+                       "sparse_gplvm and bayesian_gplvm (minibatch or full_batch)")
       .add_int(
           "model.encoder_pretrain_steps", 0,
           "amortised sas/bayesian_sas/sparse_gplvm/bayesian_gplvm: Adam steps fitting the mean encoder to "
@@ -212,9 +208,9 @@ ConfigSchema train_config_schema() {
                   "L-BFGS on euclidean, optim.method's Riemannian optimiser on lorentz)",
                   {R::one_of({"minibatch", "full_batch"})})
       .add_int("sparse.active_set_refresh", 0,
-               "sparse/bayesian_gplvm on lorentz with sparse.training = full_batch: 0 (Z is a parameter, "
-               "moved on the hyperboloid) or K > 0: Z is the active set, M distinct latents (means) drawn "
-               "uniformly at the start and redrawn from the current latents every K iterations, never "
+               "sparse/bayesian_gplvm on lorentz: 0 (Z is a parameter, moved on the hyperboloid) or "
+               "K > 0: Z is the active set, M distinct latents (means) drawn uniformly at the start and "
+               "redrawn from the current latents every K full-batch iterations or minibatch steps, never "
                "optimised (the hGP-LVM paper's setting is 5; riemannian_gd_paper restarts at rate 1e-3 "
                "after each redraw)",
                {R::range(0, kMaxInt)})

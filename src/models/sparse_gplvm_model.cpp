@@ -9,6 +9,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/models/active_set.hpp"
 #include "gplvm/models/fixed_hyperparameters.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
@@ -20,8 +21,8 @@ namespace {
 // Stream of RngPurpose::latent_init for the stand-in inducing inputs of an uninitialised model.
 constexpr std::uint64_t kStandInInducingStream = 4;
 
-// The active set is redrawn between the iterations of the Riemannian full-batch trainer; L-BFGS
-// (Euclidean latents) and the minibatch trainer have no such point in their loop.
+// The active set is redrawn between the Riemannian full-batch trainer's iterations or the
+// minibatch trainer's steps; L-BFGS (Euclidean latents) has no such point in its loop.
 void validate_active_set(const SparseGplvmConfig& c) {
   const std::string k = std::to_string(c.active_set_refresh);
   require(c.active_set_refresh >= 0, "the active-set refresh interval must be 0 (off) or a positive integer",
@@ -30,10 +31,6 @@ void validate_active_set(const SparseGplvmConfig& c) {
   require(c.latent_space != "euclidean",
           "the active-set refresh redraws hyperbolic inducing inputs: it needs model.latent_space = "
           "\"lorentz\" (set sparse.active_set_refresh = 0 on euclidean)",
-          {"", "sparse.active_set_refresh", k});
-  require(c.training == SparseTraining::full_batch,
-          "the active-set refresh counts full-batch iterations: it needs sparse.training = \"full_batch\" "
-          "(set sparse.active_set_refresh = 0 for minibatch training)",
           {"", "sparse.active_set_refresh", k});
 }
 
@@ -492,6 +489,12 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
   }
   initial_inducing_ = initial_inducing_inputs(comm, partition, latents, config_.num_inducing,
                                               config_.inducing_init, config_.seed);
+  if (config_.active_set_refresh > 0) {
+    // The trainers start from refresh 0 of these latents; q(u) below is fitted to that Z.
+    Vector start = initial_parameters();
+    refresh_active_set(*this, comm, start, 0);
+    initial_inducing_ = inducing_inputs(start);
+  }
   if (config_.training == SparseTraining::minibatch)
     initial_posterior_ = config_.reproducible_sums
                              ? optimal_posterior_in_blocks(comm, partition, initial_parameters(), local)

@@ -31,6 +31,25 @@ void validate_local_rows(const SparseGplvmModel& model, const Communicator& comm
     throw InputError("data row contains NaN or Inf", {"", "row", std::to_string(first_bad)});
 }
 
+// The active set is a copy of latents, not a parameter: no gradient reaches it, and K_ZZ depends
+// on it alone, so none reaches the latents through K_ZZ either. Its zero gradient with zero
+// moments leaves Adam's step on it zero.
+void drop_active_set_gradient(const SparseGplvmModel& model, Vector& gradient) {
+  const Model::ActiveSet active = model.active_set();
+  gradient.segment(active.points.offset, active.points.rows * model.ambient_dim()).setZero();
+}
+
+// Held hyperparameters (model.fixed_hyperparameters) get no gradient, so every full-batch
+// optimiser leaves their bits: Adam's moments stay zero (a zero step) and the paper's ascent adds
+// rate x 0. L-BFGS too, by induction over its iterations: with g_i = 0 at every iterate, every pair
+// (s_k, y_k) has y_k,i = g_k+1,i - g_k,i = 0, and s_k,i = 0 while the entry has not moved; the
+// two-loop recursion then keeps the direction's entry i at 0 (q_i starts 0 and loses alpha y_k,i = 0;
+// the initial matrix is diagonal, H0_ii times 0; the second loop adds s_k,i (alpha - beta) = 0), and
+// the line search moves x_i by t times 0, so s_k,i stays exactly 0. Sign aside, x + 0 is x's bits.
+void drop_held_gradient(const SparseGplvmModel& model, Vector& gradient) {
+  for (const Index i : model.fixed_parameter_indices()) gradient[i] = 0.0;
+}
+
 DataRef float64_rows(const LocalRows& local_rows) {
   require(std::holds_alternative<DataRef>(local_rows), "sparse GPLVMs hold their data rows in float64",
           {"", "model.precision", "float32"});
@@ -48,8 +67,12 @@ class SparseGplvmStep final : public TrainingStep {
   // Every rank knows the batch; each takes the rows it owns (owner computes, nothing is moved).
   BatchTerms evaluate(const Vector& params, const std::vector<std::uint64_t>& batch_rows, StepKey key,
                       Vector& gradient, const std::vector<int>*, Float32Shadow*) const override {
-    if (model_.config().reproducible_sums)
-      return model_.evaluate_batch_in_blocks(comm_, partition_, params, batch_rows, local_, gradient, key);
+    if (model_.config().reproducible_sums) {
+      const BatchTerms terms =
+          model_.evaluate_batch_in_blocks(comm_, partition_, params, batch_rows, local_, gradient, key);
+      drop_active_set_gradient(model_, gradient);
+      return terms;
+    }
     const std::uint64_t begin = partition_.begin(comm_.rank()), end = begin + partition_.count(comm_.rank());
     rows_.clear();
     for (const std::uint64_t row : batch_rows)
@@ -57,8 +80,10 @@ class SparseGplvmStep final : public TrainingStep {
     data_.resize(static_cast<Index>(rows_.size()), local_.cols());
     for (Index i = 0; i < data_.rows(); ++i) data_.row(i) = local_.row(rows_[i]);
     const double scale = static_cast<double>(model_.num_data()) / static_cast<double>(batch_rows.size());
-    return model_.evaluate_rows(comm_, params, rows_, data_, scale, SparseGplvmModel::Bound::uncollapsed,
-                                gradient, key);
+    const BatchTerms terms = model_.evaluate_rows(comm_, params, rows_, data_, scale,
+                                                  SparseGplvmModel::Bound::uncollapsed, gradient, key);
+    drop_active_set_gradient(model_, gradient);
+    return terms;
   }
 
  private:
@@ -97,10 +122,8 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
                                    .evaluate_rows(comm_, params, rows_, local_, 1.0,
                                                   SparseGplvmModel::Bound::collapsed, gradient)
                                    .objective;
-    // The active set is a copy of latents, not a parameter: no gradient reaches it, and K_ZZ
-    // depends on it alone, so none reaches the latents through K_ZZ either.
-    const Model::ActiveSet active = model_.active_set();
-    gradient.segment(active.points.offset, active.points.rows * model_.ambient_dim()).setZero();
+    drop_active_set_gradient(model_, gradient);
+    drop_held_gradient(model_, gradient);
     return value;
   }
 

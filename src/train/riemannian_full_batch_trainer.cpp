@@ -10,7 +10,7 @@
 #include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
-#include "gplvm/train/active_set.hpp"
+#include "gplvm/models/active_set.hpp"
 
 namespace gplvm {
 namespace {

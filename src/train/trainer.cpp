@@ -12,6 +12,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/models/active_set.hpp"
 #include "gplvm/train/point_rows_adam.hpp"
 
 namespace gplvm {
@@ -172,6 +173,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   };
   if (state.convergence.converged) return finish(StopReason::tolerance);  // resumed after convergence
   while (state.step < total_steps()) {
+    refresh_due_active_set(state);
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
     const auto rows = schedule_.batch_rows(epoch, batch);
     // Parameters a step refuses (an infinite noise variance, a kernel matrix beyond jitter) are
@@ -257,6 +259,16 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     }
   }
   return finish(StopReason::max_steps);
+}
+
+void Trainer::refresh_due_active_set(TrainingState& state) const {
+  // Redrawn before steps 0, K, 2K, ... from the latents as the previous steps left them. A
+  // checkpoint is written after a step, before the next one's redraw, and stores Z with the shared
+  // parameters, so a run resumed there redraws what the uninterrupted run does; after a rollback
+  // the restored Z is the one its step began with, or is redrawn alike.
+  const Index every = model_.active_set().every;
+  if (every == 0 || state.step % static_cast<std::uint64_t>(every) != 0) return;
+  refresh_active_set(model_, comm_, state.params, state.step / static_cast<std::uint64_t>(every));
 }
 
 void Trainer::report_progress(const TrainingState& state, double objective, double gradient_norm,

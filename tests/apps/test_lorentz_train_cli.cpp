@@ -218,8 +218,8 @@ TEST(LorentzTrainCli, TrainsTheSparseHgplvmFullBatchWithTheActiveSetOnTheDepthFo
   EXPECT_GT(std::stod(m.out.substr(at + 23)), 0.78);
 }
 
-// sparse.active_set_refresh: a non-negative integer, for the sparse kinds' full-batch training on
-// lorentz; anything else is refused with exit 2 naming the key, and nothing is written.
+// sparse.active_set_refresh: a non-negative integer, for the sparse kinds on lorentz; anything else
+// is refused with exit 2 naming the key, and nothing is written.
 TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
   TreeSandbox r;
   const std::string sparse =
@@ -230,9 +230,6 @@ TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
       {sparse + "--sparse.active_set_refresh=2.5", "2.5"},
       {"--sparse.active_set_refresh=5", "5"},  // bayesian_sas: no inducing inputs
       {"--model.kind=exact --sparse.active_set_refresh=5", "5"},
-      {"--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random "
-       "--sparse.active_set_refresh=5",
-       "5"},  // minibatch
       {sparse + "--sparse.active_set_refresh=5 --model.latent_space=euclidean --model.kernel=eq_ard", "5"},
   };
   for (const auto& [option, value] : cases) {
@@ -243,6 +240,62 @@ TEST(LorentzTrainCli, ActiveSetRefreshOutsideItsUseIsRefusedByKey) {
   }
   for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
     ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+// model.fixed_hyperparameters with sparse.training = "full_batch" through the command, on lorentz
+// (Riemannian Adam, kappa held) and on euclidean (L-BFGS, eq_ard's variance held) at 2 ranks: the run
+// file's held value is the configured one (to the rounding of exp(log)), the noise moved.
+TEST(LorentzTrainCli, FullBatchSparseTrainingHoldsFixedHyperparameters) {
+  TreeSandbox r;
+  const std::string base =
+      "train --config config.toml --json --model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 "
+      "--sparse.inducing_init=random --sparse.training=full_batch --full_batch.max_iterations=30 "
+      "--model.kernel_variance=1.5 --model.noise_variance=0.3 ";
+  const CliResult hyperbolic = run_gplvm(
+      base + "--model.fixed_hyperparameters=[\\\"kappa\\\"] --output.path=out/lorentz.h5", 2, r.dir);
+  ASSERT_EQ(hyperbolic.exit_code, 0) << hyperbolic.err;
+  EXPECT_NEAR(testing::read_fixture_matrix(r.dir / "out/lorentz.h5", "/params/kernel/kappa")(0, 0), 2.0,
+              1e-14);
+  const CliResult flat = run_gplvm(base +
+                                       "--model.latent_space=euclidean --model.kernel=eq_ard "
+                                       "--model.fixed_hyperparameters=[\\\"variance\\\"] "
+                                       "--output.path=out/euclidean.h5",
+                                   2, r.dir);
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_NEAR(testing::read_fixture_matrix(r.dir / "out/euclidean.h5", "/params/kernel/variance")(0, 0), 1.5,
+              1e-14);
+  for (const char* run : {"out/lorentz.h5", "out/euclidean.h5"})
+    EXPECT_GT(std::abs(testing::read_fixture_matrix(r.dir / run, "/params/noise_variance")(0, 0) - 0.3), 1e-3)
+        << run;
+}
+
+// The active set in minibatch training: a run checkpointed after step 20 (the next step redraws Z)
+// at 2 ranks and resumed at 3 ends with the uninterrupted run's Z and latents, bit for bit under
+// train.reproducible, so the checkpoint holds the Z in effect.
+TEST(LorentzTrainCli, MinibatchActiveSetResumesAcrossARedraw) {
+  TreeSandbox r;
+  const std::string base =
+      "train --config config.toml --train.reproducible=true --model.kind=bayesian_gplvm --model.latents=free "
+      "--sparse.inducing=10 --sparse.inducing_init=random --sparse.active_set_refresh=5 ";
+  const CliResult full = run_gplvm(base + "--train.max_steps=40 --output.path=out/full.h5", 2, r.dir);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  const CliResult half = run_gplvm(base +
+                                       "--train.max_steps=20 --train.checkpoint_every=10 "
+                                       "--output.path=out/half.h5 --output.checkpoint_dir=ck",
+                                   2, r.dir);
+  ASSERT_EQ(half.exit_code, 0) << half.err;
+  const CliResult resumed = run_gplvm(
+      base + "--train.max_steps=40 --output.path=out/resumed.h5 --output.checkpoint_dir=ck --resume auto", 3,
+      r.dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_TRUE(has(resumed.err, "resuming from")) << resumed.err;
+  const RowMatrix Z = testing::read_fixture_matrix(r.dir / "out/full.h5", "/params/inducing");
+  expect_on_hyperboloid(Z, 2);
+  EXPECT_FALSE(Z == testing::read_fixture_matrix(r.dir / "out/half.h5", "/params/inducing"));  // redrawn
+  for (const char* path : {"/params/inducing", "/latent/mean", "/latent/var"})
+    EXPECT_TRUE(testing::read_fixture_matrix(r.dir / "out/full.h5", path) ==
+                testing::read_fixture_matrix(r.dir / "out/resumed.h5", path))
+        << path;
 }
 
 // New rows of free-latent Lorentz runs (the point hGP-LVM and free-point SAS): `encode` infers their
@@ -281,9 +334,6 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
       {"--model.kind=exact --optim.method=lbfgs", "optim.method"},
       {"--model.kind=exact --model.fixed_hyperparameters=[\\\"lengthscale\\\"]",
        "model.fixed_hyperparameters"},
-      {"--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random "
-       "--sparse.training=full_batch --model.fixed_hyperparameters=[\\\"kappa\\\"]",
-       "sparse.training"},
       {"--model.kind=exact --model.latent_space=euclidean --model.kernel=eq_ard "
        "--optim.method=riemannian_adam",
        "optim.method"},
@@ -301,18 +351,28 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
     EXPECT_EQ(c.exit_code, 2) << option << ": " << c.err;
     EXPECT_TRUE(has(c.out, std::string("\"key\":\"") + key + "\"")) << option << ": " << c.out;
   }
-  // Names the kernel does not have, on every kind that reads model.fixed_hyperparameters.
-  for (const char* kind : {"--model.kind=sas", "--model.kind=bayesian_sas --model.latents=free",
-                           "--model.kind=sparse_gplvm --model.latents=free --sparse.inducing=10 "
-                           "--sparse.inducing_init=random",
-                           "--model.kind=bayesian_gplvm --model.latents=free --sparse.inducing=10 "
-                           "--sparse.inducing_init=random"}) {
-    const CliResult c = run_gplvm(std::string("train --config config.toml --json ") + kind +
-                                      " --model.fixed_hyperparameters=[\\\"lengthscales\\\"]",
-                                  0, r.dir);
+  // Names the kernel does not have, on every kind and training that reads
+  // model.fixed_hyperparameters (eq_ard's names are variance and lengthscales).
+  const std::string sparse_free = " --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random";
+  const std::pair<std::string, std::string> unknown[] = {
+      {"--model.kind=sas", "lengthscales"},
+      {"--model.kind=bayesian_sas --model.latents=free", "lengthscales"},
+      {"--model.kind=sparse_gplvm" + sparse_free, "lengthscales"},
+      {"--model.kind=bayesian_gplvm" + sparse_free, "lengthscales"},
+      {"--model.kind=sparse_gplvm --sparse.training=full_batch" + sparse_free, "lengthscales"},
+      {"--model.kind=bayesian_gplvm --sparse.training=full_batch" + sparse_free, "lengthscales"},
+      {"--model.kind=sparse_gplvm --sparse.training=full_batch --model.latent_space=euclidean "
+       "--model.kernel=eq_ard" +
+           sparse_free,
+       "kappa"},
+  };
+  for (const auto& [kind, name] : unknown) {
+    const CliResult c = run_gplvm(
+        "train --config config.toml --json " + kind + " --model.fixed_hyperparameters=[\\\"" + name + "\\\"]",
+        0, r.dir);
     EXPECT_EQ(c.exit_code, 2) << kind << ": " << c.err;
     EXPECT_TRUE(has(c.out, "\"key\":\"model.fixed_hyperparameters\"")) << kind << ": " << c.out;
-    EXPECT_TRUE(has(c.out, "\"value\":\"lengthscales\"")) << kind << ": " << c.out;
+    EXPECT_TRUE(has(c.out, "\"value\":\"" + name + "\"")) << kind << ": " << c.out;
   }
   for (const auto& entry : fs::recursive_directory_iterator(r.dir.path() / "out"))
     ADD_FAILURE() << "left behind: " << entry.path();

@@ -14,7 +14,7 @@
 
 #include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
-#include "gplvm/train/active_set.hpp"
+#include "gplvm/models/active_set.hpp"
 #include "gplvm/train/riemannian_full_batch_trainer.hpp"
 #include "support/lorentz_points.hpp"
 #include "support/test_support.hpp"

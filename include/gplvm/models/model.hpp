@@ -110,8 +110,8 @@ class Model {
   virtual SharedPoints curved_shared_points() const { return {}; }
   // Replicated points that are not parameters but copies of latents (the hGP-LVM's active set of
   // inducing inputs): `points` as in curved_shared_points, redrawn from the current latents (the
-  // first ambient_dim() columns of the local block rows) every `every` full-batch iterations by
-  // train/active_set.hpp; their gradient is zero. every 0 (the default): none.
+  // first ambient_dim() columns of the local block rows) every `every` full-batch iterations or
+  // minibatch steps by models/active_set.hpp; their gradient is zero. every 0 (the default): none.
   struct ActiveSet {
     SharedPoints points;
     Index every = 0;

@@ -14,9 +14,9 @@
 // On model.latent_space = "lorentz" (the sparse and Bayesian hGP-LVM, docs/math/lorentz.md) the
 // latents and Z are points of the hyperboloid, moved by Riemannian steps (curved_point_space,
 // curved_shared_points; minibatch or full batch), or Z is the active set (active_set: M latents
-// redrawn every sparse.active_set_refresh full-batch iterations, no gradient); the Bayesian kind's q(x_n) is
-// a wrapped normal whose Psi-statistics and KL are Monte Carlo estimates over model.psi_samples
-// reparameterised samples (objectives/wrapped_psi.hpp).
+// redrawn every sparse.active_set_refresh full-batch iterations or minibatch steps, no gradient);
+// the Bayesian kind's q(x_n) is a wrapped normal whose Psi-statistics and KL are Monte Carlo
+// estimates over model.psi_samples reparameterised samples (objectives/wrapped_psi.hpp).
 //
 // Training: minibatch steps maximise the uncollapsed bound with explicit q(u), each rank forming
 // the statistics of the batch rows it owns, scaled by N/B (unbiased); full batch maximises the
@@ -87,8 +87,8 @@ struct SparseGplvmConfig {
   Index num_inducing = 100;                // M
   InducingInit inducing_init = InducingInit::kmeans;
   SparseTraining training = SparseTraining::minibatch;
-  // sparse.active_set_refresh: 0, or K > 0 (lorentz, full batch): Z is no parameter but M latents
-  // redrawn every K iterations (Model::active_set, train/active_set.hpp).
+  // sparse.active_set_refresh: 0, or K > 0 (lorentz): Z is no parameter but M latents redrawn
+  // every K full-batch iterations or minibatch steps (Model::active_set, models/active_set.hpp).
   Index active_set_refresh = 0;
   std::uint64_t seed = 0;
   // train.reproducible: the step's (or the full-batch bound's) and the start's sums are formed over

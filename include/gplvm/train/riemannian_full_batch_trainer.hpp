@@ -16,7 +16,7 @@
 //     increases the objective (else the rate falls tenfold), and a stop when a trial changes the
 //     objective by at most `tolerance`.
 // An active set (Model::active_set: inducing inputs that are copies of latents) is drawn before the
-// first evaluation and redrawn after every `every` iterations (train/active_set.hpp), the iterate
+// first evaluation and redrawn after every `every` iterations (models/active_set.hpp), the iterate
 // then evaluated again; paper_gd restarts at the rate 1e-3 after each redraw, as the paper's code.
 // Distribution: each rank moves its own point rows; the shared block's gradient is the same on
 // every rank, so every rank takes the same shared step; the accept decision is rank 0's.

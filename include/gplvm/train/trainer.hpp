@@ -71,6 +71,9 @@ class Trainer {
  private:
   void validate_options() const;
   double learning_rate(const TrainingState& state) const;
+  // The model's active set (Model::active_set) redrawn into state.params when state.step is a
+  // multiple of its interval: refresh state.step / K (models/active_set.hpp). Collective.
+  void refresh_due_active_set(TrainingState& state) const;
   void report_progress(const TrainingState& state, double objective, double gradient_norm, double seconds,
                        std::uint64_t points, bool final_line) const;
 

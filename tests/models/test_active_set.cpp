@@ -1,4 +1,4 @@
-// The active set's draws (train/active_set.hpp): M distinct rows of [0, N), a function of (seed,
+// The active set's draws (models/active_set.hpp): M distinct rows of [0, N), a function of (seed,
 // refresh) alone, every row equally likely (frequencies over many refreshes against M/N within
 // five binomial standard deviations), and a fresh draw at each refresh.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <set>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/train/active_set.hpp"
+#include "gplvm/models/active_set.hpp"
 
 namespace gplvm {
 namespace {

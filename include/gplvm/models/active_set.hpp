@@ -1,12 +1,13 @@
 #pragma once
 // The hGP-LVM's active set (Moreno-Muñoz et al. 2022, as Watanabe et al. 2025 use it): inducing
 // inputs that are not optimised but a random subset of the current latents, redrawn between
-// full-batch iterations (Model::active_set, sparse.active_set_refresh).
+// full-batch iterations or minibatch steps (Model::active_set, sparse.active_set_refresh).
 //
 // Refresh r draws M distinct global rows uniformly without replacement, keyed by (seed,
 // RngPurpose::active_set, r) alone, so every rank and every rank count draws the same rows; each
 // row's latent (the first ambient_dim() columns of its local block row: the point, or the
-// Bayesian kind's mean) is copied from its owner into the active set's place in the shared block.
+// Bayesian kind's mean) is copied from its owner into the active set's place in the shared block,
+// by one sum of the M chosen rows over the ranks (no rank sees any other latent).
 #include <cstdint>
 #include <vector>
 

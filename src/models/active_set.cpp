@@ -1,4 +1,4 @@
-#include "gplvm/train/active_set.hpp"
+#include "gplvm/models/active_set.hpp"
 
 #include <algorithm>
 #include <string>
