@@ -92,10 +92,10 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
   double evaluate(const Vector& params, Vector& gradient) const override {
     const double value = model_.config().reproducible_sums
                              ? model_.evaluate_full_batch_in_blocks(comm_, partition_, blocks_, params,
-                                                                    local_, block_data_, gradient)
+                                                                    local_, block_data_, gradient, key_)
                              : model_
                                    .evaluate_rows(comm_, params, rows_, local_, 1.0,
-                                                  SparseGplvmModel::Bound::collapsed, gradient)
+                                                  SparseGplvmModel::Bound::collapsed, gradient, key_)
                                    .objective;
     // The active set is a copy of latents, not a parameter: no gradient reaches it, and K_ZZ
     // depends on it alone, so none reaches the latents through K_ZZ either.
@@ -104,12 +104,17 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
     return value;
   }
 
+  bool redraws_noise() const override { return model_.config().psi_noise == PsiNoise::fresh; }
+  // Draw i is the minibatch key (epoch i, step 0): the noise of fresh draws is keyed by both.
+  void set_noise_draw(std::uint64_t draw) const override { key_ = StepKey{draw, 0}; }
+
  private:
   const SparseGplvmModel& model_;
   const Communicator& comm_;
   RowPartition partition_;
   DataRef local_;
   std::vector<Index> rows_;
+  mutable StepKey key_;  // the current noise draw (set_noise_draw); fixed noise ignores it
   GlobalRowBlocks blocks_;
   RowMatrix block_data_;
 };
