@@ -294,9 +294,10 @@ TEST(LorentzBayesianFullBatch, FreshNoiseGivesEachIterationOneDrawForBothSidesOf
                                                           serial.model.initial_parameters(), o);
   const Index shared = s.model.num_shared_parameters();
   EXPECT_TRUE(r.params.head(shared) == one.params.head(shared));
-  EXPECT_TRUE(s.model.local_block_rows(r.params) ==
-              serial.model.local_block_rows(one.params)
-                  .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
+  EXPECT_TRUE(
+      s.model.local_block_rows(r.params) ==
+      serial.model.local_block_rows(one.params)
+          .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
   EXPECT_EQ(r.objective, one.objective);
 }
 
