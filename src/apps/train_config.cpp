@@ -172,10 +172,12 @@ ConfigSchema train_config_schema() {
                "bayesian_gplvm on lorentz: wrapped-normal samples L per row of the Monte Carlo "
                "Psi-statistics and KL",
                {R::range(1, 1000)})
-      .add_string("model.psi_noise", "fixed",
-                  "bayesian_gplvm on lorentz: the samples' standard normal noise, fixed (the same draws at "
-                  "every step, keyed by seed, row, sample and dimension) or fresh (new draws each step)",
-                  {R::one_of({"fixed", "fresh"})})
+      .add_string(
+          "model.psi_noise", "fixed",
+          "bayesian_gplvm on lorentz: the samples' standard normal noise, fixed (the same draws at "
+          "every step, keyed by seed, row, sample and dimension) or fresh (new draws each step; full batch: "
+          "each iteration, the iterate and its trial evaluated under the same draw)",
+          {R::one_of({"fixed", "fresh"})})
       .add_string("model.kl_mode", "exact",
                   "bayesian_gplvm on lorentz: KL(q || p) as exact (Monte Carlo log q - log p at the samples, "
                   "the prior evaluated at each sample) or paper (the hGP-LVM paper's eq. 17: the tangent "

@@ -250,13 +250,13 @@ double SparseGplvmModel::evaluate_full_batch_in_blocks(const Communicator& comm,
                                                        const RowPartition& partition,
                                                        const GlobalRowBlocks& blocks, const Vector& params,
                                                        const DataRef& local, const DataRef& block_data,
-                                                       Vector& gradient) const {
+                                                       Vector& gradient, StepKey key) const {
   const Index q = config_.latent_dim, a = ambient_dim(), d = config_.data_dim;
   const bool free = !encoders_;
   Latents owned;
   RowMatrix free_latents;
   if (free) {
-    owned = latents_forward(params, all_local_rows(), local);
+    owned = latents_forward(params, all_local_rows(), local, key);
     free_latents = free_latents_in_blocks(comm, partition, blocks, owned);
   }
   const std::unique_ptr<Kernel> k = kernel(params);

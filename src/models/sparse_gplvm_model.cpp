@@ -59,11 +59,6 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
       c.latents == LatentKind::free,
       "the sparse and Bayesian GPLVMs on model.latent_space = \"" + c.latent_space + "\" need free latents",
       {"", "model.latents", "amortised"});
-  // A full-batch objective is one deterministic function of the parameters (the accept test of the
-  // paper's optimiser compares two of its values), so its wrapped-normal draws are the fixed ones.
-  require(!(c.bayesian && c.training == SparseTraining::full_batch && c.psi_noise == PsiNoise::fresh),
-          "full-batch training evaluates one deterministic bound: model.psi_noise must be \"fixed\"",
-          {"", "model.psi_noise", "fresh"});
   require(c.inducing_init == InducingInit::random,
           "k-means centres are Euclidean means, off the hyperboloid: on model.latent_space = \"" +
               c.latent_space +

@@ -117,15 +117,19 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
   double evaluate(const Vector& params, Vector& gradient) const override {
     const double value = model_.config().reproducible_sums
                              ? model_.evaluate_full_batch_in_blocks(comm_, partition_, blocks_, params,
-                                                                    local_, block_data_, gradient)
+                                                                    local_, block_data_, gradient, key_)
                              : model_
                                    .evaluate_rows(comm_, params, rows_, local_, 1.0,
-                                                  SparseGplvmModel::Bound::collapsed, gradient)
+                                                  SparseGplvmModel::Bound::collapsed, gradient, key_)
                                    .objective;
     drop_active_set_gradient(model_, gradient);
     drop_held_gradient(model_, gradient);
     return value;
   }
+
+  bool redraws_noise() const override { return model_.config().psi_noise == PsiNoise::fresh; }
+  // Draw i is the minibatch key (epoch i, step 0): the noise of fresh draws is keyed by both.
+  void set_noise_draw(std::uint64_t draw) const override { key_ = StepKey{draw, 0}; }
 
  private:
   const SparseGplvmModel& model_;
@@ -133,6 +137,7 @@ class SparseGplvmFullBatch final : public FullBatchObjective {
   RowPartition partition_;
   DataRef local_;
   std::vector<Index> rows_;
+  mutable StepKey key_;  // the current noise draw (set_noise_draw); fixed noise ignores it
   GlobalRowBlocks blocks_;
   RowMatrix block_data_;
 };

@@ -165,6 +165,7 @@ class RiemannianRun {
 
   FullBatchResult run(const Vector& initial) {
     Iterate now{initial, Vector(), 0.0};
+    objective_.set_noise_draw(0);
     refresh_active_set(model_, comm_, now.params, 0);  // the active set's start (no-op without one)
     now.value = objective_.evaluate(now.params, now.gradient);
     ++evaluations_;
@@ -244,6 +245,7 @@ class RiemannianRun {
       Vector params = now.params;
       split_.assemble(points, shared_points, euclidean, params);
       const double before = now.value;
+      objective_.set_noise_draw(static_cast<std::uint64_t>(iteration));  // fresh noise: a new draw per step
       now = evaluated(std::move(params));
       result_.curve.push_back(now.value);
       report(iteration, now);
@@ -280,6 +282,12 @@ class RiemannianRun {
   void run_paper(Iterate& now) {
     double rate = options_.adam.learning_rate;
     for (int iteration = 1;; ++iteration) {
+      if (objective_.redraws_noise()) {
+        // Fresh noise: the iteration's draw, under which the iterate is evaluated again (value and
+        // gradient), so that the trial and the iterate it must beat share the same samples.
+        objective_.set_noise_draw(static_cast<std::uint64_t>(iteration));
+        now = evaluated(std::move(now.params));
+      }
       Iterate trial = evaluated(paper_trial(now, rate, iteration));
       const double change = trial.value - now.value;
       // One decision for every rank (rank 0's), whatever rounding the ranks' values carry.

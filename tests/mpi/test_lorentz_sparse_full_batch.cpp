@@ -4,7 +4,9 @@
 // the paper's accept/reject ascent raise the bound, keep every point and Z on the sheet and equal
 // the same run on one process (the same bits under train.reproducible, to 1e-9 relative with
 // per-rank sums); the active set (sparse.active_set_refresh): Z is M distinct rows of the latents
-// as they were at its last redraw, unchanged between redraws, the same at every rank count.
+// as they were at its last redraw, unchanged between redraws, the same at every rank count;
+// fresh noise (model.psi_noise = "fresh"): a draw per iteration, the same at every rank count, the
+// paper method's trial judged against the iterate evaluated under the trial's own draw.
 // N = 203 is not divisible by 2, 3 or 4.
 #include <gtest/gtest.h>
 
@@ -222,6 +224,81 @@ TEST_P(LorentzSparseFullBatch, ActiveSetHasNoGradient) {
   s.objective->evaluate(s.model.initial_parameters(), gradient);
   EXPECT_TRUE(gradient.head(kInducing * kA).isZero(0.0));
   EXPECT_GT(comm.allreduce_sum(s.points(gradient).squaredNorm()), 0.0);
+}
+
+// Forwards to an objective and records each evaluation's noise draw and value.
+class RecordingObjective final : public FullBatchObjective {
+ public:
+  explicit RecordingObjective(const FullBatchObjective& inner) : inner_(inner) {}
+  double evaluate(const Vector& params, Vector& gradient) const override {
+    const double value = inner_.evaluate(params, gradient);
+    draws.push_back(draw_);
+    values.push_back(value);
+    return value;
+  }
+  bool redraws_noise() const override { return inner_.redraws_noise(); }
+  void set_noise_draw(std::uint64_t draw) const override {
+    draw_ = draw;
+    inner_.set_noise_draw(draw);
+  }
+  mutable std::vector<std::uint64_t> draws;
+  mutable std::vector<double> values;
+
+ private:
+  const FullBatchObjective& inner_;
+  mutable std::uint64_t draw_ = 0;
+};
+
+// The Bayesian kind's fresh noise: the draw changes the bound and nothing else does (the same bits
+// for the same draw, the same value at every rank count); the paper method evaluates each
+// iteration's iterate and trial under that iteration's draw and keeps the trial only if it beats the
+// iterate there, and the run equals one process.
+TEST(LorentzBayesianFullBatch, FreshNoiseGivesEachIterationOneDrawForBothSidesOfTheAcceptTest) {
+  const Communicator comm;
+  static const Communicator self(MPI_COMM_SELF);
+  const RowMatrix Y = problem_data();
+  SparseGplvmConfig c = lorentz_config(true, true);
+  c.psi_noise = PsiNoise::fresh;
+  const FullBatchSetup s(comm, Y, c), serial(self, Y, c);
+  ASSERT_TRUE(s.objective->redraws_noise());
+  const Vector p = s.model.initial_parameters();
+  Vector g;
+  s.objective->set_noise_draw(3);
+  const double three = s.objective->evaluate(p, g), again = s.objective->evaluate(p, g);
+  serial.objective->set_noise_draw(3);
+  EXPECT_EQ(three, serial.objective->evaluate(serial.model.initial_parameters(), g));
+  s.objective->set_noise_draw(4);
+  const double four = s.objective->evaluate(p, g);
+  EXPECT_EQ(three, again);
+  EXPECT_NE(three, four);
+
+  constexpr int kIterations = 8;
+  const RecordingObjective recorded(*s.objective);
+  RiemannianFullBatchOptions o;
+  o.method = RiemannianMethod::paper_gd;
+  o.adam.learning_rate = 1e-2;
+  o.tolerance = 0;
+  o.max_iterations = kIterations;
+  const FullBatchResult r = train_full_batch_riemannian(s.model, recorded, comm, p, o);
+  // The start under draw 0, then per iteration i: the iterate and the trial under draw i.
+  ASSERT_EQ(recorded.draws.size(), static_cast<std::size_t>(1 + 2 * kIterations));
+  EXPECT_EQ(recorded.draws[0], 0u);
+  for (int i = 1; i <= kIterations; ++i) {
+    const std::size_t now = 2 * i - 1, trial = 2 * i;
+    EXPECT_EQ(recorded.draws[now], static_cast<std::uint64_t>(i));
+    EXPECT_EQ(recorded.draws[trial], static_cast<std::uint64_t>(i));
+    const double kept = std::max(recorded.values[now], recorded.values[trial]);
+    EXPECT_EQ(r.curve[i], kept) << i;
+  }
+  const FullBatchResult one = train_full_batch_riemannian(serial.model, *serial.objective, self,
+                                                          serial.model.initial_parameters(), o);
+  const Index shared = s.model.num_shared_parameters();
+  EXPECT_TRUE(r.params.head(shared) == one.params.head(shared));
+  EXPECT_TRUE(
+      s.model.local_block_rows(r.params) ==
+      serial.model.local_block_rows(one.params)
+          .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
+  EXPECT_EQ(r.objective, one.objective);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, LorentzSparseFullBatch, ::testing::Bool(),

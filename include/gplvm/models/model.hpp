@@ -78,6 +78,12 @@ class FullBatchObjective {
   // The objective (maximised; the same on every rank) and its gradient (overwritten), laid out as
   // the model's parameters: the shared block identical on every rank, the local block this rank's.
   virtual double evaluate(const Vector& params, Vector& gradient) const = 0;
+  // Objectives of Monte Carlo estimates with noise redrawn per iteration (the Bayesian hGP-LVM's
+  // model.psi_noise = "fresh"): true, and set_noise_draw(i) makes later evaluations use draw i,
+  // keyed by i alone (the same at any rank count). A trainer calls it before each iteration's
+  // evaluations, so two values it compares share their draws. Others: one deterministic function.
+  virtual bool redraws_noise() const { return false; }
+  virtual void set_noise_draw(std::uint64_t /*draw*/) const {}
   // Lower bounds on shared parameters, as (index in the shared block, bound); the rest are free.
   virtual std::vector<std::pair<Index, double>> shared_lower_bounds() const { return {}; }
   // What the value is, for summaries and the run file ("log_marginal_likelihood" for the exact

@@ -198,8 +198,8 @@ class SparseGplvmModel final : public Model {
   // layout; local: its partition rows. Returns the bound; gradient as evaluate_rows. Collective.
   double evaluate_full_batch_in_blocks(const Communicator& comm, const RowPartition& partition,
                                        const GlobalRowBlocks& blocks, const Vector& params,
-                                       const DataRef& local, const DataRef& block_data,
-                                       Vector& gradient) const;
+                                       const DataRef& local, const DataRef& block_data, Vector& gradient,
+                                       StepKey key = {}) const;
 
   // The wrapped-normal noise of this rank's local rows (n x L Q) under `key`.
   Matrix wrapped_noise(const std::vector<Index>& rows, StepKey key) const;

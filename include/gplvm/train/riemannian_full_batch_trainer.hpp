@@ -18,6 +18,9 @@
 // An active set (Model::active_set: inducing inputs that are copies of latents) is drawn before the
 // first evaluation and redrawn after every `every` iterations (models/active_set.hpp), the iterate
 // then evaluated again; paper_gd restarts at the rate 1e-3 after each redraw, as the paper's code.
+// An objective whose Monte Carlo noise is redrawn per iteration (FullBatchObjective::redraws_noise)
+// gets draw i for iteration i: paper_gd evaluates the iterate again under it, so the trial and the
+// value it must beat share their samples; adam evaluates step i's iterate under it.
 // Distribution: each rank moves its own point rows; the shared block's gradient is the same on
 // every rank, so every rank takes the same shared step; the accept decision is rank 0's.
 // Collective.
