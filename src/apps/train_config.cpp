@@ -285,6 +285,10 @@ ConfigSchema train_config_schema() {
           "auto: lbfgs on euclidean, riemannian_adam on lorentz; sparse_gplvm / bayesian_gplvm with "
           "sparse.training = full_batch on lorentz take riemannian_adam or riemannian_gd_paper too",
           {R::one_of({"auto", "lbfgs", "riemannian_adam", "riemannian_gd_paper"})})
+      .add_double("optim.stop_above", std::numeric_limits<double>::infinity(),
+                  "a Riemannian optim.method: stop once the log marginal likelihood (exact) or the bound "
+                  "(full-batch sparse kinds) exceeds this; inf (the default): never. The hGP-LVM paper's "
+                  "code stops its point model at -100 (scripts/sbt_table2.py --paper-stop)")
       .add_double("optim.tolerance", 1e-5,
                   "a Riemannian optim.method: stop when an iteration changes the log marginal likelihood "
                   "(exact) or the bound (full-batch sparse kinds) by at most this (absolute); "
@@ -393,6 +397,7 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
                                                                               : RiemannianMethod::adam;
   t.riemannian.adam = o.adam;
   t.riemannian.tolerance = c.get_double("optim.tolerance");
+  t.riemannian.stop_above = c.get_double("optim.stop_above");
   t.riemannian.max_iterations = t.full_batch_options.max_iterations;
   return t;
 }

@@ -8,9 +8,9 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/models/active_set.hpp"
 #include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
-#include "gplvm/models/active_set.hpp"
 
 namespace gplvm {
 namespace {
@@ -201,12 +201,20 @@ class RiemannianRun {
     return true;
   }
 
-  // After iteration `iteration` changed the objective by `change`: true (and the reason set) to stop.
-  bool should_stop(int iteration, double change) {
+  // After iteration `iteration` changed the objective by `change` to `value`: true (and the reason
+  // set) to stop. Rank 0 decides the target test, so that every rank stops at the same iteration.
+  bool should_stop(int iteration, double change, double value) {
     result_.iterations = iteration;
     if (std::abs(change) <= options_.tolerance) {
       result_.converged = true;
       result_.reason_text = "objective_change";
+      return true;
+    }
+    double above = value > options_.stop_above ? 1.0 : 0.0;
+    comm_.broadcast(&above, 1, 0);
+    if (above > 0.0) {
+      result_.converged = true;
+      result_.reason_text = "objective_above_stop_above";
       return true;
     }
     if (options_.should_stop && options_.should_stop()) {
@@ -252,7 +260,7 @@ class RiemannianRun {
       if (!std::isfinite(now.value))
         throw NumericalError("the objective became non-finite under Riemannian Adam",
                              {"", "iteration", std::to_string(iteration)});
-      if (should_stop(iteration, now.value - before)) return;
+      if (should_stop(iteration, now.value - before, now.value)) return;
       refresh(iteration, now);
     }
   }
@@ -299,7 +307,8 @@ class RiemannianRun {
         rate *= 0.1;
       result_.curve.push_back(now.value);
       report(iteration, now);
-      if (should_stop(iteration, std::isfinite(change) ? change : std::numeric_limits<double>::infinity()))
+      if (should_stop(iteration, std::isfinite(change) ? change : std::numeric_limits<double>::infinity(),
+                      now.value))
         return;
       if (refresh(iteration, now)) rate = kPaperRefreshRate;
     }

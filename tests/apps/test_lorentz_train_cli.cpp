@@ -119,6 +119,33 @@ TEST(LorentzTrainCli, TrainsThePointHgplvmWithKappaFixedByBothRiemannianMethods)
   }
 }
 
+// optim.stop_above (the paper's code stops its point model at F > -100): the stopped run is the
+// unstopped one up to the first iterate whose objective exceeds the threshold, and ends there.
+TEST(LorentzTrainCli, StopsOnceTheObjectiveExceedsStopAbove) {
+  TreeSandbox r;
+  const std::string common =
+      "train --config config.toml --json --model.kind=exact --model.lengthscale=100 "
+      "--model.kernel_variance=1 --model.noise_variance=1 --model.init=paper_uniform "
+      "--model.fixed_hyperparameters=[\\\"kappa\\\"] --optim.method=riemannian_gd_paper "
+      "--exact.max_iterations=60 ";
+  ASSERT_EQ(run_gplvm(common + "--output.path=out/full.h5", 0, r.dir).exit_code, 0);
+  const RowMatrix full = testing::read_fixture_matrix(r.dir / "out/full.h5", "/train/curve");
+  const double start = full(0, 2), end = full(full.rows() - 1, 2);
+  ASSERT_GT(end, start + 10.0);
+  const std::string text = std::to_string(0.5 * (start + end));
+  const double threshold = std::stod(text);
+  Index first = 0;
+  while (full(first, 2) <= threshold) ++first;
+  const CliResult stopped =
+      run_gplvm(common + "--optim.stop_above=" + text + " --output.path=out/stopped.h5", 0, r.dir);
+  ASSERT_EQ(stopped.exit_code, 0) << stopped.err;
+  EXPECT_TRUE(has(stopped.out, "objective_above_stop_above")) << stopped.out;
+  const RowMatrix curve = testing::read_fixture_matrix(r.dir / "out/stopped.h5", "/train/curve");
+  ASSERT_EQ(curve.rows(), first + 1);
+  for (Index i = 0; i <= first; ++i) EXPECT_EQ(curve(i, 2), full(i, 2)) << "iteration " << i;
+  EXPECT_GT(curve(first, 2), threshold);
+}
+
 // Free points on the hyperboloid for SAS and Bayesian SAS, trained by Riemannian Adam at 2 ranks on the
 // depth-4 tree: the points stay on the sheet, the objective rises, and the latents' geodesic distances
 // follow the tree's (distance correlation with the codes' Hamming distances).

@@ -25,6 +25,7 @@
 // every rank, so every rank takes the same shared step; the accept decision is rank 0's.
 // Collective.
 #include <functional>
+#include <limits>
 
 #include "gplvm/models/model.hpp"
 #include "gplvm/optim/adam.hpp"
@@ -40,6 +41,9 @@ struct RiemannianFullBatchOptions {
   // adam: Adam's options for both blocks; paper_gd: learning_rate is the initial rate.
   AdamOptions adam;
   double tolerance = 1e-5;  // stop when an iteration (paper_gd: a trial) changes F by <= this
+  // Stop once the iterate's objective exceeds this (the hGP-LVM paper's code stops its point model
+  // at F > -100); +infinity: never.
+  double stop_above = std::numeric_limits<double>::infinity();
   int max_iterations = 2000;
   std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;
   std::function<bool()> should_stop;  // must answer the same on every rank
@@ -47,7 +51,7 @@ struct RiemannianFullBatchOptions {
 
 // InputError (naming model.latent_space) if the model has no curved point space. The result's
 // reason is stop_requested after should_stop, max_iterations at the limit; converged is true on the
-// tolerance (reason_text says which).
+// tolerance or above stop_above (reason_text says which).
 FullBatchResult train_full_batch_riemannian(const Model& model, const FullBatchObjective& objective,
                                             const Communicator& comm, const Vector& initial_params,
                                             const RiemannianFullBatchOptions& options);
