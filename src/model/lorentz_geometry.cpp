@@ -477,6 +477,67 @@ void standard_wrapped_normal_log_density_backward_rows(const ConstMatrixRef& X, 
   }
 }
 
+namespace {
+
+// (s(r) - 3 s'(r) / r) / r^2 = (d/dr (s'(r) / r)) / r for s(r) = sinh r / r, finite at r = 0: the
+// series sum_{m >= 1} 4 m (m + 1) r^(2m - 2) / (2m + 3)! near 0, where the closed form cancels.
+double sinhc_slope_over_r_derivative_over_r(double r) {
+  const double r2 = r * r;
+  if (std::abs(r) < 0.5)
+    return 1.0 / 15.0 +
+           r2 * (1.0 / 210.0 +
+                 r2 * (1.0 / 7560.0 + r2 * (1.0 / 498960.0 + r2 * (1.0 / 51891840.0 + r2 / 7783776000.0))));
+  return (sinhc(r) - 3.0 * sinhc_slope_over_r(r)) / r2;
+}
+
+// The slope's radial factor F(r) = (1 + (Q - 1) s'(r) / (r s(r))) / s(r) and F'(r) / r.
+struct SlopeFactor {
+  double F;
+  double F_prime_over_r;
+};
+
+SlopeFactor slope_factor(double r, Index Q) {
+  const double S = sinhc(r), sigma = sinhc_slope_over_r(r), tau = sinhc_slope_over_r_derivative_over_r(r);
+  // s' = r sigma, sigma' = r tau: F' / r = -sigma / S^2 + (Q - 1)(tau S - 2 sigma^2) / S^3.
+  return {(1.0 + (Q - 1) * sigma / S) / S,
+          -sigma / (S * S) + (Q - 1) * (tau * S - 2.0 * sigma * sigma) / (S * S * S)};
+}
+
+}  // namespace
+
+void standard_wrapped_normal_log_density_slope_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V,
+                                                    VectorRef slope) {
+  // log p = const - h(r), h(r) = r^2 / 2 + (Q - 1) log s(r): along the transported v~ the distance to
+  // the origin changes by mu~.v~ / |mu~| (transport along the radial geodesic keeps the radial
+  // component), so the slope is -h'(r) mu~.v~ / |mu~| = -F(r) mu~.v~ (|mu~| = sinh r = r s(r)).
+  const Index Q = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    double rho2 = 0.0, along = 0.0;
+    for (Index j = 0; j < Q; ++j) rho2 += Mu(n, j + 1) * Mu(n, j + 1);
+    for (Index j = 0; j < Q; ++j) along += Mu(n, j + 1) * V(n, j);
+    slope[n] = -slope_factor(std::asinh(std::sqrt(rho2)), Q).F * along;
+  }
+}
+
+void standard_wrapped_normal_log_density_slope_backward_rows(const ConstMatrixRef& Mu,
+                                                             const ConstMatrixRef& V, double scale,
+                                                             MatrixRef d_Mu, MatrixRef d_V) {
+  // d/dmu~ F(r) = F'(r) (dr / drho) mu~ / rho = (F'(r) / r) / (cosh r s(r)) mu~, cosh r = sqrt(1 + rho^2).
+  const Index Q = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    double rho2 = 0.0, along = 0.0;
+    for (Index j = 0; j < Q; ++j) rho2 += Mu(n, j + 1) * Mu(n, j + 1);
+    for (Index j = 0; j < Q; ++j) along += Mu(n, j + 1) * V(n, j);
+    const double r = std::asinh(std::sqrt(rho2));
+    const SlopeFactor f = slope_factor(r, Q);
+    const double radial = along * f.F_prime_over_r / (std::sqrt(1.0 + rho2) * sinhc(r));
+    for (Index j = 0; j < Q; ++j) {
+      d_Mu(n, j + 1) -= scale * (f.F * V(n, j) + radial * Mu(n, j + 1));
+      d_V(n, j) -= scale * f.F * Mu(n, j + 1);
+    }
+  }
+}
+
 Vector wrapped_normal_sample(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent) {
   Vector x(mu.size());
   wrapped_normal_sample_rows(as_row(mu), as_row(spatial_tangent), as_writable_row(x));

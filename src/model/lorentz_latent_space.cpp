@@ -119,4 +119,22 @@ void LorentzLatentSpace::kl_to_prior_backward(const ConstMatrixRef& location, co
   *d_samples += d_x;
 }
 
+double LorentzLatentSpace::kl_control_variate(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                              const ConstMatrixRef& eps) const {
+  Vector slope(location.rows());
+  lorentz::standard_wrapped_normal_log_density_slope_rows(location, tangent_samples(variance, eps), slope);
+  return slope.sum();
+}
+
+void LorentzLatentSpace::kl_control_variate_backward(const ConstMatrixRef& location,
+                                                     const ConstMatrixRef& variance,
+                                                     const ConstMatrixRef& eps, double scale,
+                                                     MatrixRef d_location, MatrixRef d_variance) const {
+  Matrix d_mu = Matrix::Zero(location.rows(), dim_ + 1), d_v = Matrix::Zero(location.rows(), dim_);
+  lorentz::standard_wrapped_normal_log_density_slope_backward_rows(location, tangent_samples(variance, eps),
+                                                                   scale, d_mu, d_v);
+  d_location += d_mu;
+  d_variance.array() += d_v.array() * eps.array() / (2.0 * variance.array().sqrt());  // v~ = sqrt(s) o eps
+}
+
 }  // namespace gplvm

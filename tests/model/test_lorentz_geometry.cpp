@@ -338,5 +338,42 @@ TEST(WrappedNormal, RowBlockMapsGiveEachRowItsOwnBitsAnywhereInTheBlock) {
   }
 }
 
+// The control variate's slope is the derivative of log p (the standard wrapped normal at the
+// origin) along the wrapped normal's sample curve t -> sample(mu, t v~) at t = 0, by central
+// differences of the density's own formula; its adjoint against differences along exp-map curves of
+// mu and in v~, near the origin (the series regimes) and far from it.
+TEST(WrappedNormal, PriorSlopeIsTheDerivativeAlongTheSampleCurveWithItsAdjoint) {
+  for (const Index Q : {1, 2, 3}) {
+    for (const double spread : {0.02, 0.3, 2.5}) {
+      SCOPED_TRACE("Q = " + std::to_string(Q) + ", spread " + std::to_string(spread));
+      constexpr Index n = 4;
+      const Matrix Mu = random_lorentz_points(n, Q, 140 + Q, spread), V = 0.7 * random_normal(n, Q, 150 + Q);
+      Vector slope(n);
+      standard_wrapped_normal_log_density_slope_rows(Mu, V, slope);
+      const double h = 1e-5;
+      for (Index r = 0; r < n; ++r) {
+        const Vector mu = Mu.row(r).transpose(), v = V.row(r).transpose();
+        const double along = (standard_wrapped_normal_log_density(wrapped_normal_sample(mu, h * v)) -
+                              standard_wrapped_normal_log_density(wrapped_normal_sample(mu, -h * v))) /
+                             (2 * h);
+        EXPECT_LT(testing::relative_error(slope[r], along), 1e-7) << r;
+      }
+      const Matrix Xi = random_tangents(Mu, 160 + Q), dV = random_normal(n, Q, 170 + Q);
+      const double scale = 0.8;
+      Matrix d_mu = Matrix::Zero(n, Q + 1), d_v = Matrix::Zero(n, Q);
+      standard_wrapped_normal_log_density_slope_backward_rows(Mu, V, scale, d_mu, d_v);
+      const auto total = [&](const Matrix& M, const Matrix& W) {
+        Vector out(n);
+        standard_wrapped_normal_log_density_slope_rows(M, W, out);
+        return scale * out.sum();
+      };
+      const double along_mu = testing::derivative_along([&](const Matrix& M) { return total(M, V); }, Mu, Xi);
+      EXPECT_LT(testing::relative_error(d_mu.cwiseProduct(Xi).sum(), along_mu), 1e-6) << along_mu;
+      const double along_v = (total(Mu, V + h * dV) - total(Mu, V - h * dV)) / (2 * h);
+      EXPECT_LT(testing::relative_error(d_v.cwiseProduct(dV).sum(), along_v), 1e-6) << along_v;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gplvm

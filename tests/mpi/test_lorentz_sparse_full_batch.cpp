@@ -7,7 +7,7 @@
 // as they were at its last redraw, unchanged between redraws, the same at every rank count;
 // fresh noise (model.psi_noise = "fresh"): a draw per iteration, the same at every rank count, the
 // paper method's trial judged against the iterate evaluated under the trial's own draw, Riemannian
-// Adam's iterate evaluated once under its iteration's draw.
+// Adam's iterate evaluated once under its iteration's draw; the exact KL's control variate likewise.
 // N = 203 is not divisible by 2, 3 or 4.
 #include <gtest/gtest.h>
 
@@ -339,6 +339,43 @@ TEST(LorentzBayesianFullBatch, FreshNoiseGivesEachRiemannianAdamIterationOneDraw
   EXPECT_TRUE(recorded.points.back() == r.params);  // the last evaluation is the result
   const FullBatchResult one = train_full_batch_riemannian(serial.model, *serial.objective, self,
                                                           serial.model.initial_parameters(), o);
+  EXPECT_EQ(r.curve, one.curve);
+  const Index shared = s.model.num_shared_parameters();
+  EXPECT_TRUE(r.params.head(shared) == one.params.head(shared));
+  EXPECT_TRUE(
+      s.model.local_block_rows(r.params) ==
+      serial.model.local_block_rows(one.params)
+          .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
+}
+
+// The exact KL with its control variate (model.kl_estimator = "control_variate") at 1-4 ranks: the
+// full-batch objective's derivative along exp-map curves of every rank's means by central
+// differences, and the paper method's run under fresh noise the same bits as one process.
+TEST(LorentzBayesianFullBatch, ControlVariateKlDifferentiatesAlongExpMapCurvesAndEqualsOneProcess) {
+  const Communicator comm;
+  static const Communicator self(MPI_COMM_SELF);
+  const RowMatrix Y = problem_data();
+  SparseGplvmConfig c = lorentz_config(true, true);
+  c.kl_mode = KlMode::exact_control_variate;
+  c.psi_noise = PsiNoise::fresh;
+  const FullBatchSetup s(comm, Y, c), serial(self, Y, c);
+  s.objective->set_noise_draw(2);
+  const Vector p = s.model.initial_parameters();
+  Vector gradient;
+  s.objective->evaluate(p, gradient);
+  const Matrix X = s.points(p);
+  const Matrix Xi = testing::random_tangents(X, 47 + s.partition.begin(comm.rank()));
+  const double along = testing::derivative_along(
+      [&](const Matrix& W) {
+        Vector g;
+        return s.objective->evaluate(s.with_points(p, W), g);
+      },
+      X, Xi, 3e-6);
+  const double pairing = comm.allreduce_sum(s.points(gradient).cwiseProduct(Xi).sum());
+  EXPECT_LT(testing::relative_error(pairing, along), 1e-6) << along;
+  const FullBatchResult r = s.train(RiemannianMethod::paper_gd, 6),
+                        one = serial.train(RiemannianMethod::paper_gd, 6);
+  EXPECT_GT(r.objective, r.curve.front());
   EXPECT_EQ(r.curve, one.curve);
   const Index shared = s.model.num_shared_parameters();
   EXPECT_TRUE(r.params.head(shared) == one.params.head(shared));

@@ -168,4 +168,16 @@ void wrapped_normal_log_density_backward_rows(const ConstMatrixRef& Mu, const Co
                                               MatrixRef d_Variance, MatrixRef d_X);
 void standard_wrapped_normal_log_density_backward_rows(const ConstMatrixRef& X, double scale, MatrixRef d_X);
 
+// The slope of log p, p the standard wrapped normal at the origin, at mu along the transported
+// tangent PT_{o -> mu}(0, v~) (the first-order term in v~ of log p at the wrapped normal's sample,
+// which the exact KL's control variate removes; docs/math/lorentz.md):
+//   slope[n] = -F(r) mu~.v~,  F(r) = (1 + (Q - 1) s'(r) / (r s(r))) / s(r),  s(r) = sinh r / r,
+// r = d(o, mu) = asinh |mu~|. A function of mu~ alone: its gradient's time-like part is 0.
+void standard_wrapped_normal_log_density_slope_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V,
+                                                    VectorRef slope);
+// ADDS scale * its gradients to d_Mu and d_V.
+void standard_wrapped_normal_log_density_slope_backward_rows(const ConstMatrixRef& Mu,
+                                                             const ConstMatrixRef& V, double scale,
+                                                             MatrixRef d_Mu, MatrixRef d_V);
+
 }  // namespace gplvm::lorentz
