@@ -79,11 +79,12 @@ void require_kind_specific_keys(const Config& c) {
           {"", "model.kind", kind});
   // The wrapped-normal Monte Carlo keys belong to the Bayesian hGP-LVM alone.
   const bool wrapped = kind == "bayesian_gplvm" && c.get_string("model.latent_space") == "lorentz";
-  require(wrapped || (c.get_int("model.psi_samples") == 10 && c.get_string("model.psi_noise") == "fixed" &&
-                      c.get_string("model.kl_mode") == "exact"),
-          "model.psi_samples, model.psi_noise and model.kl_mode are read by model.kind = \"bayesian_gplvm\" "
-          "with model.latent_space = \"lorentz\" only",
-          {"", "model.kind", kind});
+  require(
+      wrapped || (c.get_int("model.psi_samples") == 10 && c.get_string("model.psi_noise") == "fixed" &&
+                  c.get_string("model.kl_mode") == "exact" && c.get_string("model.kl_estimator") == "plain"),
+      "model.psi_samples, model.psi_noise, model.kl_mode and model.kl_estimator are read by model.kind = "
+      "\"bayesian_gplvm\" with model.latent_space = \"lorentz\" only",
+      {"", "model.kind", kind});
 }
 
 }  // namespace
@@ -183,6 +184,12 @@ ConfigSchema train_config_schema() {
                   "the prior evaluated at each sample) or paper (the hGP-LVM paper's eq. 17: the tangent "
                   "Gaussians' log ratio, independent of the means)",
                   {R::one_of({"exact", "paper"})})
+      .add_string(
+          "model.kl_estimator", "plain",
+          "bayesian_gplvm on lorentz with model.kl_mode = exact: the Monte Carlo KL as plain (log q - log p "
+          "at the samples, averaged) or control_variate (plus a term of exactly zero mean that cancels the "
+          "estimate's noise to first order: the same expectation, lower variance)",
+          {R::one_of({"plain", "control_variate"})})
       .add_string(
           "model.precision", "float64",
           "float64, or float32: encoder and data products in fp32, the rest in fp64 (sas/bayesian_sas)",

@@ -301,94 +301,279 @@ Matrix to_poincare_rows(const ConstMatrixRef& X) {
   return P;
 }
 
+// The wrapped normal's maps, row by row with scalar loops like the *_rows maps above; each line
+// keeps the order of operations of the vector expressions these replaced, so results kept their
+// bits. The per-point forms run the same code on a one-row block.
+namespace {
+
+// Row n of M into `out` (M.cols() values): rows of a column-major block are strided, and
+// separation_of reads its points contiguously.
+void copy_row(const ConstMatrixRef& M, Index n, double* out) {
+  for (Index k = 0; k < M.cols(); ++k) out[k] = M(n, k);
+}
+
+// A vector's storage as a one-row block.
+Eigen::Map<const Matrix> as_row(const ConstVectorRef& v) {
+  return {v.data(), 1, v.size()};
+}
+Eigen::Map<Matrix> as_writable_row(VectorRef v) {
+  return {v.data(), 1, v.size()};
+}
+
+double log_two_pi() {
+  return std::log(2.0 * std::numbers::pi);
+}
+
+}  // namespace
+
+void wrapped_normal_sample_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V, MatrixRef X) {
+  // x = cosh(r) mu + s(r) u, s = sinh r / r, u = PT_{o -> mu}(0, v~) = (m, v~ + m / (mu_0 + 1) mu~),
+  // m = mu~.v~, r = |v~|.
+  const Index Q = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    double r2 = 0.0, m = 0.0;
+    for (Index j = 0; j < Q; ++j) r2 += V(n, j) * V(n, j);
+    for (Index j = 0; j < Q; ++j) m += Mu(n, j + 1) * V(n, j);
+    const double r = std::sqrt(r2), c = std::cosh(r), s = sinhc(r), a = m / (Mu(n, 0) + 1.0);
+    X(n, 0) = c * Mu(n, 0) + s * m;
+    for (Index j = 0; j < Q; ++j) {
+      const double u = V(n, j) + a * Mu(n, j + 1);
+      X(n, j + 1) = c * Mu(n, j + 1) + s * u;
+    }
+  }
+}
+
+void wrapped_normal_sample_backward_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V,
+                                         const ConstMatrixRef& dX, MatrixRef d_Mu, MatrixRef d_V) {
+  // Through u (adjoint w = s dx), then through r = |v~|: dx/dr = sinh(r) mu + s'(r) u, dr/dv~ = v~ / r.
+  const Index Q = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    double r2 = 0.0, m = 0.0;
+    for (Index j = 0; j < Q; ++j) r2 += V(n, j) * V(n, j);
+    for (Index j = 0; j < Q; ++j) m += Mu(n, j + 1) * V(n, j);
+    const double r = std::sqrt(r2), s = sinhc(r), inv = 1.0 / (Mu(n, 0) + 1.0), a = m * inv;
+    const double transported = m / (Mu(n, 0) + 1.0);  // u~ = v~ + transported mu~
+    const double w0 = s * dX(n, 0);
+    double da = 0.0;
+    for (Index j = 0; j < Q; ++j) da += (s * dX(n, j + 1)) * Mu(n, j + 1);
+    const double c = std::cosh(r), da_inv = da * inv;
+    for (Index k = 0; k <= Q; ++k) d_Mu(n, k) += c * dX(n, k);
+    for (Index j = 0; j < Q; ++j)
+      d_Mu(n, j + 1) += (w0 * V(n, j) + a * (s * dX(n, j + 1))) + da_inv * V(n, j);
+    d_Mu(n, 0) -= da * m * inv * inv;
+    for (Index j = 0; j < Q; ++j) d_V(n, j) += (w0 * Mu(n, j + 1) + s * dX(n, j + 1)) + da_inv * Mu(n, j + 1);
+    // dx.mu and dx.u over the ambient coordinates.
+    double dx_mu = dX(n, 0) * Mu(n, 0), dx_u = dX(n, 0) * m;
+    for (Index j = 0; j < Q; ++j) dx_mu += dX(n, j + 1) * Mu(n, j + 1);
+    for (Index j = 0; j < Q; ++j) dx_u += dX(n, j + 1) * (V(n, j) + transported * Mu(n, j + 1));
+    const double along_r = s * dx_mu + sinhc_slope_over_r(r) * dx_u;
+    for (Index j = 0; j < Q; ++j) d_V(n, j) += along_r * V(n, j);
+  }
+}
+
+void wrapped_normal_log_density_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& Variance,
+                                     const ConstMatrixRef& X, VectorRef log_density) {
+  // v~ = PT_{mu -> o}(Log_mu(x)): Log_mu(x) = ((x - mu) - (u - 1) mu) / s(d) = l, then
+  // v~ = l~ - l_0 / (mu_0 + 1) mu~.
+  const Index Q = Variance.cols(), a = Q + 1;
+  Vector mu(a), x(a);  // the row's points, contiguous for separation_of
+  for (Index n = 0; n < X.rows(); ++n) {
+    copy_row(Mu, n, mu.data());
+    copy_row(X, n, x.data());
+    const Separation sep = separation_of(mu.data(), x.data(), a);
+    const double sd = sinhc(sep.d);
+    const double l0 = ((x[0] - mu[0]) - sep.u_minus_1 * mu[0]) / sd;
+    const double transported = l0 / (mu[0] + 1.0);
+    double r2 = 0.0, log_variance = 0.0, quadratic = 0.0;
+    for (Index j = 0; j < Q; ++j) {
+      const double l = ((x[j + 1] - mu[j + 1]) - sep.u_minus_1 * mu[j + 1]) / sd;
+      const double v = l - transported * mu[j + 1];
+      r2 += v * v;
+      log_variance += std::log(Variance(n, j));
+      quadratic += v * v / Variance(n, j);
+    }
+    log_density[n] = -0.5 * Q * log_two_pi() - 0.5 * log_variance - 0.5 * quadratic -
+                     (Q - 1) * std::log(sinhc(std::sqrt(r2)));
+  }
+}
+
+void standard_wrapped_normal_log_density_rows(const ConstMatrixRef& X, VectorRef log_density) {
+  const Index Q = X.cols() - 1;
+  for (Index n = 0; n < X.rows(); ++n) {
+    double rho2 = 0.0;
+    for (Index j = 1; j <= Q; ++j) rho2 += X(n, j) * X(n, j);
+    const double r = std::asinh(std::sqrt(rho2));  // distance to the origin, exact near it
+    log_density[n] = -0.5 * Q * log_two_pi() - 0.5 * r * r - (Q - 1) * std::log(sinhc(r));
+  }
+}
+
+void wrapped_normal_log_density_backward_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& Variance,
+                                              const ConstMatrixRef& X, double scale, MatrixRef d_Mu,
+                                              MatrixRef d_Variance, MatrixRef d_X) {
+  // Forward, as in wrapped_normal_log_density: z = x - u mu (u = -<mu, x>_L), w = z / s(d),
+  // v~ = w~ - w_0 mu~ / (mu_0 + 1), r = |v~|. Reverse mode through each line; u's extension off the
+  // sheet is -<mu, x>_L, whose derivative agrees with any other along tangent directions.
+  const Index Q = Variance.cols(), a = Q + 1;
+  Vector mu(a), x(a), z(a), dw(a), v(Q), b(Q);  // fixed scratch for every row
+  for (Index n = 0; n < X.rows(); ++n) {
+    copy_row(Mu, n, mu.data());
+    copy_row(X, n, x.data());
+    const Separation sep = separation_of(mu.data(), x.data(), a);
+    const double u = 1.0 + sep.u_minus_1, sd = sinhc(sep.d), f = 1.0 / sd;
+    for (Index k = 0; k < a; ++k) z[k] = (x[k] - mu[k]) - sep.u_minus_1 * mu[k];
+    const double inv = 1.0 / (mu[0] + 1.0), w0 = f * z[0], w0_inv = w0 * inv;
+    double r2 = 0.0;
+    for (Index j = 0; j < Q; ++j) {
+      v[j] = f * z[j + 1] - w0_inv * mu[j + 1];
+      r2 += v[j] * v[j];
+    }
+    const double r = std::sqrt(r2);
+    for (Index j = 0; j < Q; ++j) {
+      const double var = Variance(n, j);
+      d_Variance(n, j) += scale * (-0.5 / var + 0.5 * (v[j] * v[j]) / (var * var));
+    }
+    const double radial = (Q - 1) * sinhc_slope_over_r(r) / sinhc(r);
+    for (Index j = 0; j < Q; ++j) b[j] = scale * (-(v[j] / Variance(n, j)) - radial * v[j]);
+    // v~ = w~ - w_0 mu~ / (mu_0 + 1)
+    double b_mu = 0.0;
+    for (Index j = 0; j < Q; ++j) b_mu += b[j] * mu[j + 1];
+    for (Index j = 0; j < Q; ++j) dw[j + 1] = b[j];
+    dw[0] = -b_mu * inv;
+    for (Index j = 0; j < Q; ++j) d_Mu(n, j + 1) -= w0_inv * b[j];
+    d_Mu(n, 0) += w0 * b_mu * inv * inv;
+    // w = f(u) z with f = d / sinh d, f'(u) = -((d cosh d - sinh d) / d^3) / (sinh d / d)^3
+    double dw_z = 0.0;
+    for (Index k = 0; k < a; ++k) dw_z += dw[k] * z[k];
+    double du = -(sinhc_slope_over_r(sep.d) / (sd * sd * sd)) * dw_z;
+    // z = x - u mu, with dz = f dw
+    double dz_mu = 0.0;
+    for (Index k = 0; k < a; ++k) {
+      const double dz = f * dw[k];
+      d_X(n, k) += dz;
+      d_Mu(n, k) -= u * dz;
+      dz_mu += dz * mu[k];
+    }
+    du -= dz_mu;
+    // u = mu_0 x_0 - mu~.x~
+    d_Mu(n, 0) += du * x[0];
+    for (Index j = 1; j < a; ++j) d_Mu(n, j) -= du * x[j];
+    d_X(n, 0) += du * mu[0];
+    for (Index j = 1; j < a; ++j) d_X(n, j) -= du * mu[j];
+  }
+}
+
+void standard_wrapped_normal_log_density_backward_rows(const ConstMatrixRef& X, double scale, MatrixRef d_X) {
+  // r = asinh(rho), rho = |x~|: d log p / dr = -r (1 + (Q - 1) s'(r) / (r s(r))) and
+  // dr / dx~ = x~ / (rho sqrt(1 + rho^2)); their product is written with r / rho = asinhc(rho), so
+  // nothing divides by r or rho.
+  const Index Q = X.cols() - 1;
+  for (Index n = 0; n < X.rows(); ++n) {
+    double rho2 = 0.0;
+    for (Index j = 1; j <= Q; ++j) rho2 += X(n, j) * X(n, j);
+    const double rho = std::sqrt(rho2), r = std::asinh(rho);
+    const double per_r = -(1.0 + (Q - 1) * sinhc_slope_over_r(r) / sinhc(r));
+    const double coefficient = scale * per_r * asinhc(rho) / std::sqrt(1.0 + rho * rho);
+    for (Index j = 1; j <= Q; ++j) d_X(n, j) += coefficient * X(n, j);
+  }
+}
+
+namespace {
+
+// (s(r) - 3 s'(r) / r) / r^2 = (d/dr (s'(r) / r)) / r for s(r) = sinh r / r, finite at r = 0: the
+// series sum_{m >= 1} 4 m (m + 1) r^(2m - 2) / (2m + 3)! near 0, where the closed form cancels.
+double sinhc_slope_over_r_derivative_over_r(double r) {
+  const double r2 = r * r;
+  if (std::abs(r) < 0.5)
+    return 1.0 / 15.0 +
+           r2 * (1.0 / 210.0 +
+                 r2 * (1.0 / 7560.0 + r2 * (1.0 / 498960.0 + r2 * (1.0 / 51891840.0 + r2 / 7783776000.0))));
+  return (sinhc(r) - 3.0 * sinhc_slope_over_r(r)) / r2;
+}
+
+// The slope's radial factor F(r) = (1 + (Q - 1) s'(r) / (r s(r))) / s(r) and F'(r) / r.
+struct SlopeFactor {
+  double F;
+  double F_prime_over_r;
+};
+
+SlopeFactor slope_factor(double r, Index Q) {
+  const double S = sinhc(r), sigma = sinhc_slope_over_r(r), tau = sinhc_slope_over_r_derivative_over_r(r);
+  // s' = r sigma, sigma' = r tau: F' / r = -sigma / S^2 + (Q - 1)(tau S - 2 sigma^2) / S^3.
+  return {(1.0 + (Q - 1) * sigma / S) / S,
+          -sigma / (S * S) + (Q - 1) * (tau * S - 2.0 * sigma * sigma) / (S * S * S)};
+}
+
+}  // namespace
+
+void standard_wrapped_normal_log_density_slope_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V,
+                                                    VectorRef slope) {
+  // log p = const - h(r), h(r) = r^2 / 2 + (Q - 1) log s(r): along the transported v~ the distance to
+  // the origin changes by mu~.v~ / |mu~| (transport along the radial geodesic keeps the radial
+  // component), so the slope is -h'(r) mu~.v~ / |mu~| = -F(r) mu~.v~ (|mu~| = sinh r = r s(r)).
+  const Index Q = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    double rho2 = 0.0, along = 0.0;
+    for (Index j = 0; j < Q; ++j) rho2 += Mu(n, j + 1) * Mu(n, j + 1);
+    for (Index j = 0; j < Q; ++j) along += Mu(n, j + 1) * V(n, j);
+    slope[n] = -slope_factor(std::asinh(std::sqrt(rho2)), Q).F * along;
+  }
+}
+
+void standard_wrapped_normal_log_density_slope_backward_rows(const ConstMatrixRef& Mu,
+                                                             const ConstMatrixRef& V, double scale,
+                                                             MatrixRef d_Mu, MatrixRef d_V) {
+  // d/dmu~ F(r) = F'(r) (dr / drho) mu~ / rho = (F'(r) / r) / (cosh r s(r)) mu~, cosh r = sqrt(1 + rho^2).
+  const Index Q = V.cols();
+  for (Index n = 0; n < V.rows(); ++n) {
+    double rho2 = 0.0, along = 0.0;
+    for (Index j = 0; j < Q; ++j) rho2 += Mu(n, j + 1) * Mu(n, j + 1);
+    for (Index j = 0; j < Q; ++j) along += Mu(n, j + 1) * V(n, j);
+    const double r = std::asinh(std::sqrt(rho2));
+    const SlopeFactor f = slope_factor(r, Q);
+    const double radial = along * f.F_prime_over_r / (std::sqrt(1.0 + rho2) * sinhc(r));
+    for (Index j = 0; j < Q; ++j) {
+      d_Mu(n, j + 1) -= scale * (f.F * V(n, j) + radial * Mu(n, j + 1));
+      d_V(n, j) -= scale * f.F * Mu(n, j + 1);
+    }
+  }
+}
+
 Vector wrapped_normal_sample(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent) {
-  const double r = spatial_tangent.norm();
-  return std::cosh(r) * mu + sinhc(r) * transport_from_origin(mu, spatial_tangent);
+  Vector x(mu.size());
+  wrapped_normal_sample_rows(as_row(mu), as_row(spatial_tangent), as_writable_row(x));
+  return x;
 }
 
 void wrapped_normal_sample_backward(const ConstVectorRef& mu, const ConstVectorRef& spatial_tangent,
                                     const ConstVectorRef& dx, VectorRef d_mu, VectorRef d_spatial) {
-  // x = cosh(r) mu + s(r) u with s = sinh r / r, u = (m, v~ + a mu~), m = mu~.v~, a = m / (mu_0 + 1).
-  const Index Q = spatial_tangent.size();
-  const auto v = spatial_tangent;
-  const auto mu_s = mu.tail(Q);
-  const double r = v.norm(), s = sinhc(r), m = mu_s.dot(v), inv = 1.0 / (mu[0] + 1.0), a = m * inv;
-  const Vector u = transport_from_origin(mu, v);
-  // Through u (adjoint w = s dx).
-  const double w0 = s * dx[0];
-  const Vector w_s = s * dx.tail(Q);
-  const double da = w_s.dot(mu_s);
-  d_mu += std::cosh(r) * dx;
-  d_mu.tail(Q) += w0 * v + a * w_s + (da * inv) * v;
-  d_mu[0] -= da * m * inv * inv;
-  d_spatial += w0 * mu_s + w_s + (da * inv) * mu_s;
-  // Through r = |v~|: dx/dr = sinh(r) mu + s'(r) u, and dr/dv~ = v~ / r.
-  d_spatial += (s * dx.dot(mu) + sinhc_slope_over_r(r) * dx.dot(u)) * v;
+  wrapped_normal_sample_backward_rows(as_row(mu), as_row(spatial_tangent), as_row(dx), as_writable_row(d_mu),
+                                      as_writable_row(d_spatial));
 }
 
 double wrapped_normal_log_density(const ConstVectorRef& mu, const ConstVectorRef& variance,
                                   const ConstVectorRef& x) {
-  const Index Q = variance.size();
-  const Vector v = transport_to_origin(mu, log_map(mu, x));
-  const double r = v.norm();
-  return -0.5 * Q * std::log(2.0 * std::numbers::pi) - 0.5 * variance.array().log().sum() -
-         0.5 * (v.array().square() / variance.array()).sum() - (Q - 1) * std::log(sinhc(r));
+  double log_density = 0.0;
+  wrapped_normal_log_density_rows(as_row(mu), as_row(variance), as_row(x),
+                                  Eigen::Map<Vector>(&log_density, 1));
+  return log_density;
 }
 
 double standard_wrapped_normal_log_density(const ConstVectorRef& x) {
-  const Index Q = x.size() - 1;
-  const double r = std::asinh(x.tail(Q).norm());  // distance to the origin, exact near it
-  return -0.5 * Q * std::log(2.0 * std::numbers::pi) - 0.5 * r * r - (Q - 1) * std::log(sinhc(r));
+  double log_density = 0.0;
+  standard_wrapped_normal_log_density_rows(as_row(x), Eigen::Map<Vector>(&log_density, 1));
+  return log_density;
 }
 
 void wrapped_normal_log_density_backward(const ConstVectorRef& mu, const ConstVectorRef& variance,
                                          const ConstVectorRef& x, double scale, VectorRef d_mu,
                                          VectorRef d_variance, VectorRef d_x) {
-  // Forward, as in wrapped_normal_log_density: z = x - u mu (u = -<mu, x>_L), w = z / s(d),
-  // v~ = w~ - w_0 mu~ / (mu_0 + 1), r = |v~|. Reverse mode through each line; u's extension off the
-  // sheet is -<mu, x>_L, whose derivative agrees with any other along tangent directions.
-  const Index Q = variance.size();
-  const auto mu_s = mu.tail(Q);
-  const Separation sep = separation(mu, x);
-  const double u = 1.0 + sep.u_minus_1, sd = sinhc(sep.d), f = 1.0 / sd;
-  const Vector z = (x - mu) - sep.u_minus_1 * mu;
-  const Vector w = f * z;
-  const double inv = 1.0 / (mu[0] + 1.0);
-  const Vector v = w.tail(Q) - (w[0] * inv) * mu_s;
-  const double r = v.norm();
-
-  const Eigen::ArrayXd var = variance.array();
-  d_variance.array() += scale * (-0.5 / var + 0.5 * v.array().square() / var.square());
-  const Vector b = scale * (-(v.array() / var).matrix() - ((Q - 1) * sinhc_slope_over_r(r) / sinhc(r)) * v);
-  // v~ = w~ - w_0 mu~ / (mu_0 + 1)
-  Vector dw(Q + 1);
-  dw.tail(Q) = b;
-  dw[0] = -b.dot(mu_s) * inv;
-  d_mu.tail(Q) -= (w[0] * inv) * b;
-  d_mu[0] += w[0] * b.dot(mu_s) * inv * inv;
-  // w = f(u) z with f = d / sinh d, f'(u) = -((d cosh d - sinh d) / d^3) / (sinh d / d)^3
-  const Vector dz = f * dw;
-  double du = -(sinhc_slope_over_r(sep.d) / (sd * sd * sd)) * dw.dot(z);
-  // z = x - u mu
-  d_x += dz;
-  d_mu -= u * dz;
-  du -= dz.dot(mu);
-  // u = mu_0 x_0 - mu~.x~
-  d_mu[0] += du * x[0];
-  d_mu.tail(Q) -= du * x.tail(Q);
-  d_x[0] += du * mu[0];
-  d_x.tail(Q) -= du * mu_s;
+  wrapped_normal_log_density_backward_rows(as_row(mu), as_row(variance), as_row(x), scale,
+                                           as_writable_row(d_mu), as_writable_row(d_variance),
+                                           as_writable_row(d_x));
 }
 
 void standard_wrapped_normal_log_density_backward(const ConstVectorRef& x, double scale, VectorRef d_x) {
-  // r = asinh(rho), rho = |x~|: d log p / dr = -r (1 + (Q - 1) s'(r) / (r s(r))) and
-  // dr / dx~ = x~ / (rho sqrt(1 + rho^2)); their product is written with r / rho = asinhc(rho), so
-  // nothing divides by r or rho.
-  const Index Q = x.size() - 1;
-  const auto xs = x.tail(Q);
-  const double rho = xs.norm(), r = std::asinh(rho);
-  const double per_r = -(1.0 + (Q - 1) * sinhc_slope_over_r(r) / sinhc(r));
-  d_x.tail(Q) += (scale * per_r * asinhc(rho) / std::sqrt(1.0 + rho * rho)) * xs;
+  standard_wrapped_normal_log_density_backward_rows(as_row(x), scale, as_writable_row(d_x));
 }
 
 }  // namespace gplvm::lorentz

@@ -14,9 +14,9 @@ Vector row_of(const ConstMatrixRef& M, Index n) {
   return M.row(n).transpose();
 }
 
-// Tangent sample v~ = sqrt(variance) o eps of row n.
-Vector tangent_sample(const ConstMatrixRef& variance, const ConstMatrixRef& eps, Index n) {
-  return (variance.row(n).array().sqrt() * eps.row(n).array()).matrix().transpose();
+// Tangent samples v~ = sqrt(variance) o eps, one row per row.
+Matrix tangent_samples(const ConstMatrixRef& variance, const ConstMatrixRef& eps) {
+  return (variance.array().sqrt() * eps.array()).matrix();
 }
 
 void require_columns(const ConstMatrixRef& M, Index expected, const char* what) {
@@ -67,42 +67,36 @@ void LorentzLatentSpace::transport(const ConstMatrixRef& from, const ConstMatrix
   lorentz::parallel_transport_rows(from, to, V);
 }
 
+// The wrapped normal's maps run over the whole row block (every row and sample, every step) through
+// lorentz::wrapped_normal_*_rows: nothing is allocated per row. Adjoints go to zeroed blocks first and
+// are then added to the caller's, as the per-row code before them did, so results keep their bits.
 void LorentzLatentSpace::sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                           const ConstMatrixRef& eps, Matrix& X) const {
   require_columns(location, dim_ + 1, "posterior locations");
   require_columns(variance, dim_, "posterior variances");
   X.resize(location.rows(), dim_ + 1);
-  for (Index n = 0; n < location.rows(); ++n)
-    X.row(n) =
-        lorentz::wrapped_normal_sample(row_of(location, n), tangent_sample(variance, eps, n)).transpose();
+  lorentz::wrapped_normal_sample_rows(location, tangent_samples(variance, eps), X);
 }
 
 void LorentzLatentSpace::sample_posterior_backward(const ConstMatrixRef& location,
                                                    const ConstMatrixRef& variance, const ConstMatrixRef& eps,
                                                    const ConstMatrixRef& dX, MatrixRef d_location,
                                                    MatrixRef d_variance) const {
-  Vector d_mu(dim_ + 1), d_v(dim_);
-  for (Index n = 0; n < location.rows(); ++n) {
-    d_mu.setZero();
-    d_v.setZero();
-    lorentz::wrapped_normal_sample_backward(row_of(location, n), tangent_sample(variance, eps, n),
-                                            row_of(dX, n), d_mu, d_v);
-    d_location.row(n) += d_mu.transpose();
-    // v~ = sqrt(variance) o eps
-    d_variance.row(n).array() +=
-        d_v.transpose().array() * eps.row(n).array() / (2.0 * variance.row(n).array().sqrt());
-  }
+  Matrix d_mu = Matrix::Zero(location.rows(), dim_ + 1), d_v = Matrix::Zero(location.rows(), dim_);
+  lorentz::wrapped_normal_sample_backward_rows(location, tangent_samples(variance, eps), dX, d_mu, d_v);
+  d_location += d_mu;
+  // v~ = sqrt(variance) o eps
+  d_variance.array() += d_v.array() * eps.array() / (2.0 * variance.array().sqrt());
 }
 
 double LorentzLatentSpace::kl_to_prior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                        const ConstMatrixRef& samples) const {
   require_columns(samples, dim_ + 1, "posterior samples");
+  Vector log_q(samples.rows()), log_p(samples.rows());
+  lorentz::wrapped_normal_log_density_rows(location, variance, samples, log_q);
+  lorentz::standard_wrapped_normal_log_density_rows(samples, log_p);
   double kl = 0.0;
-  for (Index n = 0; n < location.rows(); ++n) {
-    const Vector x = row_of(samples, n);
-    kl += lorentz::wrapped_normal_log_density(row_of(location, n), row_of(variance, n), x) -
-          lorentz::standard_wrapped_normal_log_density(x);
-  }
+  for (Index n = 0; n < samples.rows(); ++n) kl += log_q[n] - log_p[n];
   return kl;
 }
 
@@ -116,19 +110,31 @@ void LorentzLatentSpace::kl_to_prior_backward(const ConstMatrixRef& location, co
           {"", "model.latent_space", "lorentz"});
   if (d_samples->rows() != samples.rows() || d_samples->cols() != samples.cols())
     d_samples->setZero(samples.rows(), samples.cols());
-  Vector d_mu(dim_ + 1), d_var(dim_), d_x(dim_ + 1);
-  for (Index n = 0; n < location.rows(); ++n) {
-    d_mu.setZero();
-    d_var.setZero();
-    d_x.setZero();
-    const Vector x = row_of(samples, n);
-    lorentz::wrapped_normal_log_density_backward(row_of(location, n), row_of(variance, n), x, scale, d_mu,
-                                                 d_var, d_x);
-    lorentz::standard_wrapped_normal_log_density_backward(x, -scale, d_x);
-    d_location.row(n) += d_mu.transpose();
-    d_variance.row(n) += d_var.transpose();
-    d_samples->row(n) += d_x.transpose();
-  }
+  const Index n = samples.rows();
+  Matrix d_mu = Matrix::Zero(n, dim_ + 1), d_var = Matrix::Zero(n, dim_), d_x = Matrix::Zero(n, dim_ + 1);
+  lorentz::wrapped_normal_log_density_backward_rows(location, variance, samples, scale, d_mu, d_var, d_x);
+  lorentz::standard_wrapped_normal_log_density_backward_rows(samples, -scale, d_x);
+  d_location += d_mu;
+  d_variance += d_var;
+  *d_samples += d_x;
+}
+
+double LorentzLatentSpace::kl_control_variate(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                              const ConstMatrixRef& eps) const {
+  Vector slope(location.rows());
+  lorentz::standard_wrapped_normal_log_density_slope_rows(location, tangent_samples(variance, eps), slope);
+  return slope.sum();
+}
+
+void LorentzLatentSpace::kl_control_variate_backward(const ConstMatrixRef& location,
+                                                     const ConstMatrixRef& variance,
+                                                     const ConstMatrixRef& eps, double scale,
+                                                     MatrixRef d_location, MatrixRef d_variance) const {
+  Matrix d_mu = Matrix::Zero(location.rows(), dim_ + 1), d_v = Matrix::Zero(location.rows(), dim_);
+  lorentz::standard_wrapped_normal_log_density_slope_backward_rows(location, tangent_samples(variance, eps),
+                                                                   scale, d_mu, d_v);
+  d_location += d_mu;
+  d_variance.array() += d_v.array() * eps.array() / (2.0 * variance.array().sqrt());  // v~ = sqrt(s) o eps
 }
 
 }  // namespace gplvm

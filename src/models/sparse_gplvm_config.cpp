@@ -15,7 +15,7 @@ SparseGplvmConfig sparse_gplvm_config(const Config& c, Index data_dim) {
   if (m.latent_space != "euclidean") m.free_latent_scale = c.get_double("model.free_latent_scale");
   m.psi_samples = c.get_int("model.psi_samples");
   m.psi_noise = parse_psi_noise(c.get_string("model.psi_noise"));
-  m.kl_mode = parse_kl_mode(c.get_string("model.kl_mode"));
+  m.kl_mode = parse_kl_mode(c.get_string("model.kl_mode"), c.get_string("model.kl_estimator"));
   m.num_inducing = c.get_int("sparse.inducing");
   m.inducing_init = parse_inducing_init(c.get_string("sparse.inducing_init"));
   m.training = parse_sparse_training(c.get_string("sparse.training"));

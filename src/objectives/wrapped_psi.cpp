@@ -50,6 +50,16 @@ KlMode parse_kl_mode(const std::string& name) {
   throw InputError("unknown KL mode (exact or paper)", {"", "model.kl_mode", name});
 }
 
+KlMode parse_kl_mode(const std::string& mode, const std::string& estimator) {
+  const KlMode parsed = parse_kl_mode(mode);
+  if (estimator == "plain") return parsed;
+  require(estimator == "control_variate", "unknown KL estimator (plain or control_variate)",
+          {"", "model.kl_estimator", estimator});
+  require(parsed == KlMode::exact, "the KL's control variate applies to model.kl_mode = \"exact\"",
+          {"", "model.kl_estimator", estimator});
+  return KlMode::exact_control_variate;
+}
+
 Vector wrapped_rows_kl(const LatentSpace& space, const ConstMatrixRef& mean, const ConstMatrixRef& variance,
                        const ConstMatrixRef& eps, KlMode kl_mode) {
   const Index samples = sample_count(space, eps), q = space.intrinsic_dim();
@@ -61,8 +71,11 @@ Vector wrapped_rows_kl(const LatentSpace& space, const ConstMatrixRef& mean, con
     }
     for (Index h = 0; h < samples; ++h) {
       Matrix x;
-      space.sample_posterior(mean.row(n), variance.row(n), eps.block(n, h * q, 1, q), x);
+      const auto noise = eps.block(n, h * q, 1, q);
+      space.sample_posterior(mean.row(n), variance.row(n), noise, x);
       kl[n] += space.kl_to_prior(mean.row(n), variance.row(n), x);
+      if (kl_mode == KlMode::exact_control_variate)
+        kl[n] += space.kl_control_variate(mean.row(n), variance.row(n), noise);
     }
     kl[n] /= static_cast<double>(samples);
   }
@@ -111,8 +124,10 @@ SparseStatistics wrapped_rows_statistics(const LatentSpace& space, const Kernel&
     for (Index h = 0; h < count; ++h) psi.psi1 += weight * samples.cross.middleRows(h * n, n);
     psi.psi2.selfadjointView<Eigen::Lower>().rankUpdate(samples.cross.transpose(), weight);
     psi.psi2.triangularView<Eigen::StrictlyUpper>() = psi.psi2.transpose();
-    if (kl_mode == KlMode::exact)
+    if (kl_mode == KlMode::exact || kl_mode == KlMode::exact_control_variate)
       kl = weight * space.kl_to_prior(samples.location, samples.variance, samples.points);
+    if (kl_mode == KlMode::exact_control_variate)
+      kl += weight * space.kl_control_variate(samples.location, samples.variance, samples.eps);
   }
   if (kl_mode == KlMode::paper)
     for (Index r = 0; r < n; ++r) kl += paper_row_kl(variance, eps, r, count);
@@ -141,9 +156,12 @@ void wrapped_rows_backward(const LatentSpace& space, const Kernel& kernel, const
   if (adjoint.d_psi0 != 0.0)
     kernel.diagonal_backward(x, Vector::Constant(x.rows(), weight * adjoint.d_psi0), &d_x, shared.d_kernel);
   Matrix d_location = Matrix::Zero(x.rows(), x.cols()), d_sample_variance = Matrix::Zero(x.rows(), q);
-  if (kl_mode == KlMode::exact)
+  if (kl_mode == KlMode::exact || kl_mode == KlMode::exact_control_variate)
     space.kl_to_prior_backward(samples.location, samples.variance, x, weight * adjoint.d_kl, d_location,
                                d_sample_variance, &d_x);
+  if (kl_mode == KlMode::exact_control_variate)
+    space.kl_control_variate_backward(samples.location, samples.variance, samples.eps, weight * adjoint.d_kl,
+                                      d_location, d_sample_variance);
   space.sample_posterior_backward(samples.location, samples.variance, samples.eps, d_x, d_location,
                                   d_sample_variance);
   add_sample_blocks(d_location, count, d_mean);

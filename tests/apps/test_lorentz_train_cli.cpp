@@ -395,6 +395,11 @@ TEST(LorentzTrainCli, UnsupportedKindsKernelsAndLatentsAreRefusedByKey) {
        "model.latents"},  // amortised latents on the hyperboloid
       {"--model.kind=bayesian_gplvm --model.latents=free --sparse.inducing=10", "sparse.inducing_init"},
       {"--model.kind=sas --model.kl_mode=paper", "model.kind"},
+      {"--model.kind=sas --model.kl_estimator=control_variate", "model.kind"},
+      {"--model.kind=bayesian_gplvm --model.latents=free --sparse.inducing=10 --sparse.inducing_init=random "
+       "--model.kl_mode=paper --model.kl_estimator=control_variate",
+       "model.kl_estimator"},
+      {"--model.kl_estimator=taylor", "model.kl_estimator"},
       {"--model.kind=vae", "model.kind"},
       {"--model.kernel=eq_ard", "model.kernel"},
       {"--model.latent_space=poincare", "model.latent_space"},

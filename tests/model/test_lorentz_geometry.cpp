@@ -280,5 +280,100 @@ TEST(WrappedNormal, IntegratesToOneOverThePlane) {
   EXPECT_NEAR(total, 1.0, 1e-6);
 }
 
+// The wrapped normal's row-block maps give every row the bits of the same row alone (the per-point
+// forms are one-row blocks) wherever it sits in the block, in reverse order too: what the
+// rank-count reproducibility of the Bayesian models relies on. Adjoints add to what is there.
+TEST(WrappedNormal, RowBlockMapsGiveEachRowItsOwnBitsAnywhereInTheBlock) {
+  for (const Index Q : {1, 2, 5}) {
+    constexpr Index n = 9;
+    const Matrix Mu = random_lorentz_points(n, Q, 80 + Q, 1.2);
+    const Matrix V = 0.6 * random_normal(n, Q, 90 + Q), dX = random_normal(n, Q + 1, 100 + Q);
+    const Matrix variance = (0.4 * random_normal(n, Q, 110 + Q)).array().exp().matrix();
+    const Matrix start_mu = random_normal(n, Q + 1, 120 + Q), start_q = random_normal(n, Q, 130 + Q);
+    Matrix X(n, Q + 1);
+    wrapped_normal_sample_rows(Mu, V, X);
+    Matrix d_mu = start_mu, d_v = start_q, d_mu_q = start_mu, d_var = start_q, d_x = start_mu;
+    wrapped_normal_sample_backward_rows(Mu, V, dX, d_mu, d_v);
+    Vector log_q(n), log_p(n);
+    wrapped_normal_log_density_rows(Mu, variance, X, log_q);
+    standard_wrapped_normal_log_density_rows(X, log_p);
+    wrapped_normal_log_density_backward_rows(Mu, variance, X, 0.7, d_mu_q, d_var, d_x);
+    standard_wrapped_normal_log_density_backward_rows(X, -0.7, d_x);
+    // The same rows in reverse order.
+    const Eigen::PermutationMatrix<Eigen::Dynamic> reverse(Eigen::VectorXi::LinSpaced(n, n - 1, 0));
+    Matrix X_rev(n, Q + 1), d_x_rev = reverse * start_mu;
+    wrapped_normal_sample_rows(reverse * Mu, reverse * V, X_rev);
+    Vector log_q_rev(n);
+    wrapped_normal_log_density_rows(reverse * Mu, reverse * variance, X_rev, log_q_rev);
+    standard_wrapped_normal_log_density_backward_rows(X_rev, -0.7, d_x_rev);
+    for (Index r = 0; r < n; ++r) {
+      SCOPED_TRACE("Q = " + std::to_string(Q) + ", row " + std::to_string(r));
+      const Vector mu = Mu.row(r).transpose(), v = V.row(r).transpose(), var = variance.row(r).transpose();
+      const Vector x = wrapped_normal_sample(mu, v);
+      EXPECT_TRUE(X.row(r) == x.transpose());
+      EXPECT_TRUE(X_rev.row(n - 1 - r) == x.transpose());
+      Vector dm = start_mu.row(r).transpose(), dv = start_q.row(r).transpose();
+      wrapped_normal_sample_backward(mu, v, dX.row(r).transpose(), dm, dv);
+      EXPECT_TRUE(d_mu.row(r) == dm.transpose());
+      EXPECT_TRUE(d_v.row(r) == dv.transpose());
+      EXPECT_EQ(log_q[r], wrapped_normal_log_density(mu, var, x));
+      EXPECT_EQ(log_q_rev[n - 1 - r], log_q[r]);
+      EXPECT_EQ(log_p[r], standard_wrapped_normal_log_density(x));
+      Vector dm_q = start_mu.row(r).transpose(), dvar = start_q.row(r).transpose(),
+             dx = start_mu.row(r).transpose();
+      wrapped_normal_log_density_backward(mu, var, x, 0.7, dm_q, dvar, dx);
+      EXPECT_TRUE(d_mu_q.row(r) == dm_q.transpose());
+      EXPECT_TRUE(d_var.row(r) == dvar.transpose());
+      standard_wrapped_normal_log_density_backward(x, -0.7, dx);
+      EXPECT_TRUE(d_x.row(r) == dx.transpose());
+      Vector dx_standard = start_mu.row(r).transpose();
+      standard_wrapped_normal_log_density_backward(x, -0.7, dx_standard);
+      EXPECT_TRUE(d_x_rev.row(n - 1 - r) == dx_standard.transpose());
+    }
+    // Adjoints add: the start is still there (the backward of a zero start differs by it).
+    Matrix d_mu_zero = Matrix::Zero(n, Q + 1), d_v_zero = Matrix::Zero(n, Q);
+    wrapped_normal_sample_backward_rows(Mu, V, dX, d_mu_zero, d_v_zero);
+    EXPECT_LT((d_mu - start_mu - d_mu_zero).norm(), 1e-12 * (1.0 + d_mu.norm()));
+    EXPECT_LT((d_v - start_q - d_v_zero).norm(), 1e-12 * (1.0 + d_v.norm()));
+  }
+}
+
+// The control variate's slope is the derivative of log p (the standard wrapped normal at the
+// origin) along the wrapped normal's sample curve t -> sample(mu, t v~) at t = 0, by central
+// differences of the density's own formula; its adjoint against differences along exp-map curves of
+// mu and in v~, near the origin (the series regimes) and far from it.
+TEST(WrappedNormal, PriorSlopeIsTheDerivativeAlongTheSampleCurveWithItsAdjoint) {
+  for (const Index Q : {1, 2, 3}) {
+    for (const double spread : {0.02, 0.3, 2.5}) {
+      SCOPED_TRACE("Q = " + std::to_string(Q) + ", spread " + std::to_string(spread));
+      constexpr Index n = 4;
+      const Matrix Mu = random_lorentz_points(n, Q, 140 + Q, spread), V = 0.7 * random_normal(n, Q, 150 + Q);
+      Vector slope(n);
+      standard_wrapped_normal_log_density_slope_rows(Mu, V, slope);
+      const double h = 1e-5;
+      for (Index r = 0; r < n; ++r) {
+        const Vector mu = Mu.row(r).transpose(), v = V.row(r).transpose();
+        const double along = (standard_wrapped_normal_log_density(wrapped_normal_sample(mu, h * v)) -
+                              standard_wrapped_normal_log_density(wrapped_normal_sample(mu, -h * v))) /
+                             (2 * h);
+        EXPECT_LT(testing::relative_error(slope[r], along), 1e-7) << r;
+      }
+      const Matrix Xi = random_tangents(Mu, 160 + Q), dV = random_normal(n, Q, 170 + Q);
+      const double scale = 0.8;
+      Matrix d_mu = Matrix::Zero(n, Q + 1), d_v = Matrix::Zero(n, Q);
+      standard_wrapped_normal_log_density_slope_backward_rows(Mu, V, scale, d_mu, d_v);
+      const auto total = [&](const Matrix& M, const Matrix& W) {
+        Vector out(n);
+        standard_wrapped_normal_log_density_slope_rows(M, W, out);
+        return scale * out.sum();
+      };
+      const double along_mu = testing::derivative_along([&](const Matrix& M) { return total(M, V); }, Mu, Xi);
+      EXPECT_LT(testing::relative_error(d_mu.cwiseProduct(Xi).sum(), along_mu), 1e-6) << along_mu;
+      const double along_v = (total(Mu, V + h * dV) - total(Mu, V - h * dV)) / (2 * h);
+      EXPECT_LT(testing::relative_error(d_v.cwiseProduct(dV).sum(), along_v), 1e-6) << along_v;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gplvm

@@ -6,7 +6,8 @@
 // per-rank sums); the active set (sparse.active_set_refresh): Z is M distinct rows of the latents
 // as they were at its last redraw, unchanged between redraws, the same at every rank count;
 // fresh noise (model.psi_noise = "fresh"): a draw per iteration, the same at every rank count, the
-// paper method's trial judged against the iterate evaluated under the trial's own draw.
+// paper method's trial judged against the iterate evaluated under the trial's own draw, Riemannian
+// Adam's iterate evaluated once under its iteration's draw; the exact KL's control variate likewise.
 // N = 203 is not divisible by 2, 3 or 4.
 #include <gtest/gtest.h>
 
@@ -15,8 +16,8 @@
 #include <set>
 
 #include "gplvm/model/lorentz_geometry.hpp"
-#include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/models/active_set.hpp"
+#include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/train/riemannian_full_batch_trainer.hpp"
 #include "support/lorentz_points.hpp"
 #include "support/test_support.hpp"
@@ -234,6 +235,7 @@ class RecordingObjective final : public FullBatchObjective {
     const double value = inner_.evaluate(params, gradient);
     draws.push_back(draw_);
     values.push_back(value);
+    points.push_back(params);
     return value;
   }
   bool redraws_noise() const override { return inner_.redraws_noise(); }
@@ -243,6 +245,7 @@ class RecordingObjective final : public FullBatchObjective {
   }
   mutable std::vector<std::uint64_t> draws;
   mutable std::vector<double> values;
+  mutable std::vector<Vector> points;  // the parameters of each evaluation
 
  private:
   const FullBatchObjective& inner_;
@@ -299,6 +302,87 @@ TEST(LorentzBayesianFullBatch, FreshNoiseGivesEachIterationOneDrawForBothSidesOf
       serial.model.local_block_rows(one.params)
           .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
   EXPECT_EQ(r.objective, one.objective);
+}
+
+// Riemannian Adam under fresh noise: one evaluation per iteration, under that iteration's draw (the
+// start under draw 0); each value on the curve is the bound at its iterate under its own draw, which
+// the next draw changes; the run equals one process bit for bit.
+TEST(LorentzBayesianFullBatch, FreshNoiseGivesEachRiemannianAdamIterationOneDrawKeyedByTheIteration) {
+  const Communicator comm;
+  static const Communicator self(MPI_COMM_SELF);
+  const RowMatrix Y = problem_data();
+  SparseGplvmConfig c = lorentz_config(true, true);
+  c.psi_noise = PsiNoise::fresh;
+  const FullBatchSetup s(comm, Y, c), serial(self, Y, c);
+  ASSERT_TRUE(s.objective->redraws_noise());
+  constexpr int kIterations = 6;
+  const RecordingObjective recorded(*s.objective);
+  RiemannianFullBatchOptions o;
+  o.method = RiemannianMethod::adam;
+  o.adam.learning_rate = 2e-2;
+  o.tolerance = 0;
+  o.max_iterations = kIterations;
+  const FullBatchResult r =
+      train_full_batch_riemannian(s.model, recorded, comm, s.model.initial_parameters(), o);
+  ASSERT_EQ(recorded.draws.size(), static_cast<std::size_t>(1 + kIterations));
+  ASSERT_EQ(r.curve.size(), recorded.values.size());
+  Vector g;
+  for (int i = 0; i <= kIterations; ++i) {
+    SCOPED_TRACE("iteration " + std::to_string(i));
+    EXPECT_EQ(recorded.draws[i], static_cast<std::uint64_t>(i));
+    EXPECT_EQ(r.curve[i], recorded.values[i]);
+    s.objective->set_noise_draw(static_cast<std::uint64_t>(i));
+    EXPECT_EQ(s.objective->evaluate(recorded.points[i], g), recorded.values[i]);
+    s.objective->set_noise_draw(static_cast<std::uint64_t>(i + 1));
+    EXPECT_NE(s.objective->evaluate(recorded.points[i], g), recorded.values[i]);
+  }
+  EXPECT_TRUE(recorded.points.back() == r.params);  // the last evaluation is the result
+  const FullBatchResult one = train_full_batch_riemannian(serial.model, *serial.objective, self,
+                                                          serial.model.initial_parameters(), o);
+  EXPECT_EQ(r.curve, one.curve);
+  const Index shared = s.model.num_shared_parameters();
+  EXPECT_TRUE(r.params.head(shared) == one.params.head(shared));
+  EXPECT_TRUE(
+      s.model.local_block_rows(r.params) ==
+      serial.model.local_block_rows(one.params)
+          .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
+}
+
+// The exact KL with its control variate (model.kl_estimator = "control_variate") at 1-4 ranks: the
+// full-batch objective's derivative along exp-map curves of every rank's means by central
+// differences, and the paper method's run under fresh noise the same bits as one process.
+TEST(LorentzBayesianFullBatch, ControlVariateKlDifferentiatesAlongExpMapCurvesAndEqualsOneProcess) {
+  const Communicator comm;
+  static const Communicator self(MPI_COMM_SELF);
+  const RowMatrix Y = problem_data();
+  SparseGplvmConfig c = lorentz_config(true, true);
+  c.kl_mode = KlMode::exact_control_variate;
+  c.psi_noise = PsiNoise::fresh;
+  const FullBatchSetup s(comm, Y, c), serial(self, Y, c);
+  s.objective->set_noise_draw(2);
+  const Vector p = s.model.initial_parameters();
+  Vector gradient;
+  s.objective->evaluate(p, gradient);
+  const Matrix X = s.points(p);
+  const Matrix Xi = testing::random_tangents(X, 47 + s.partition.begin(comm.rank()));
+  const double along = testing::derivative_along(
+      [&](const Matrix& W) {
+        Vector g;
+        return s.objective->evaluate(s.with_points(p, W), g);
+      },
+      X, Xi, 3e-6);
+  const double pairing = comm.allreduce_sum(s.points(gradient).cwiseProduct(Xi).sum());
+  EXPECT_LT(testing::relative_error(pairing, along), 1e-6) << along;
+  const FullBatchResult r = s.train(RiemannianMethod::paper_gd, 6),
+                        one = serial.train(RiemannianMethod::paper_gd, 6);
+  EXPECT_GT(r.objective, r.curve.front());
+  EXPECT_EQ(r.curve, one.curve);
+  const Index shared = s.model.num_shared_parameters();
+  EXPECT_TRUE(r.params.head(shared) == one.params.head(shared));
+  EXPECT_TRUE(
+      s.model.local_block_rows(r.params) ==
+      serial.model.local_block_rows(one.params)
+          .middleRows(static_cast<Index>(s.partition.begin(comm.rank())), s.partition.count(comm.rank())));
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, LorentzSparseFullBatch, ::testing::Bool(),

@@ -63,6 +63,19 @@ class LatentSpace {
   virtual void kl_to_prior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                     const ConstMatrixRef& samples, double scale, MatrixRef d_location,
                                     MatrixRef d_variance, Matrix* d_samples) const = 0;
+  // A control variate for a Monte Carlo KL estimate (model.kl_estimator = "control_variate"),
+  // summed over the rows: a function of the rows' location, variance and the standard normal noise
+  // eps of their samples whose expectation over eps is exactly zero, so that adding it keeps the
+  // estimate's expectation (and its gradient's) while removing the estimate's noise to first order.
+  // Zero where the KL is in closed form.
+  virtual double kl_control_variate(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                    const ConstMatrixRef& eps) const {
+    return 0.0;
+  }
+  // ADDS scale * its derivatives with respect to location and variance (eps held).
+  virtual void kl_control_variate_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                           const ConstMatrixRef& eps, double scale, MatrixRef d_location,
+                                           MatrixRef d_variance) const {}
 };
 
 // The space of a model.latent_space value ("euclidean" or "lorentz") with Q intrinsic dimensions;

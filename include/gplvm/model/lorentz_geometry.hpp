@@ -147,4 +147,37 @@ void wrapped_normal_log_density_backward(const ConstVectorRef& mu, const ConstVe
                                          VectorRef d_variance, VectorRef d_x);
 void standard_wrapped_normal_log_density_backward(const ConstVectorRef& x, double scale, VectorRef d_x);
 
+// The wrapped normal over row blocks, one distribution per row (row n: location Mu.row(n), tangent
+// sample V.row(n), variances Variance.row(n), point X.row(n)): the Bayesian models call these for
+// every row and sample at every step. Row by row with scalar loops, writing into the caller's
+// blocks and a fixed scratch per call (nothing allocated per row), so a row's result does not
+// depend on its position in the block; the per-point functions above are these on one row.
+// X.row(n) = wrapped_normal_sample(Mu.row(n), V.row(n)).
+void wrapped_normal_sample_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V, MatrixRef X);
+// ADDS each row's dL/dmu and dL/dv~ (wrapped_normal_sample_backward) to d_Mu and d_V.
+void wrapped_normal_sample_backward_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V,
+                                         const ConstMatrixRef& dX, MatrixRef d_Mu, MatrixRef d_V);
+// log_density[n] = wrapped_normal_log_density(Mu.row(n), Variance.row(n), X.row(n)).
+void wrapped_normal_log_density_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& Variance,
+                                     const ConstMatrixRef& X, VectorRef log_density);
+// log_density[n] = standard_wrapped_normal_log_density(X.row(n)).
+void standard_wrapped_normal_log_density_rows(const ConstMatrixRef& X, VectorRef log_density);
+// ADD scale * each row's gradients, as the per-point adjoints do.
+void wrapped_normal_log_density_backward_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& Variance,
+                                              const ConstMatrixRef& X, double scale, MatrixRef d_Mu,
+                                              MatrixRef d_Variance, MatrixRef d_X);
+void standard_wrapped_normal_log_density_backward_rows(const ConstMatrixRef& X, double scale, MatrixRef d_X);
+
+// The slope of log p, p the standard wrapped normal at the origin, at mu along the transported
+// tangent PT_{o -> mu}(0, v~) (the first-order term in v~ of log p at the wrapped normal's sample,
+// which the exact KL's control variate removes; docs/math/lorentz.md):
+//   slope[n] = -F(r) mu~.v~,  F(r) = (1 + (Q - 1) s'(r) / (r s(r))) / s(r),  s(r) = sinh r / r,
+// r = d(o, mu) = asinh |mu~|. A function of mu~ alone: its gradient's time-like part is 0.
+void standard_wrapped_normal_log_density_slope_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V,
+                                                    VectorRef slope);
+// ADDS scale * its gradients to d_Mu and d_V.
+void standard_wrapped_normal_log_density_slope_backward_rows(const ConstMatrixRef& Mu,
+                                                             const ConstMatrixRef& V, double scale,
+                                                             MatrixRef d_Mu, MatrixRef d_V);
+
 }  // namespace gplvm::lorentz

@@ -43,6 +43,14 @@ class LorentzLatentSpace final : public LatentSpace {
   void kl_to_prior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                             const ConstMatrixRef& samples, double scale, MatrixRef d_location,
                             MatrixRef d_variance, Matrix* d_samples) const override;
+  // The slope of log p at the location along the transported tangent sample
+  // (lorentz::standard_wrapped_normal_log_density_slope_rows): minus the estimate's term linear in
+  // eps, of zero mean (docs/math/lorentz.md).
+  double kl_control_variate(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                            const ConstMatrixRef& eps) const override;
+  void kl_control_variate_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
+                                   const ConstMatrixRef& eps, double scale, MatrixRef d_location,
+                                   MatrixRef d_variance) const override;
 
  private:
   Index dim_;

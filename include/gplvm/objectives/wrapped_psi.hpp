@@ -25,9 +25,14 @@ namespace gplvm {
 // (LatentSpace::kl_to_prior); paper is the hGP-LVM paper's eq. 17, which evaluates the prior at
 // the sample's tangent vector at the origin instead, so that the Jacobian terms cancel and it
 // becomes (1/L) sum_h sum_q [-1/2 log s_q - 1/2 eps_q^2 + 1/2 s_q eps_q^2], the Monte Carlo
-// estimate of the tangent Gaussians' KL, independent of mu.
-enum class KlMode { exact, paper };
+// estimate of the tangent Gaussians' KL, independent of mu. exact_control_variate is exact plus
+// (1/L) sum_h LatentSpace::kl_control_variate at the samples' noise (model.kl_estimator =
+// "control_variate"): the same expectation, without the exact estimate's noise to first order.
+enum class KlMode { exact, paper, exact_control_variate };
 KlMode parse_kl_mode(const std::string& name);  // "exact" | "paper"; InputError naming model.kl_mode
+// The KL mode of model.kl_mode and model.kl_estimator ("plain" | "control_variate", which needs the
+// exact mode); InputError naming the key otherwise.
+KlMode parse_kl_mode(const std::string& mode, const std::string& estimator);
 
 // What the backward pass needs of the forward one. The L samples of the n rows are stacked into
 // one (L n)-row block, sample h in rows [h n, (h + 1) n), so that the space maps, the kernel and
