@@ -295,7 +295,7 @@ ConfigSchema train_config_schema() {
       .add_double("optim.stop_above", std::numeric_limits<double>::infinity(),
                   "a Riemannian optim.method: stop once the log marginal likelihood (exact) or the bound "
                   "(full-batch sparse kinds) exceeds this; inf (the default): never. The hGP-LVM paper's "
-                  "code stops its point model at -100 (scripts/sbt_table2.py --paper-stop)")
+                  "code stops its point model at -100, as scripts/sbt_table2.py does by default")
       .add_double("optim.tolerance", 1e-5,
                   "a Riemannian optim.method: stop when an iteration changes the log marginal likelihood "
                   "(exact) or the bound (full-batch sparse kinds) by at most this (absolute); "
