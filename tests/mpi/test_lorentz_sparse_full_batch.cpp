@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
+#include <utility>
 
 #include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/active_set.hpp"
@@ -79,6 +81,25 @@ struct FullBatchSetup {
     model.set_local_block_rows(p, rows);
     return p;
   }
+  // The gradient's pairing with random tangents Xi at the latents (seed + the rank's first row) against
+  // the objective's derivative along their exp-map curves: the relative error, and the derivative.
+  // h = 3e-6: a latent near an inducing input sits close to the Laplacian kernel's cusp, where the
+  // third derivative is large; the central difference's truncation error falls as h^2 there
+  // (measured: 1.7e-2, 1.9e-4, 1.9e-6 relative at h = 1e-3, 1e-4, 1e-5), while its rounding error
+  // grows as 1/h (1.1e-6 at h = 1e-6 on 4 ranks); 3e-6 keeps both near 2e-7.
+  std::pair<double, double> latent_derivative_error(const Vector& p, const Vector& gradient,
+                                                    std::uint64_t seed) const {
+    const Matrix X = points(p);
+    const Matrix Xi = testing::random_tangents(X, seed + partition.begin(comm.rank()));
+    const double along = testing::derivative_along(
+        [&](const Matrix& W) {
+          Vector g;
+          return objective->evaluate(with_points(p, W), g);
+        },
+        X, Xi, 3e-6);
+    const double pairing = comm.allreduce_sum(points(gradient).cwiseProduct(Xi).sum());
+    return {testing::relative_error(pairing, along), along};
+  }
   FullBatchResult train(RiemannianMethod method, int iterations) const {
     RiemannianFullBatchOptions o;
     o.method = method;
@@ -106,20 +127,8 @@ TEST_P(LorentzSparseFullBatch, ObjectiveDifferentiatesAlongExpMapCurvesOfPointsA
     Eigen::Map<Matrix>(p.data(), kInducing, kA) = testing::random_lorentz_points(kInducing, kQ, 31, 0.5);
     Vector gradient;
     s.objective->evaluate(p, gradient);
-    const Matrix X = s.points(p);
-    const Matrix Xi = testing::random_tangents(X, 41 + s.partition.begin(comm.rank()));
-    // h = 3e-6: a latent near an inducing input sits close to the Laplacian kernel's cusp, where the
-    // third derivative is large; the central difference's truncation error falls as h^2 there
-    // (measured: 1.7e-2, 1.9e-4, 1.9e-6 relative at h = 1e-3, 1e-4, 1e-5), while its rounding error
-    // grows as 1/h (1.1e-6 at h = 1e-6 on 4 ranks); 3e-6 keeps both near 2e-7.
-    const double along_x = testing::derivative_along(
-        [&](const Matrix& W) {
-          Vector g;
-          return s.objective->evaluate(s.with_points(p, W), g);
-        },
-        X, Xi, 3e-6);
-    const double pairing = comm.allreduce_sum(s.points(gradient).cwiseProduct(Xi).sum());
-    EXPECT_LT(testing::relative_error(pairing, along_x), 1e-6) << along_x;
+    const auto [error_x, along_x] = s.latent_derivative_error(p, gradient, 41);
+    EXPECT_LT(error_x, 1e-6) << along_x;
     const Matrix Z = Eigen::Map<const Matrix>(p.data(), kInducing, kA);
     const Matrix Zeta = testing::random_tangents(Z, 43);
     const double along_z = testing::derivative_along(
@@ -363,16 +372,8 @@ TEST(LorentzBayesianFullBatch, ControlVariateKlDifferentiatesAlongExpMapCurvesAn
   const Vector p = s.model.initial_parameters();
   Vector gradient;
   s.objective->evaluate(p, gradient);
-  const Matrix X = s.points(p);
-  const Matrix Xi = testing::random_tangents(X, 47 + s.partition.begin(comm.rank()));
-  const double along = testing::derivative_along(
-      [&](const Matrix& W) {
-        Vector g;
-        return s.objective->evaluate(s.with_points(p, W), g);
-      },
-      X, Xi, 3e-6);
-  const double pairing = comm.allreduce_sum(s.points(gradient).cwiseProduct(Xi).sum());
-  EXPECT_LT(testing::relative_error(pairing, along), 1e-6) << along;
+  const auto [error, along] = s.latent_derivative_error(p, gradient, 47);
+  EXPECT_LT(error, 1e-6) << along;
   const FullBatchResult r = s.train(RiemannianMethod::paper_gd, 6),
                         one = serial.train(RiemannianMethod::paper_gd, 6);
   EXPECT_GT(r.objective, r.curve.front());
