@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <limits>
+#include <sstream>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/kernel_registry.hpp"
@@ -77,6 +78,17 @@ void require_kind_specific_keys(const Config& c) {
           "model.init = \"paper_uniform\" is supported by exact, sas, bayesian_sas, sparse_gplvm and "
           "bayesian_gplvm",
           {"", "model.kind", kind});
+  // optim.stop_above is read by the Riemannian full-batch optimisers alone; elsewhere it would be
+  // ignored, so it is refused.
+  const double stop_above = c.get_double("optim.stop_above");
+  std::ostringstream stop_text;
+  stop_text << stop_above;
+  require(stop_above == std::numeric_limits<double>::infinity() ||
+              ((kind == "exact" || full_batch_sparse) && c.get_string("model.latent_space") == "lorentz"),
+          "optim.stop_above stops the Riemannian full-batch optimisers: model.kind = \"exact\", or "
+          "sparse_gplvm / bayesian_gplvm with sparse.training = \"full_batch\", on model.latent_space = "
+          "\"lorentz\"",
+          {"", "optim.stop_above", stop_text.str()});
   // The wrapped-normal Monte Carlo keys belong to the Bayesian hGP-LVM alone.
   const bool wrapped = kind == "bayesian_gplvm" && c.get_string("model.latent_space") == "lorentz";
   require(

@@ -201,8 +201,16 @@ class RiemannianRun {
     return true;
   }
 
+  // Whether `value` exceeds options_.stop_above: rank 0's answer, so that every rank stops at the
+  // same iteration. Collective.
+  bool above_stop(double value) const {
+    double above = value > options_.stop_above ? 1.0 : 0.0;
+    comm_.broadcast(&above, 1, 0);
+    return above > 0.0;
+  }
+
   // After iteration `iteration` changed the objective by `change` to `value`: true (and the reason
-  // set) to stop. Rank 0 decides the target test, so that every rank stops at the same iteration.
+  // set) to stop.
   bool should_stop(int iteration, double change, double value) {
     result_.iterations = iteration;
     if (std::abs(change) <= options_.tolerance) {
@@ -210,9 +218,7 @@ class RiemannianRun {
       result_.reason_text = "objective_change";
       return true;
     }
-    double above = value > options_.stop_above ? 1.0 : 0.0;
-    comm_.broadcast(&above, 1, 0);
-    if (above > 0.0) {
+    if (options_.stop_above < std::numeric_limits<double>::infinity() && above_stop(value)) {
       result_.converged = true;
       result_.reason_text = "objective_above_stop_above";
       return true;

@@ -144,6 +144,13 @@ TEST(LorentzTrainCli, StopsOnceTheObjectiveExceedsStopAbove) {
   ASSERT_EQ(curve.rows(), first + 1);
   for (Index i = 0; i <= first; ++i) EXPECT_EQ(curve(i, 2), full(i, 2)) << "iteration " << i;
   EXPECT_GT(curve(first, 2), threshold);
+  // Where no Riemannian full-batch optimiser runs, the key would be ignored: refused, naming it.
+  const CliResult refused = run_gplvm(
+      "train --config config.toml --model.kind=sas --optim.stop_above=-100 --output.path=out/sas.h5", 0,
+      r.dir);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_TRUE(has(refused.err, "optim.stop_above")) << refused.err;
+  EXPECT_FALSE(fs::exists(r.dir / "out/sas.h5"));
 }
 
 // Free points on the hyperboloid for SAS and Bayesian SAS, trained by Riemannian Adam at 2 ranks on the
