@@ -137,7 +137,10 @@ TEST_P(SparseGplvmFullBatchAcrossRanks, WithoutTheKeyTheFirstIterationsAgreeToRo
 // The block sums are still the collapsed bound and its gradient: the reproducible evaluation at the
 // start against the per-rank one (finite-difference tested in test_sparse_gplvm_model.cpp) at the
 // same parameters, to rounding. A block's share left out or put in the wrong place would differ by
-// far more than that.
+// far more than that. "Rounding" here is that of two summation orders passed through K_ZZ^{-1},
+// whose condition number the relative jitter bounds only by 10^6: the gradient entries agree to
+// 1.8e-10 of the largest one on an AVX-512 machine with Eigen's own products (sparse_gplvm_amortised,
+// even at one rank), so the bound is 1e-8, still eight orders below a misplaced block's error.
 TEST_P(SparseGplvmFullBatchAcrossRanks, ReproducibleEvaluationEqualsThePerRankOneToRounding) {
   const Communicator comm;
   const RowMatrix Y = problem_data();
@@ -157,7 +160,7 @@ TEST_P(SparseGplvmFullBatchAcrossRanks, ReproducibleEvaluationEqualsThePerRankOn
   ASSERT_EQ(actual.size(), expected.size());
   const double largest = comm.allreduce_max(expected.cwiseAbs().maxCoeff());
   const double difference = comm.allreduce_max((actual - expected).cwiseAbs().maxCoeff());
-  EXPECT_LE(difference, 1e-10 * largest) << "largest gradient entry " << largest;
+  EXPECT_LE(difference, 1e-8 * largest) << "largest gradient entry " << largest;
 }
 
 INSTANTIATE_TEST_SUITE_P(Free, SparseGplvmFullBatchAcrossRanks,
