@@ -187,25 +187,6 @@ Vector parallel_transport(const ConstVectorRef& from, const ConstVectorRef& to, 
   return v + (minkowski_dot(to - gamma * from, v) / (gamma + 1.0)) * (from + to);
 }
 
-Vector exp_at_origin(const ConstVectorRef& spatial_tangent) {
-  const double r = spatial_tangent.norm();
-  Vector x(spatial_tangent.size() + 1);
-  x[0] = std::cosh(r);
-  x.tail(spatial_tangent.size()) = sinhc(r) * spatial_tangent;
-  return x;
-}
-
-void exp_at_origin_backward(const ConstVectorRef& spatial_tangent, const ConstVectorRef& dx,
-                            VectorRef d_spatial) {
-  // x_0 = cosh r, x~ = (sinh r / r) v~: d x_0 / d v~ = (sinh r / r) v~ and
-  // d x~ / d v~ = (sinh r / r) I + (r cosh r - sinh r) / r^3 v~ v~^T.
-  const double r = spatial_tangent.norm();
-  const auto d_spatial_x = dx.tail(spatial_tangent.size());
-  d_spatial +=
-      (sinhc(r) * dx[0] + sinhc_slope_over_r(r) * spatial_tangent.dot(d_spatial_x)) * spatial_tangent +
-      sinhc(r) * d_spatial_x;
-}
-
 Vector log_at_origin(const ConstVectorRef& x) {
   // |Log_o(x)| = asinh(|x~|) on the sheet, in the direction of x~.
   const auto spatial = x.tail(x.size() - 1);
@@ -325,6 +306,42 @@ double log_two_pi() {
 }
 
 }  // namespace
+
+void exp_at_origin_rows(const ConstMatrixRef& V, MatrixRef X) {
+  // x_0 = cosh r, x~ = (sinh r / r) v~, r = |v~|.
+  for (Index n = 0; n < V.rows(); ++n) {
+    double r2 = 0.0;
+    for (Index k = 0; k < V.cols(); ++k) r2 += V(n, k) * V(n, k);
+    const double r = std::sqrt(r2), s = sinhc(r);
+    X(n, 0) = std::cosh(r);
+    for (Index k = 0; k < V.cols(); ++k) X(n, k + 1) = s * V(n, k);
+  }
+}
+
+void exp_at_origin_backward_rows(const ConstMatrixRef& V, const ConstMatrixRef& dX, MatrixRef d_V) {
+  // d x_0 / d v~ = (sinh r / r) v~ and d x~ / d v~ = (sinh r / r) I + (r cosh r - sinh r) / r^3 v~ v~^T.
+  for (Index n = 0; n < V.rows(); ++n) {
+    double r2 = 0.0, v_dot_dx = 0.0;
+    for (Index k = 0; k < V.cols(); ++k) {
+      r2 += V(n, k) * V(n, k);
+      v_dot_dx += V(n, k) * dX(n, k + 1);
+    }
+    const double r = std::sqrt(r2), s = sinhc(r);
+    const double along_v = s * dX(n, 0) + sinhc_slope_over_r(r) * v_dot_dx;
+    for (Index k = 0; k < V.cols(); ++k) d_V(n, k) += along_v * V(n, k) + s * dX(n, k + 1);
+  }
+}
+
+Vector exp_at_origin(const ConstVectorRef& spatial_tangent) {
+  Vector x(spatial_tangent.size() + 1);
+  exp_at_origin_rows(as_row(spatial_tangent), as_writable_row(x));
+  return x;
+}
+
+void exp_at_origin_backward(const ConstVectorRef& spatial_tangent, const ConstVectorRef& dx,
+                            VectorRef d_spatial) {
+  exp_at_origin_backward_rows(as_row(spatial_tangent), as_row(dx), as_writable_row(d_spatial));
+}
 
 void wrapped_normal_sample_rows(const ConstMatrixRef& Mu, const ConstMatrixRef& V, MatrixRef X) {
   // x = cosh(r) mu + s(r) u, s = sinh r / r, u = PT_{o -> mu}(0, v~) = (m, v~ + m / (mu_0 + 1) mu~),

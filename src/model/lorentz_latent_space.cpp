@@ -9,11 +9,6 @@
 namespace gplvm {
 namespace {
 
-// A row of a column-major matrix as a vector (a copy: rows are strided).
-Vector row_of(const ConstMatrixRef& M, Index n) {
-  return M.row(n).transpose();
-}
-
 // Tangent samples v~ = sqrt(variance) o eps, one row per row.
 Matrix tangent_samples(const ConstMatrixRef& variance, const ConstMatrixRef& eps) {
   return (variance.array().sqrt() * eps.array()).matrix();
@@ -35,17 +30,12 @@ LorentzLatentSpace::LorentzLatentSpace(Index intrinsic_dim) : dim_(intrinsic_dim
 void LorentzLatentSpace::from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const {
   require_columns(V, dim_, "tangent vectors at the origin");
   X.resize(V.rows(), dim_ + 1);
-  for (Index n = 0; n < V.rows(); ++n) X.row(n) = lorentz::exp_at_origin(row_of(V, n)).transpose();
+  lorentz::exp_at_origin_rows(V, X);
 }
 
 void LorentzLatentSpace::from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
                                                       MatrixRef dV) const {
-  Vector dv(dim_);
-  for (Index n = 0; n < V.rows(); ++n) {
-    dv.setZero();
-    lorentz::exp_at_origin_backward(row_of(V, n), row_of(dX, n), dv);
-    dV.row(n) += dv.transpose();
-  }
+  lorentz::exp_at_origin_backward_rows(V, dX, dV);
 }
 
 // The optimiser's maps run over whole row blocks (every local point, every step), without a

@@ -114,6 +114,10 @@ void riemannian_gradient_rows(const ConstMatrixRef& X, MatrixRef G);
 void retract_rows(MatrixRef X, const ConstMatrixRef& step);
 // In place, each row: v <- PT_{from -> to}(v).
 void parallel_transport_rows(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V);
+// X.row(n) = exp_at_origin(V.row(n)): the encoders' tangent vectors at the origin mapped to points.
+void exp_at_origin_rows(const ConstMatrixRef& V, MatrixRef X);
+// ADDS each row's exp_at_origin_backward to d_V.
+void exp_at_origin_backward_rows(const ConstMatrixRef& V, const ConstMatrixRef& dX, MatrixRef d_V);
 
 // The Poincare ball B^Q: p = x~ / (1 + x_0), and back x = ((1 + |p|^2), 2 p) / (1 - |p|^2).
 Vector to_poincare(const ConstVectorRef& x);
