@@ -51,7 +51,11 @@ void refresh_active_set(const Model& model, const Communicator& comm, Vector& pa
     if (rows[k] >= begin && rows[k] < end)
       chosen.row(k) = latents.row(static_cast<Index>(rows[k] - begin)).head(a);
   comm.allreduce_sum(chosen.data(), chosen.size());
-  Eigen::Map<Matrix>(params.data() + active.points.offset, m, a) = chosen;
+  auto points = Eigen::Map<Matrix>(params.data() + active.points.offset, m, a);
+  if (points == chosen) return;  // the same rows at the same places: nothing moves
+  const Matrix previous = points;
+  points = chosen;
+  model.carry_over_active_set(previous, params);
 }
 
 }  // namespace gplvm

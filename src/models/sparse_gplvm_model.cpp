@@ -13,6 +13,7 @@
 #include "gplvm/models/fixed_hyperparameters.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
+#include "gplvm/objectives/inducing_posterior_transfer.hpp"
 #include "gplvm/objectives/sparse_gplvm.hpp"
 
 namespace gplvm {
@@ -178,6 +179,13 @@ InducingPosterior SparseGplvmModel::inducing_posterior(const Vector& params) con
   require(config_.training == SparseTraining::minibatch, "full-batch sparse GPLVMs have no explicit q(u)",
           {"", "sparse.training", "full_batch"});
   return InducingPosterior::unpack(params.data() + posterior_offset_, config_.num_inducing, config_.data_dim);
+}
+
+void SparseGplvmModel::carry_over_active_set(const Matrix& previous, Vector& params) const {
+  if (config_.training != SparseTraining::minibatch) return;  // full batch: q(u) is collapsed
+  const InducingPosterior carried = transferred_inducing_posterior(
+      inducing_posterior(params), *kernel(params), previous, inducing_inputs(params));
+  carried.pack(params.data() + posterior_offset_);
 }
 
 Index SparseGplvmModel::local_values_per_row() const {

@@ -14,6 +14,7 @@
 #include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
+#include "gplvm/objectives/inducing_posterior_transfer.hpp"
 #include "gplvm/train/trainer.hpp"
 #include "support/test_support.hpp"
 
@@ -171,6 +172,36 @@ TEST_P(MinibatchActiveSet, SameTrajectoryAsOneProcess) {
       EXPECT_LT((X - X_one).norm() / X_one.norm(), 1e-7);
     }
   }
+}
+
+// At a redraw q(u) follows Z: it becomes the carried posterior of the old q(u) at the new rows
+// (objectives/inducing_posterior_transfer.hpp, whose own tests check what that is), the same on
+// every rank.
+TEST_P(MinibatchActiveSet, ARedrawCarriesQuToTheNewRows) {
+  const Communicator comm;
+  const ActiveSetRun s(comm, problem_data(), active_set_config(GetParam(), true));
+  TrainingState state = s.trainer(kEvery).initial_state();
+  s.trainer(kEvery).run(state);  // the next step redraws
+  Vector redrawn = state.params;
+  refresh_active_set(s.model, comm, redrawn, 1);
+  const Matrix Z = s.model.inducing_inputs(state.params), Z_new = s.model.inducing_inputs(redrawn);
+  ASSERT_FALSE(Z == Z_new);
+  const InducingPosterior before = s.model.inducing_posterior(state.params);
+  const InducingPosterior carried =
+      transferred_inducing_posterior(before, *s.model.kernel(state.params), Z, Z_new);
+  const InducingPosterior after = s.model.inducing_posterior(redrawn);
+  EXPECT_LT((after.mean - carried.mean).norm(), 1e-12 * carried.mean.norm());
+  EXPECT_LT((after.scale - carried.scale).norm(), 1e-12 * carried.scale.norm());
+  EXPECT_GT((after.mean - before.mean).norm(), 1e-3 * before.mean.norm());
+  // Everything else is as it was.
+  const Index posterior = s.model.posterior_offset();
+  EXPECT_TRUE(redrawn.segment(kInducing * kA, posterior - kInducing * kA) ==
+              state.params.segment(kInducing * kA, posterior - kInducing * kA));
+  EXPECT_TRUE(redrawn.tail(redrawn.size() - s.model.num_shared_parameters()) ==
+              state.params.tail(state.params.size() - s.model.num_shared_parameters()));
+  Vector mine = redrawn.head(s.model.num_shared_parameters());
+  comm.broadcast(mine.data(), mine.size(), 0);
+  EXPECT_TRUE(mine == redrawn.head(s.model.num_shared_parameters()));
 }
 
 // Z is stored with the shared parameters, so a state saved after step 7 (the next step redraws)

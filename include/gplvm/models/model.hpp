@@ -123,6 +123,11 @@ class Model {
     Index every = 0;
   };
   virtual ActiveSet active_set() const { return {}; }
+  // Called by models/active_set.hpp once it has moved the active set from `previous` (its points
+  // before the redraw, stored as active_set().points) to the points now in params, when the two
+  // differ: parameters that are tied to where the inducing inputs are (an explicit q(u)) follow
+  // them. Default: nothing does.
+  virtual void carry_over_active_set(const Matrix& /*previous*/, Vector& /*params*/) const {}
   // Where the local points of curved_point_space() lie in the flat vector: local_rows() x
   // ambient_dim() values, row-major, from this offset, so that an optimiser reads and moves them
   // in place rather than through local_block_rows' copy of the whole local block. -1 where they

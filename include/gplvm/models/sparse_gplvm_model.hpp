@@ -121,6 +121,9 @@ class SparseGplvmModel final : public Model {
     if (config_.active_set_refresh == 0) return {};
     return {SharedPoints{0, config_.num_inducing}, config_.active_set_refresh};
   }
+  // Minibatch training's explicit q(u) is replaced by the law at the new Z of the function
+  // posterior it implies (objectives/inducing_posterior_transfer.hpp).
+  void carry_over_active_set(const Matrix& previous, Vector& params) const override;
   Index data_dim() const override { return config_.data_dim; }
   Precision precision() const override { return Precision::float64; }
   std::uint64_t seed() const override { return config_.seed; }
