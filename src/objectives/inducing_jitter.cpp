@@ -2,8 +2,12 @@
 
 namespace gplvm {
 
+double inducing_jitter(const Matrix& K, double relative_jitter) {
+  return relative_jitter != 0.0 && K.rows() > 0 ? relative_jitter * K.diagonal().mean() : 0.0;
+}
+
 Matrix jittered_inducing_kernel(Matrix K, double relative_jitter) {
-  if (relative_jitter != 0.0 && K.rows() > 0) K.diagonal().array() += relative_jitter * K.diagonal().mean();
+  if (relative_jitter != 0.0 && K.rows() > 0) K.diagonal().array() += inducing_jitter(K, relative_jitter);
   return K;
 }
 

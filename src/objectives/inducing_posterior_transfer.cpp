@@ -23,7 +23,8 @@ InducingPosterior transferred_inducing_posterior(const InducingPosterior& q, con
                                                  const ConstMatrixRef& new_inputs, double relative_jitter) {
   Matrix K;
   kernel.cross(inputs, inputs, K);
-  const double jitter = K.rows() > 0 ? relative_jitter * K.diagonal().mean() : 0.0;
+  // The old K's jitter throughout: it is the noise each inducing value carries, attached to its input.
+  const double jitter = inducing_jitter(K, relative_jitter);
   K.diagonal().array() += jitter;
   const Matrix cross = cross_covariance(kernel, new_inputs, inputs, jitter);
   Matrix new_kernel;

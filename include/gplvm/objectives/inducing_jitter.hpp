@@ -17,7 +17,10 @@ namespace gplvm {
 
 inline constexpr double kInducingRelativeJitter = 1e-6;
 
-// K + relative_jitter * mean(diag K) * I.
+// The jitter added to K's diagonal: relative_jitter * mean(diag K) (0 for an empty K).
+double inducing_jitter(const Matrix& K, double relative_jitter);
+
+// K + inducing_jitter(K, relative_jitter) * I.
 Matrix jittered_inducing_kernel(Matrix K, double relative_jitter);
 
 // The adjoint of the map above: given dF/dK_eff in G, G becomes dF/dK = G + relative_jitter / M * tr(G) I.
