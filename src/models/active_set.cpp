@@ -34,13 +34,12 @@ std::vector<std::uint64_t> active_set_rows(std::uint64_t num_data, std::uint64_t
   return rows;
 }
 
-void refresh_active_set(const Model& model, const Communicator& comm, Vector& params, std::uint64_t refresh) {
-  const Model::ActiveSet active = model.active_set();
-  if (active.every == 0) return;
+Matrix drawn_active_set(const Model& model, const Communicator& comm, const Vector& params,
+                        std::uint64_t refresh) {
   const LatentSpace* space = model.curved_point_space();
   require(space != nullptr, "an active set needs free latents on a curved latent space",
           {"", "model.latent_space", model.latent_space()});
-  const Index a = space->ambient_dim(), m = active.points.rows;
+  const Index a = space->ambient_dim(), m = model.active_set().points.rows;
   const std::vector<std::uint64_t> rows =
       active_set_rows(model.num_data(), static_cast<std::uint64_t>(m), model.seed(), refresh);
   const RowMatrix latents = model.local_block_rows(params);
@@ -51,7 +50,14 @@ void refresh_active_set(const Model& model, const Communicator& comm, Vector& pa
     if (rows[k] >= begin && rows[k] < end)
       chosen.row(k) = latents.row(static_cast<Index>(rows[k] - begin)).head(a);
   comm.allreduce_sum(chosen.data(), chosen.size());
-  auto points = Eigen::Map<Matrix>(params.data() + active.points.offset, m, a);
+  return chosen;
+}
+
+void refresh_active_set(const Model& model, const Communicator& comm, Vector& params, std::uint64_t refresh) {
+  const Model::ActiveSet active = model.active_set();
+  if (active.every == 0) return;
+  Matrix chosen = drawn_active_set(model, comm, params, refresh);
+  auto points = Eigen::Map<Matrix>(params.data() + active.points.offset, chosen.rows(), chosen.cols());
   if (points == chosen) return;  // the same rows at the same places: nothing moves
   const Matrix previous = points;
   points = chosen;

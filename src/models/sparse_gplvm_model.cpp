@@ -493,10 +493,9 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
   initial_inducing_ = initial_inducing_inputs(comm, partition, latents, config_.num_inducing,
                                               config_.inducing_init, config_.seed);
   if (config_.active_set_refresh > 0) {
-    // The trainers start from refresh 0 of these latents; q(u) below is fitted to that Z.
-    Vector start = initial_parameters();
-    refresh_active_set(*this, comm, start, 0);
-    initial_inducing_ = inducing_inputs(start);
+    // The trainers start from refresh 0 of these latents; q(u) below is fitted to that Z (so
+    // nothing is carried over to it).
+    initial_inducing_ = drawn_active_set(*this, comm, initial_parameters(), 0);
   }
   if (config_.training == SparseTraining::minibatch)
     initial_posterior_ = config_.reproducible_sums

@@ -21,8 +21,14 @@ namespace gplvm {
 std::vector<std::uint64_t> active_set_rows(std::uint64_t num_data, std::uint64_t count, std::uint64_t seed,
                                            std::uint64_t refresh);
 
-// Writes refresh `refresh`'s rows' latents into the model's active set in params (every rank's copy
-// identical: each value is its owner's, summed with zeros). Collective; a no-op without an active set.
+// Refresh `refresh`'s rows' latents, M x ambient_dim() (every rank's copy identical: each value is
+// its owner's, summed with zeros). Collective; the model must have an active set.
+Matrix drawn_active_set(const Model& model, const Communicator& comm, const Vector& params,
+                        std::uint64_t refresh);
+
+// Writes drawn_active_set into the model's active set in params and, where that moves Z, lets the
+// model carry its state over to the new Z (Model::carry_over_active_set). Collective; a no-op
+// without an active set.
 void refresh_active_set(const Model& model, const Communicator& comm, Vector& params, std::uint64_t refresh);
 
 }  // namespace gplvm
