@@ -15,7 +15,10 @@ Writes a markdown table of mean +- std over the seeds next to the paper's number
 
 Two protocols: by default each seed draws its own tree and its own start; with --data-seed S every
 seed trains on the one tree drawn with seed S and only the start (train.seed) varies, which is what
-the paper's 10 runs on its one shipped data set per depth measure.
+the paper's 10 runs on its one shipped data set per depth measure. With --paper-data DIR every seed
+trains on the paper's own data set of each depth instead (the hGP-LVM code's
+dataset/synthetic_bin_tree folder: DIR/<d>/train/{data,true_data,label}.npy), converted to an HDF5
+data file with /Y, /codes and /labels as `gplvm generate --kind binary_tree` writes them.
 
 Resumable: every file a step writes is kept under --out, and a step whose output exists is skipped
 (the run file is written only when a training run ends, so a killed run is redone from its start).
@@ -59,20 +62,53 @@ def run(command, log):
     return time.time() - start
 
 
+def import_paper_tree(folder, depth, output):
+    """The paper's data set of one depth (DIR/<depth>/train/*.npy) as a gplvm data file, checked first:
+    2^d - 1 columns, rows in [0, 1], binary codes with the same rows, one label per row."""
+    import h5py  # Debian python3-h5py, python3-numpy: needed only here
+    import numpy as np
+
+    def load(name):
+        path = os.path.join(folder, str(depth), "train", name)
+        try:
+            return path, np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            sys.exit(f"{path}: cannot read the paper's data set ({e})")
+
+    (y_path, y), (c_path, codes), (l_path, labels) = load("data.npy"), load("true_data.npy"), load("label.npy")
+    columns = 2**depth - 1
+    if y.ndim != 2 or y.shape[1] != columns or not np.all(np.isfinite(y)):
+        sys.exit(f"{y_path}: expected a finite matrix with {columns} columns (depth {depth}), got shape {y.shape}")
+    if codes.shape != y.shape or not np.all((codes == 0) | (codes == 1)):
+        sys.exit(f"{c_path}: expected binary codes of shape {y.shape}, got shape {codes.shape}")
+    labels = labels.reshape(-1)
+    if labels.shape[0] != y.shape[0]:
+        sys.exit(f"{l_path}: expected {y.shape[0]} labels, got {labels.shape[0]}")
+    tmp = output + ".tmp"
+    with h5py.File(tmp, "w") as f:
+        f["/Y"] = y.astype(np.float64)
+        f["/codes"] = codes.astype(np.float64)
+        f["/labels"] = labels.astype(np.int64)
+    os.replace(tmp, output)
+
+
 def one_cell(args, depth, seed, model):
     """Distance correlation of one model on one data set (each step skipped when done)."""
     tree_seed = seed if args.data_seed is None else args.data_seed
-    # One folder per tree: under --data-seed all seeds share the tree and keep their runs beside it.
-    tree = f"seed{seed}" if args.data_seed is None else f"tree{args.data_seed}"
+    # One folder per tree: under --data-seed or --paper-data all seeds share the tree and keep their
+    # runs beside it.
+    tree = "paper" if args.paper_data else f"seed{seed}" if args.data_seed is None else f"tree{args.data_seed}"
     folder = os.path.join(args.out, f"d{depth}", tree)
     os.makedirs(folder, exist_ok=True)
     data = os.path.join(folder, "data.h5")
+    if args.paper_data and not os.path.exists(data):
+        import_paper_tree(args.paper_data, depth, data)
     if not os.path.exists(data):
         run([args.gplvm, "generate", "--kind", "binary_tree", "--depth", str(depth), "--seed", str(tree_seed),
              "--output", data], data + ".log")
     # The stopping rule is part of a run's identity: runs under another rule keep their own files.
     tag = f"_stop{args.stop_above:g}" if model == "hgplvm" and args.stop_above is not None else ""
-    start = "" if args.data_seed is None else f"_start{seed}"
+    start = "" if args.data_seed is None and not args.paper_data else f"_start{seed}"
     run_file = os.path.join(folder, f"{model}{tag}{start}.h5")
     launcher = [args.mpiexec, "-n", str(args.ranks), "--oversubscribe"] if args.ranks > 1 else []
     if not os.path.exists(run_file):
@@ -123,10 +159,15 @@ def main():
     p.add_argument("--data-seed", type=int, default=None,
                    help="train every seed on the one tree drawn with this seed (the paper's protocol); "
                    "default: each seed draws its own tree")
+    p.add_argument("--paper-data", default=None, metavar="DIR",
+                   help="train every seed on the paper's data set of each depth, DIR/<d>/train/"
+                   "{data,true_data,label}.npy (the hGP-LVM code's dataset/synthetic_bin_tree)")
     p.add_argument("--models", nargs="+", default=["hgplvm", "gplvm"], choices=["hgplvm", "gplvm"])
     p.add_argument("--out", default="results/sbt_table2")
     p.add_argument("--table", default=None, help="markdown file (default: <out>/table2.md)")
     args = p.parse_args()
+    if args.paper_data is not None and args.data_seed is not None:
+        p.error("--paper-data and --data-seed choose the data set two ways: give one")
     results = {}
     for depth in args.depths:
         for seed in range(args.seeds):
