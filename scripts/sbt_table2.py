@@ -68,14 +68,17 @@ def import_paper_tree(folder, depth, output):
     import h5py  # Debian python3-h5py, python3-numpy: needed only here
     import numpy as np
 
-    def load(name):
+    def load(name, allow_pickle=False):
         path = os.path.join(folder, str(depth), "train", name)
         try:
-            return path, np.load(path, allow_pickle=False)
+            return path, np.load(path, allow_pickle=allow_pickle)
         except (OSError, ValueError) as e:
             sys.exit(f"{path}: cannot read the paper's data set ({e})")
 
-    (y_path, y), (c_path, codes), (l_path, labels) = load("data.npy"), load("true_data.npy"), load("label.npy")
+    # The code loads its label files with allow_pickle=True (some hold Python objects); the labels
+    # must still be integers (the node depths).
+    (y_path, y), (c_path, codes) = load("data.npy"), load("true_data.npy")
+    l_path, labels = load("label.npy", allow_pickle=True)
     columns = 2**depth - 1
     if y.ndim != 2 or y.shape[1] != columns or not np.all(np.isfinite(y)):
         sys.exit(f"{y_path}: expected a finite matrix with {columns} columns (depth {depth}), got shape {y.shape}")
@@ -84,11 +87,17 @@ def import_paper_tree(folder, depth, output):
     labels = labels.reshape(-1)
     if labels.shape[0] != y.shape[0]:
         sys.exit(f"{l_path}: expected {y.shape[0]} labels, got {labels.shape[0]}")
+    try:
+        integers = labels.astype(np.int64)
+    except (TypeError, ValueError):
+        sys.exit(f"{l_path}: expected integer labels (node depths), got {labels.dtype} values")
+    if not np.array_equal(integers, labels):
+        sys.exit(f"{l_path}: expected integer labels (node depths), got non-integer values")
     tmp = output + ".tmp"
     with h5py.File(tmp, "w") as f:
         f["/Y"] = y.astype(np.float64)
         f["/codes"] = codes.astype(np.float64)
-        f["/labels"] = labels.astype(np.int64)
+        f["/labels"] = integers
     os.replace(tmp, output)
 
 

@@ -30,7 +30,8 @@ def paper_layout(gplvm, root, depth=4, columns=None):
         y, codes, labels = f["/Y"][()], f["/codes"][()], f["/labels"][()]
     np.save(os.path.join(train, "data.npy"), y if columns is None else y[:, :columns])
     np.save(os.path.join(train, "true_data.npy"), codes.astype(np.int64))
-    np.save(os.path.join(train, "label.npy"), labels.reshape(-1, 1))
+    # As an object array, as some of the code's label files are (it loads them with allow_pickle=True).
+    np.save(os.path.join(train, "label.npy"), labels.reshape(-1, 1).astype(object))
     return y, codes, labels
 
 
