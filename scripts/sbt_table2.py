@@ -64,7 +64,7 @@ def run(command, log):
 
 def import_paper_tree(folder, depth, output):
     """The paper's data set of one depth (DIR/<depth>/train/*.npy) as a gplvm data file, checked first:
-    2^d - 1 columns, rows in [0, 1], binary codes with the same rows, one label per row."""
+    a finite matrix with 2^d - 1 columns, binary codes of the same shape, one integer label per row."""
     import h5py  # Debian python3-h5py, python3-numpy: needed only here
     import numpy as np
 
