@@ -7,7 +7,8 @@ double inducing_jitter(const Matrix& K, double relative_jitter) {
 }
 
 Matrix jittered_inducing_kernel(Matrix K, double relative_jitter) {
-  if (relative_jitter != 0.0 && K.rows() > 0) K.diagonal().array() += inducing_jitter(K, relative_jitter);
+  const double jitter = inducing_jitter(K, relative_jitter);
+  if (jitter != 0.0) K.diagonal().array() += jitter;
   return K;
 }
 
