@@ -87,7 +87,8 @@ def chosen_checkpoints(cell_dir, count):
                          key=checkpoint_step)
     if len(checkpoints) <= count:
         return checkpoints
-    picks = np.unique(np.round(np.linspace(0, len(checkpoints) - 1, count)).astype(int))
+    # Evenly spaced from the last one backwards, so that a single snapshot is the trained model's.
+    picks = np.unique(np.round(np.linspace(len(checkpoints) - 1, 0, count)).astype(int))
     return [checkpoints[i] for i in picks]
 
 

@@ -96,6 +96,20 @@ def check_study(gplvm, data, out):
         assert os.path.isfile(os.path.join(out, name)), name
 
 
+def check_chosen_checkpoints(folder):
+    """The snapshot choice: evenly spaced, the last checkpoint always, so one snapshot is the trained model's."""
+    sys.path.insert(0, DRIVERS)
+    import study_40k
+    checkpoints = os.path.join(folder, "run.h5.checkpoints")
+    os.makedirs(checkpoints)
+    for step in (100, 200, 300, 400, 500, 600, 650):
+        open(os.path.join(checkpoints, f"checkpoint-{step:09d}.h5"), "w").close()
+    steps = {count: [study_40k.checkpoint_step(p) for p in study_40k.chosen_checkpoints(folder, count)]
+             for count in (1, 2, 3, 7, 9)}
+    assert steps[1] == [650] and steps[2] == [100, 650] and steps[3] == [100, 400, 650], steps
+    assert steps[7] == steps[9] == [100, 200, 300, 400, 500, 600, 650], steps
+
+
 def table_rows(path):
     return [line for line in open(path) if line.startswith("| ") and not line.startswith("| model")]
 
@@ -105,6 +119,7 @@ def main():
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     with tempfile.TemporaryDirectory() as folder:
+        check_chosen_checkpoints(os.path.join(folder, "chosen"))
         data = make_data(gplvm, folder)
         out = os.path.join(folder, "reproduce")
 
