@@ -72,6 +72,13 @@ StepVerdict ConvergenceMonitor::finish_step(ConvergenceState& s, std::uint64_t s
     s.best_step = step;
   }
   if (options_.tolerance <= 0) return v;
+  if (s.recovering) {
+    if (improvement < -options_.tolerance) {
+      s.stalled_windows = 0;
+      return v;
+    }
+    s.recovering = false;
+  }
   s.stalled_windows = improvement < options_.tolerance ? s.stalled_windows + 1 : 0;
   if (s.stalled_windows >= options_.patience) {
     v.converged = s.converged = true;

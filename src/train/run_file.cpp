@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <string_view>
 #include <type_traits>
 
 #include "gplvm/core/error.hpp"
@@ -58,6 +59,7 @@ void for_each_convergence_field(Convergence& c, F&& f) {
   f("best_smoothed", c.best_smoothed);
   f("best_step", c.best_step);
   f("stalled_windows", c.stalled_windows);
+  f("recovering", c.recovering);
   f("converged", c.converged);
   f("converged_step", c.converged_step);
   f("learning_rate_factor", c.learning_rate_factor);
@@ -86,6 +88,8 @@ void read_convergence_state(const Hdf5ResultReader& in, const Model& model, Trai
   for_each_convergence_field(s.convergence, [&](const char* name, auto& value) {
     using T = std::decay_t<decltype(value)>;
     const std::string attribute = std::string(kConvergencePrefix) + name;
+    // Checkpoints from before `recovering` existed lack it: they resume as not recovering.
+    if (std::string_view(name) == "recovering" && !in.has_attribute("/state", attribute)) return;
     if constexpr (std::is_same_v<T, double>)
       value = in.read_attribute_double("/state", attribute);
     else

@@ -212,6 +212,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
       }
       ++state.convergence.rollbacks;
       state.convergence.learning_rate_factor *= options_.rollback_lr_factor;
+      state.convergence.recovering = true;
       if (comm_.is_root())
         log_warning("training diverged at step " + std::to_string(failed) + " (" + verdict.divergence +
                     "); rolled back to step " + std::to_string(good.step) + " with the learning rate times " +

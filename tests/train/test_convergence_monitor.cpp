@@ -133,6 +133,34 @@ TEST(ConvergenceMonitor, DropOfTheSmoothedObjectiveDivergesAtTheClosedFormStep) 
             0u);
 }
 
+TEST(ConvergenceMonitor, AfterARollbackOnlyWindowsBackAtTheBestCountAsStalled) {
+  // A plateau at -100 for 36 steps (window 12: best at 12, stalled at 24 and 36), a rollback there,
+  // then the objective at -300 climbing by 2 a step back to -100 (step 136) and staying. S lags a
+  // ramp of slope 2 by 2 (1 - a) / a = 11 and then closes that gap by (1 - a) = 11/13 a step, so it is
+  // within 1e-3 of |best| = 0.1 first at a window end at step 168 (11 (11/13)^32 = 0.05; at 156,
+  // 0.38): stalled there, at 180 and at 192, converged. Without the rollback mark the first window
+  // of the climb (step 48) would be the third stalled one and end the run.
+  const ConvergenceMonitor m({.tolerance = 1e-3, .patience = 3, .divergence_drop = 0.0, .min_window_steps = 10},
+                             4);
+  const auto objective = [](std::uint64_t t) {
+    return t <= 36 ? -100.0 : t <= 136 ? -300.0 + 2.0 * static_cast<double>(t - 36) : -100.0;
+  };
+  for (const bool rollback : {false, true}) {
+    ConvergenceState s;
+    std::uint64_t converged_at = 0;
+    for (std::uint64_t t = 1; t <= 400 && converged_at == 0; ++t) {
+      if (m.observe(s, t, objective(t), 1.0).converged) converged_at = t;
+      if (t == 36) {
+        EXPECT_EQ(s.stalled_windows, 2u);
+        s.recovering = rollback;
+      }
+    }
+    EXPECT_EQ(converged_at, rollback ? 192u : 48u) << "rollback " << rollback;
+    EXPECT_FALSE(s.recovering);
+    EXPECT_EQ(s.best_step, 12u);
+  }
+}
+
 TEST(ConvergenceMonitor, RejectsInvalidOptionsNamingTheKey) {
   try {
     ConvergenceMonitor({.tolerance = 1e-3, .patience = 0, .min_window_steps = 10}, 4);

@@ -11,7 +11,9 @@
 // that are multiples of the window, so a resumed run judges at the same steps.
 //   Stopping: at each window end, the improvement of S over the best S of earlier window ends,
 //   relative to |best|, below `tolerance` counts the window as stalled; a window above it resets
-//   the count. `patience` stalled windows in a row: converged.
+//   the count. `patience` stalled windows in a row: converged. After a rollback (`recovering`),
+//   windows count only once S is back within `tolerance` of the best: a run climbing back from a
+//   divergence is below its best without being on a plateau.
 //   Best: the parameters at the window end with the highest S (the caller keeps them).
 //   Divergence: a non-finite objective or gradient norm, or (from the end of the first window on)
 //   S falling below its highest value since then by more than divergence_drop * max(|peak|,
@@ -38,6 +40,7 @@ struct ConvergenceState {
   double best_smoothed = 0.0;   // highest S at a window end (valid when best_step > 0)
   std::uint64_t best_step = 0;  // the step of that window end; 0: none yet
   std::uint64_t stalled_windows = 0;
+  bool recovering = false;  // set by a rollback; cleared when S is back within tolerance of the best
   bool converged = false;
   std::uint64_t converged_step = 0;
   double learning_rate_factor = 1.0;  // lowered by each rollback
