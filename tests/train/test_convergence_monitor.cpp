@@ -140,8 +140,8 @@ TEST(ConvergenceMonitor, AfterARollbackOnlyWindowsBackAtTheBestCountAsStalled) {
   // within 1e-3 of |best| = 0.1 first at a window end at step 168 (11 (11/13)^32 = 0.05; at 156,
   // 0.38): stalled there, at 180 and at 192, converged. Without the rollback mark the first window
   // of the climb (step 48) would be the third stalled one and end the run.
-  const ConvergenceMonitor m({.tolerance = 1e-3, .patience = 3, .divergence_drop = 0.0, .min_window_steps = 10},
-                             4);
+  const ConvergenceMonitor m(
+      {.tolerance = 1e-3, .patience = 3, .divergence_drop = 0.0, .min_window_steps = 10}, 4);
   const auto objective = [](std::uint64_t t) {
     return t <= 36 ? -100.0 : t <= 136 ? -300.0 + 2.0 * static_cast<double>(t - 36) : -100.0;
   };
