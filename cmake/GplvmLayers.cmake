@@ -10,6 +10,19 @@
 # interface library) links all of them for the executables, tests and benchmarks.
 set(GPLVM_LAYERS "")
 
+# The external headers nearly every source file includes, parsed once per build instead of once
+# per file: Eigen alone is half the compile time of a small source file. The first layer
+# precompiles them and every other target reuses its copy (gplvm_reuse_precompiled_headers);
+# the flags are the same build-wide, which GCC requires of a reused header.
+set(GPLVM_PRECOMPILED <algorithm> <cmath> <cstdint> <cstdio> <functional> <limits> <memory> <numbers>
+                      <optional> <string> <utility> <vector> <Eigen/Dense> <mpi.h>)
+
+function(gplvm_reuse_precompiled_headers target from)
+  if(GPLVM_PRECOMPILED_HEADERS)
+    target_precompile_headers(${target} REUSE_FROM ${from})
+  endif()
+endfunction()
+
 function(gplvm_layer)
   cmake_parse_arguments(L "" "NAME" "DEPS;LIBS" ${ARGN})
   # The layers visible from this one: itself and everything its dependencies see.
@@ -41,6 +54,14 @@ function(gplvm_layer)
     target_link_libraries(gplvm_${L_NAME} PUBLIC gplvm_${dep})
   endforeach()
   target_link_libraries(gplvm_${L_NAME} PUBLIC gplvm_common ${L_LIBS})
+  if(GPLVM_LAYERS STREQUAL "")
+    if(GPLVM_PRECOMPILED_HEADERS)
+      target_precompile_headers(gplvm_${L_NAME} PRIVATE ${GPLVM_PRECOMPILED})
+    endif()
+  else()
+    list(GET GPLVM_LAYERS 0 first)
+    gplvm_reuse_precompiled_headers(gplvm_${L_NAME} gplvm_${first})
+  endif()
 
   set(layers ${GPLVM_LAYERS})
   list(APPEND layers ${L_NAME})
