@@ -3,6 +3,9 @@
 #   make demo   install, build and run the main job on an embedded default
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
+# Tests run two per core: most of a test's time is spent starting processes (mpirun, MPI_Init,
+# the CLI), not computing; at one per core the suite kept under half the cores busy.
+TEST_JOBS ?= $(shell echo $$((2 * $$(nproc))))
 CMAKE_FLAGS ?=
 
 .PHONY: all deps configure build test test-generic test-blas demo format clean
@@ -19,7 +22,7 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
-	cd $(BUILD_DIR) && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD_DIR) && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(TEST_JOBS)
 
 demo: build
 	bash scripts/demo.sh $(BUILD_DIR)
@@ -35,7 +38,7 @@ clean:
 test-generic: deps
 	cmake -S . -B build-generic -DCMAKE_BUILD_TYPE=Release -DGPLVM_NATIVE=OFF -DGPLVM_GEMM=eigen -DGPLVM_BUILD_BENCH=OFF
 	cmake --build build-generic -j $(JOBS) --target test_linalg test_model test_objectives
-	cd build-generic && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(JOBS) -R '^(linalg|model|objectives)\.'
+	cd build-generic && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(TEST_JOBS) -R '^(linalg|model|objectives)\.'
 
 # The same layers once more with every product through OpenBLAS (GPLVM_GEMM=blas), the engine users
 # on CPUs without AVX-512 or with a faster vendor BLAS select, plus the distributed step and
@@ -44,4 +47,4 @@ BLAS_TESTS = test_linalg test_model test_objectives test_models test_train test_
 test-blas: deps
 	cmake -S . -B build-blas -DCMAKE_BUILD_TYPE=Release -DGPLVM_GEMM=blas -DGPLVM_BUILD_BENCH=OFF
 	cmake --build build-blas -j $(JOBS) --target $(BLAS_TESTS)
-	cd build-blas && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(JOBS) -R '^(linalg|model|objectives|models|train)\.|^mpi\.test_distributed_(sas_terms|training)\.np[1-4]$$'
+	cd build-blas && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(TEST_JOBS) -R '^(linalg|model|objectives|models|train)\.|^mpi\.test_distributed_(sas_terms|training)\.np[1-4]$$'
