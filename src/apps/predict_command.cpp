@@ -186,7 +186,8 @@ int predict_command(const Arguments& args, const Communicator& comm) {
            std::to_string(latents.cols) + " columns, run has " + std::to_string(space->ambient_dim()) + " (" +
                space->name() + ")"});
   if (space->name() == "lorentz") require_latents_on_sheet(latents, comm);
-  PointMap map{training.chart, nullptr};
+  PointMap map;
+  map.chart = training.chart;
   if (project_to) {
     require(!training.chart,
             "--project-to is for runs on Euclidean data; this run predicts on its output space",

@@ -429,7 +429,9 @@ print(" ".join(repr(float(v)) for v in out))
     // the spread falls a little near the origin (where the quadratic terms dominate) and by more than
     // half far from it (measured: 0.63 -> 0.60, 0.94 -> 0.85, 1.62 -> 0.64).
     EXPECT_LT(spread, plain_spread);
-    if (k == 2) EXPECT_LT(spread, 0.5 * plain_spread);
+    if (k == 2) {
+      EXPECT_LT(spread, 0.5 * plain_spread);
+    }
   }
   EXPECT_EQ(parse_kl_mode("exact", "control_variate"), KlMode::exact_control_variate);
   EXPECT_EQ(parse_kl_mode("paper", "plain"), KlMode::paper);

@@ -9,12 +9,12 @@
 #include <limits>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/models/distributed_sas_step.hpp"
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/models/distributed_sas_step.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {

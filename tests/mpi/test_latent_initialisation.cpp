@@ -79,7 +79,9 @@ TEST(LatentInitialisation, FreeSasLatentsArePcaUpToSignAtAnyRankCount) {
     model.initialise_from_data(comm, l.partition, DataRef(Y.middleRows(l.begin, l.count)));
     const RowMatrix rows = model.local_block_rows(model.initial_parameters());
     EXPECT_LT(distance_up_to_sign(rows.leftCols(kLatent), 0.5 * want), 1e-10) << "bayesian " << bayesian;
-    if (bayesian) EXPECT_TRUE((rows.rightCols(kLatent).array() == std::log(c.free_latent_variance)).all());
+    if (bayesian) {
+      EXPECT_TRUE((rows.rightCols(kLatent).array() == std::log(c.free_latent_variance)).all());
+    }
   }
 }
 

@@ -171,8 +171,9 @@ void expect_matches_one_rank_run(RiemannianMethod method, int iterations) {
   const std::vector<double>& curve = run.result.curve;
   ASSERT_EQ(curve.size(), static_cast<size_t>(iterations) + 1);
   EXPECT_GT(curve.back(), curve.front() + 1.0);
-  if (method == RiemannianMethod::paper_gd)
+  if (method == RiemannianMethod::paper_gd) {
     for (size_t k = 1; k < curve.size(); ++k) EXPECT_GE(curve[k], curve[k - 1]) << "iteration " << k;
+  }
   EXPECT_LT(lorentz::max_sheet_deviation(run.latents), 1e-10);
   EXPECT_EQ(run.result.params[1], std::log(10.0));  // kappa never moves
   EXPECT_LT(std::abs(run.result.objective - serial[0]) / std::abs(serial[0]), 1e-8);

@@ -219,7 +219,9 @@ TEST_P(LorentzFreeResume, ResumedRunEqualsTheUninterruptedOne) {
   const RowMatrix moment = model.local_block_rows(first.adam.first_moment).leftCols(kPointCols);
   EXPECT_GT(comm_.allreduce_sum(moment.squaredNorm()), 0.0);  // the points' moments are in the state
   const LocalLatents latents_now = encode_local_latents(model, first.params, DataRef(local));
-  const RunMetadata meta{"", {}, fingerprint_data(comm_, DataRef(local), begin, kRows), "y.h5"};
+  RunMetadata meta;
+  meta.data = fingerprint_data(comm_, DataRef(local), begin, kRows);
+  meta.data_file = "y.h5";
   const std::string file = dir_ + "/checkpoint.h5";
   write_run_file(file, comm_, {model, first, latents_now, nullptr, meta}, true);
   TrainingState resumed = read_checkpoint(file, comm_, model, meta);

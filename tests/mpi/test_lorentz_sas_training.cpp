@@ -68,7 +68,9 @@ TEST_P(LorentzDistributedTraining, StepAndTwentyAdamStepsEqualSerial) {
   const BatchTerms terms = distributed.evaluate(p0, rows, kActive, {0, 1}, g_distributed);
   EXPECT_NEAR(terms.objective, serial_terms.objective, 1e-10 * std::abs(serial_terms.objective));
   EXPECT_NEAR(terms.kl, serial_terms.kl, 1e-10 * (1 + std::abs(serial_terms.kl)));
-  if (k.bayesian) EXPECT_GT(std::abs(terms.kl), 0.0);
+  if (k.bayesian) {
+    EXPECT_GT(std::abs(terms.kl), 0.0);
+  }
   EXPECT_LT(relative_difference(g_distributed, g_serial), 1e-10);
 
   // Twenty steps, Adam serial against Adam sharded over the ranks (what the trainer runs).

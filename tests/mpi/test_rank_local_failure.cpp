@@ -59,7 +59,9 @@ TEST_P(RankLocalFailure, EveryRankThrowsTheSameAgreedNumericalError) {
   EXPECT_TRUE(numerical) << message;
   // Marked agreed so that gplvm's error handler ends every rank with exit 1 instead of aborting
   // (one rank needs no agreement: its error is the job's).
-  if (comm.size() > 1) EXPECT_TRUE(agreed);
+  if (comm.size() > 1) {
+    EXPECT_TRUE(agreed);
+  }
   EXPECT_NE(message.find("remainder latents contain NaN"), std::string::npos) << message;
   EXPECT_EQ(message, comm.broadcast(message, 0)) << "rank " << comm.rank();
 

@@ -137,8 +137,9 @@ TEST_P(ReproducibleSparseStep, GradientEqualsTheSerialEvaluationToRounding) {
           .middleRows(static_cast<Index>(begin), static_cast<Index>(count));
   EXPECT_LE((latent_gradient - serial_latent_gradient).norm(),
             1e-10 * serial.local_block_rows(serial_gradient).norm());
-  if (v.latents == LatentKind::free)  // the batch's latents have gradients, on their owners
+  if (v.latents == LatentKind::free) {  // the batch's latents have gradients, on their owners
     EXPECT_GT(comm.allreduce_sum(latent_gradient.squaredNorm()), 0.0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, ReproducibleSparseStep,

@@ -136,7 +136,9 @@ TEST_P(FullBatchFixedHyperparameters, HeldEntryKeepsItsBitsWhileTheRestMoves) {
     EXPECT_EQ(r.end[r.held], r.start[r.held]);
     EXPECT_TRUE(std::signbit(r.end[r.held]) == std::signbit(r.start[r.held]));
     for (Index i = r.kernel_offset; i < r.kernel_offset + r.kernel_size; ++i)
-      if (i != r.held) EXPECT_GT(std::abs(r.end[i] - r.start[i]), 1e-4) << "hyperparameter " << i;
+      if (i != r.held) {
+        EXPECT_GT(std::abs(r.end[i] - r.start[i]), 1e-4) << "hyperparameter " << i;
+      }
     EXPECT_GT(std::abs(r.end[r.noise] - r.start[r.noise]), 1e-4);
     if (reproducible && comm.size() > 1) {
       const TrainedRun one = train(self, Y, full_batch_config(v.bayesian, v.path, true, true), v.path);

@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "gplvm/models/distributed_sas_step.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/batch_schedule.hpp"
-#include "gplvm/models/distributed_sas_step.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/test_support.hpp"
 

@@ -267,7 +267,9 @@ TEST_F(TrainerResume, ResumedRunEqualsTheUninterruptedOne) {
     const TrainRunStats stopped = trainer.run(first, {}, [&] { return ++calls == 27; });
     ASSERT_EQ(stopped.reason, StopReason::stopped);
     const LocalLatents latents_now = encode_local_latents(s.model, first.params, DataRef(s.local));
-    const RunMetadata meta{"", {}, fingerprint_data(comm_, DataRef(s.local), s.begin, kRows), "y.h5"};
+    RunMetadata meta;
+    meta.data = fingerprint_data(comm_, DataRef(s.local), s.begin, kRows);
+    meta.data_file = "y.h5";
     const std::string file = dir_ + "/checkpoint.h5";
     write_run_file(file, comm_, {s.model, first, latents_now, nullptr, meta}, true);
     TrainingState resumed = read_checkpoint(file, comm_, s.model, meta);
