@@ -15,7 +15,7 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/io/hdf5_file.hpp"
-#include "gplvm/optim/tao_minimizer.hpp"
+#include "gplvm/petsc/petsc_session.hpp"
 
 namespace {
 

@@ -11,7 +11,6 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
-#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/eval/embedding_metrics.hpp"
@@ -19,6 +18,7 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/run/json_summary.hpp"
 
 namespace gplvm {
 namespace {
@@ -26,11 +26,13 @@ namespace {
 constexpr const char* kDefaultLatentsPath = "/latent/mean";
 
 struct Inputs {
+  std::string latents_file, latents_path;
   RowMatrix latents;
   LatentGeometry geometry = LatentGeometry::euclidean;
   std::string geometry_reason;
   RowMatrix data, codes;  // empty when absent
   std::vector<std::int64_t> labels;
+  std::string labels_file;  // the file the labels were read from
 };
 
 LatentGeometry latent_geometry(const Hdf5ResultReader& file, const std::string& path,
@@ -61,6 +63,8 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
   Inputs in;
   const std::string latents_file = cl.required("latents");
   const std::string latents_path = cl.value_or("latents-dataset", kDefaultLatentsPath);
+  in.latents_file = latents_file;
+  in.latents_path = latents_path;
   {
     const Hdf5ResultReader file(latents_file, comm.raw());
     in.latents = file.read_matrix(latents_path);
@@ -70,13 +74,19 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
             {latents_file, latents_path, std::to_string(in.latents.rows())});
     require(in.latents.allFinite(), "latents hold NaN or Inf", {latents_file, latents_path, ""});
     in.geometry = latent_geometry(file, latents_path, in.latents, in.geometry_reason);
-    if (file.exists("/labels")) in.labels = file.read_int64_vector("/labels");
+    if (file.exists("/labels")) {
+      in.labels = file.read_int64_vector("/labels");
+      in.labels_file = latents_file;
+    }
   }
   if (const auto data_file = cl.value("data")) {
     const Hdf5ResultReader file(*data_file, comm.raw());
     if (file.exists("/Y")) in.data = file.read_matrix("/Y");
     if (file.exists("/codes")) in.codes = file.read_matrix("/codes");
-    if (file.exists("/labels")) in.labels = file.read_int64_vector("/labels");
+    if (file.exists("/labels")) {
+      in.labels = file.read_int64_vector("/labels");
+      in.labels_file = *data_file;
+    }
     require(in.data.size() > 0 || in.codes.size() > 0 || !in.labels.empty(),
             "the data file has none of /Y, /codes, /labels", {*data_file, "/Y", ""});
     if (in.data.size() > 0) require_rows(in.data, in.latents.rows(), *data_file, "/Y");
@@ -84,7 +94,7 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
   }
   require(in.labels.empty() || static_cast<Index>(in.labels.size()) == in.latents.rows(),
           "has a different number of labels than latent rows",
-          {"", "/labels", std::to_string(in.labels.size())});
+          {in.labels_file, "/labels", std::to_string(in.labels.size())});
   require(in.data.size() > 0 || in.codes.size() > 0 || !in.labels.empty(),
           "nothing to measure: give --data with /Y, /codes or /labels (or latents with /labels)",
           {"", "--data", ""});
@@ -95,6 +105,10 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
 std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) {
   std::map<std::string, double> out;
   const Matrix geodesic = pairwise_latent_distances(in.latents, in.geometry);
+  require(geodesic.allFinite(),
+          "the latents' pairwise distances overflow the double range: rescale the latents",
+          {in.latents_file, in.latents_path,
+           "largest |value| " + std::to_string(in.latents.cwiseAbs().maxCoeff())});
   if (in.codes.size() > 0)
     out["distance_correlation"] =
         pearson_correlation(pair_values(geodesic), pair_values(pairwise_hamming_distances(in.codes)));

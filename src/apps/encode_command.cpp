@@ -5,10 +5,7 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
-#include "gplvm/apps/json_summary.hpp"
-#include "gplvm/apps/manifold_data.hpp"
-#include "gplvm/apps/trained_run.hpp"
-#include "gplvm/apps/training_side.hpp"
+#include "gplvm/run/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/version.hpp"
@@ -18,6 +15,9 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/model/latent_space.hpp"
+#include "gplvm/run/manifold_data.hpp"
+#include "gplvm/run/trained_run.hpp"
+#include "gplvm/run/training_side.hpp"
 #include "gplvm/train/run_file.hpp"
 
 namespace gplvm {

@@ -11,9 +11,6 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
-#include "gplvm/apps/json_summary.hpp"
-#include "gplvm/apps/manifold_data.hpp"
-#include "gplvm/apps/trained_run.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
@@ -26,6 +23,9 @@
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/run/json_summary.hpp"
+#include "gplvm/run/manifold_data.hpp"
+#include "gplvm/run/trained_run.hpp"
 
 namespace gplvm {
 namespace {
@@ -189,9 +189,7 @@ void print_table(const DistributedDataset& test, const PredictiveEvaluation& e, 
     std::printf("| RMSE, Euclidean, before projection | %.6g |\n", *manifold->unprojected_rmse);
 }
 
-}  // namespace
-
-int evaluate_command(const Arguments& args, const Communicator& comm) {
+CommandLine evaluate_command_line() {
   std::vector<OptionSpec> specs = {
       {"run", true, "run file written by gplvm train (a GP decoder: amortised, or free latents inferred)"},
       {"test", true, "HDF5 test data (with /labels for the k-NN accuracy)"},
@@ -208,7 +206,84 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
        "predictions are projected onto, for the intrinsic and Euclidean reconstruction RMSE"},
       {"progress-seconds", true, "seconds between progress lines on stderr (default 5)"}};
   for (OptionSpec& spec : inference_option_specs()) specs.push_back(std::move(spec));
-  CommandLine cl("evaluate", std::move(specs), false);
+  return CommandLine("evaluate", std::move(specs), false);
+}
+
+// The training side and the test rows, in the coordinates and units the model was trained in.
+struct EvaluationData {
+  Matrix train_latents;
+  DistributedDataset train, test;
+  std::optional<TangentChart> chart;
+  std::shared_ptr<const OutputManifold> projection;  // --project-to
+  RowMatrix test_points;                             // the test rows as given, before the chart
+  DataTransform transform;
+  std::optional<std::vector<std::int64_t>> train_labels;
+};
+
+EvaluationData load_evaluation_data(const CommandLine& cl, const TrainedRun& run,
+                                    const std::optional<std::string>& project_to, const Communicator& comm) {
+  EvaluationData d;
+  const Hdf5ResultReader run_file(run.path, comm.raw());
+  d.train_latents = run_file.read_matrix("/latent/mean");
+  d.train = load_distributed_dataset(run.training_data_file(cl.value("data"), comm), run.settings.data_path,
+                                     "", comm);
+  // Manifold runs are evaluated in tangent coordinates at the run's basepoint.
+  d.chart = read_run_chart(run.path, comm);
+  apply_run_chart(d.chart, d.train, comm);
+  run.require_data_dim(d.train.file, d.train.cols);
+  d.test = load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
+  require(!(d.chart && project_to),
+          "--project-to is for runs on Euclidean data; this run predicts on its output space",
+          {run.path, "--project-to", project_to.value_or("")});
+  if (project_to) {
+    d.projection = make_output_manifold(*project_to, static_cast<Index>(d.test.cols), "--project-to");
+    const std::uint64_t begin = d.test.partition.begin(comm.rank());
+    comm.all_or_none([&] { require_rows_on_manifold(*d.projection, d.test.local, begin, d.test.file); });
+  }
+  d.test_points = d.test.local;
+  apply_run_chart(d.chart, d.test, comm);
+  require(d.test.cols == d.train.cols, "test data have a different dimension from the training data",
+          {d.test.file, d.test.path, std::to_string(d.test.cols)});
+  // The model sees data as training saw them; metrics and predictions are in the data's units.
+  d.transform = read_data_transform(run_file, static_cast<Index>(d.train.cols));
+  apply_data_transform(d.transform, d.train);
+  apply_data_transform(d.transform, d.test);
+  require(static_cast<std::uint64_t>(d.train_latents.rows()) == d.train.rows,
+          "run latents and training data differ in N",
+          {run.path, "/latent/mean", std::to_string(d.train_latents.rows())});
+  if (run_file.exists("/labels") && d.test.labels.has_value())
+    d.train_labels = run_file.read_int64_vector("/labels");
+  return d;
+}
+
+// The test rows' latents where the model has no encoder, inferred with the decoder fixed (empty
+// for amortised runs). A linear basepoint: training rows in the frames at m(x) of their latents;
+// each test row's coordinates move with its latent while it is inferred, then are taken at the
+// latent found.
+RowMatrix infer_test_latents(const CommandLine& cl, const TrainedRun& run, const Model& model,
+                             const Vector& params, const std::optional<SphereLinearBasepoint>& basepoint,
+                             EvaluationData& d, const Communicator& comm) {
+  RowMatrix inferred;
+  if (basepoint) {
+    const auto begin = static_cast<Index>(d.train.partition.begin(comm.rank()));
+    apply_linear_basepoint(*basepoint, d.train_latents.middleRows(begin, d.train.local.rows()), d.train);
+    inferred = infer_latents_linear_basepoint(*model.kernel(params), model.noise_variance(params),
+                                              {d.train, d.train_latents}, *basepoint,
+                                              chart_frame_points(d.test.local), inference_options(cl), comm);
+    apply_linear_basepoint(*basepoint, inferred, d.test);
+  } else if (model.latents() == LatentKind::free) {  // `exact` always is, whatever model.latents says
+    const std::unique_ptr<LatentSpace> space =
+        make_latent_space(model.latent_space(), run.settings.model.latent_dim);
+    inferred = infer_latents(*model.kernel(params), model.noise_variance(params), *space,
+                             {d.train, d.train_latents}, d.test.local, inference_options(cl), comm);
+  }
+  return inferred;
+}
+
+}  // namespace
+
+int evaluate_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl = evaluate_command_line();
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
@@ -230,83 +305,34 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
     clean_stale_temporaries_beside(*output, comm);
   }
   run.require_gp_decoder("gplvm evaluate");
-  const Hdf5ResultReader run_file(run.path, comm.raw());
-  const Matrix train_latents = run_file.read_matrix("/latent/mean");
-  DistributedDataset train = load_distributed_dataset(run.training_data_file(cl.value("data"), comm),
-                                                      run.settings.data_path, "", comm);
-  // Manifold runs are evaluated in tangent coordinates at the run's basepoint.
-  const std::optional<TangentChart> chart = read_run_chart(run.path, comm);
-  apply_run_chart(chart, train, comm);
-  run.require_data_dim(train.file, train.cols);
-  DistributedDataset test =
-      load_distributed_dataset(cl.required("test"), cl.value_or("test-dataset", "/Y"), "/labels", comm);
-  require(!(chart && project_to),
-          "--project-to is for runs on Euclidean data; this run predicts on its output space",
-          {run.path, "--project-to", project_to.value_or("")});
-  std::shared_ptr<const OutputManifold> projection;
-  if (project_to) {
-    projection = make_output_manifold(*project_to, static_cast<Index>(test.cols), "--project-to");
-    const std::uint64_t begin = test.partition.begin(comm.rank());
-    comm.all_or_none([&] { require_rows_on_manifold(*projection, test.local, begin, test.file); });
-  }
-  const RowMatrix test_points = test.local;  // the rows as given, before the chart maps them
-  apply_run_chart(chart, test, comm);
-  require(test.cols == train.cols, "test data have a different dimension from the training data",
-          {test.file, test.path, std::to_string(test.cols)});
-  // The model sees data as training saw them; metrics and predictions are in the data's units.
-  const DataTransform transform = read_data_transform(run_file, static_cast<Index>(train.cols));
-  apply_data_transform(transform, train);
-  apply_data_transform(transform, test);
-  require(static_cast<std::uint64_t>(train_latents.rows()) == train.rows,
-          "run latents and training data differ in N",
-          {run.path, "/latent/mean", std::to_string(train_latents.rows())});
-
-  if (!transform.is_identity()) options.column_scale = transform.scale;
+  EvaluationData d = load_evaluation_data(cl, run, project_to, comm);
+  if (!d.transform.is_identity()) options.column_scale = d.transform.scale;
   ProgressLines progress(comm, cl.real_or("progress-seconds", 5.0, 0.0, 1e9));
   options.progress = std::ref(progress);
-  std::optional<std::vector<std::int64_t>> train_labels;
-  if (run_file.exists("/labels") && test.labels.has_value())
-    train_labels = run_file.read_int64_vector("/labels");
 
-  const std::uint64_t test_begin = test.partition.begin(comm.rank());
-  const std::unique_ptr<Model> model = run.model(test.rows, test_begin, test.partition.count(comm.rank()));
+  const std::uint64_t test_begin = d.test.partition.begin(comm.rank());
+  const std::unique_ptr<Model> model =
+      run.model(d.test.rows, test_begin, d.test.partition.count(comm.rank()));
   const Vector params = run.parameters(*model);
-  // Free latents have no encoder: each test row's latent is inferred with the decoder fixed. The
-  // model says whether its latents are free (`exact` always is, whatever model.latents says).
-  RowMatrix inferred;
-  // A linear basepoint: training rows in the frames at m(x) of their latents; each test row's
-  // coordinates move with its latent while it is inferred, then are taken at the latent found.
   const std::optional<SphereLinearBasepoint> basepoint = model->linear_basepoint(params);
-  if (basepoint) {
-    const auto begin = static_cast<Index>(train.partition.begin(comm.rank()));
-    apply_linear_basepoint(*basepoint, train_latents.middleRows(begin, train.local.rows()), train);
-    inferred = infer_latents_linear_basepoint(*model->kernel(params), model->noise_variance(params),
-                                              {train, train_latents}, *basepoint,
-                                              chart_frame_points(test.local), inference_options(cl), comm);
-    apply_linear_basepoint(*basepoint, inferred, test);
-    options.test_latents = &inferred;
-  } else if (model->latents() == LatentKind::free) {
-    const std::unique_ptr<LatentSpace> space =
-        make_latent_space(model->latent_space(), run.settings.model.latent_dim);
-    inferred = infer_latents(*model->kernel(params), model->noise_variance(params), *space,
-                             {train, train_latents}, test.local, inference_options(cl), comm);
-    options.test_latents = &inferred;
-  }
+  const RowMatrix inferred = infer_test_latents(cl, run, *model, params, basepoint, d, comm);
+  if (basepoint || model->latents() == LatentKind::free) options.test_latents = &inferred;
   const PredictiveEvaluation e = evaluate_predictive(
-      *model, params, {train, train_latents, train_labels ? &*train_labels : nullptr}, test, options, comm);
+      *model, params, {d.train, d.train_latents, d.train_labels ? &*d.train_labels : nullptr}, d.test,
+      options, comm);
   std::optional<ManifoldEvaluation> manifold;
-  if (chart || projection) {
+  if (d.chart || d.projection) {
     RowMatrix mean = e.predictive_mean;
-    transform.invert_mean(mean);
-    manifold = evaluate_on_manifold(chart, projection, mean, test_points, basepoint, inferred, comm);
+    d.transform.invert_mean(mean);
+    manifold = evaluate_on_manifold(d.chart, d.projection, mean, d.test_points, basepoint, inferred, comm);
   }
   if (cl.value("output"))
-    write_evaluation(*cl.value("output"), run, test, e, transform, options.knn_k, manifold, comm);
+    write_evaluation(*cl.value("output"), run, d.test, e, d.transform, options.knn_k, manifold, comm);
   if (!comm.is_root()) return kExitOk;
   if (cl.has("json"))
-    print_json(run, test, e, options.knn_k, manifold);
+    print_json(run, d.test, e, options.knn_k, manifold);
   else
-    print_table(test, e, options.knn_k, manifold);
+    print_table(d.test, e, options.knn_k, manifold);
   return kExitOk;
 }
 

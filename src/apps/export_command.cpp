@@ -7,12 +7,12 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
-#include "gplvm/apps/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/array_writers.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/run/json_summary.hpp"
 
 namespace gplvm {
 namespace {
@@ -112,18 +112,19 @@ void write_all(const fs::path& directory, const std::vector<ExportFile>& files) 
   for (size_t i = 0; i < files.size(); ++i) fs::rename(temporary[i], directory / files[i].name);
 }
 
-// The output directory, created if absent (its parent must exist).
+// The output directory, created if absent (its parent must exist); "dir/" names "dir".
 fs::path output_directory(const std::string& output) {
-  require(!output.empty(), "output directory is empty", {"", "output", ""});
-  const fs::path dir(output);
+  require(!output.empty(), "output directory is empty", {"", "--output", ""});
+  fs::path dir = fs::path(output).lexically_normal();
+  if (dir.filename().empty() && dir.has_parent_path()) dir = dir.parent_path();
   std::error_code ec;
   if (fs::exists(dir, ec)) {
-    require(fs::is_directory(dir, ec), "output exists and is not a directory", {output, "output", output});
+    require(fs::is_directory(dir, ec), "output exists and is not a directory", {output, "--output", output});
     return dir;
   }
   const fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   require(fs::is_directory(parent, ec), "the output directory's parent does not exist",
-          {output, "output", parent.string()});
+          {output, "--output", parent.string()});
   return dir;
 }
 
@@ -155,9 +156,14 @@ int export_command(const Arguments& args, const Communicator& comm) {
   const std::vector<ExportFile> files = export_files(arrays, format == "npy");
   if (!comm.is_root()) return kExitOk;
   std::error_code ec;
-  fs::create_directory(directory, ec);
-  if (ec) throw Error("cannot create the output directory: " + ec.message(), {output, "output", output});
-  write_all(directory, files);
+  const bool created = fs::create_directory(directory, ec);
+  if (ec) throw Error("cannot create the output directory: " + ec.message(), {output, "--output", output});
+  try {
+    write_all(directory, files);
+  } catch (...) {
+    if (created) fs::remove(directory, ec);  // empty again: write_all removed its files
+    throw;
+  }
   if (cl.has("json")) {
     JsonWriter w = json_summary("export");
     w.key("output").value(output).key("format").value(format);

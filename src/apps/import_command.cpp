@@ -4,14 +4,14 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
-#include "gplvm/apps/json_summary.hpp"
-#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/importers.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/run/json_summary.hpp"
+#include "gplvm/run/manifold_data.hpp"
 
 namespace gplvm {
 namespace {
@@ -63,11 +63,20 @@ int import_command(const Arguments& args, const Communicator& comm) {
   options.csv.label_column = cl.value_or("csv-label-column", "");
   if (cl.has("output-space")) {
     const std::string space = cl.required("output-space");
+    // float32 rounding (1e-7) moves points off the manifold by more than the membership tolerance
+    // train checks them with: refused here rather than written for train to refuse.
+    require(!options.as_float32,
+            "data on an output manifold are stored and trained in float64: float32 rounding would move "
+            "the rows off " +
+                space + "; drop --float32",
+            {"", "--float32", space});
     const double tolerance = parse_fraction(cl.value_or("tolerance", "1e-8"), {"", "--tolerance"});
     require(tolerance >= 0, "the tolerance must not be negative",
             {"", "--tolerance", std::to_string(tolerance)});
-    options.manifold_layout = [space, tolerance](const RowMatrix& Y, const std::string& file) {
-      return manifold_dataset_layout(space, Y, file, tolerance);
+    options.manifold_layout = [space, tolerance](const RowMatrix& Y,
+                                                 const std::vector<std::uint64_t>& row_shape,
+                                                 const std::string& file) {
+      return manifold_dataset_layout(space, Y, row_shape, file, tolerance);
     };
   } else {
     require(!cl.has("tolerance"), "--tolerance applies to --output-space data only", {"", "--tolerance"});

@@ -128,6 +128,21 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   d.text = line + chart_text;
 }
 
+// The metrics under /metrics as JSON members and ", name = value" text.
+std::string describe_metric_values(const Hdf5ResultReader& file, Description& d) {
+  std::string text;
+  d.json.key("metrics").begin_object();
+  for (const std::string& name : file.group_members("/metrics")) {
+    const double value = file.read_scalar("/metrics/" + name);
+    d.json.key(name).value(value);
+    char entry[96];
+    std::snprintf(entry, sizeof entry, ", %s = %.6g", name.c_str(), value);
+    text += entry;
+  }
+  d.json.end_object();
+  return text;
+}
+
 // Latents written by encode, and evaluate's test latents, predictions and metrics.
 void describe_latents(const Hdf5ResultReader& file, Description& d) {
   const DatasetInfo latents = inspect_dataset(file.path(), "/latent/mean", MPI_COMM_SELF);
@@ -150,18 +165,33 @@ void describe_latents(const Hdf5ResultReader& file, Description& d) {
   d.text = file.path() + ": " + std::to_string(latents.rows) + " latents of dimension " +
            std::to_string(dim) + (space == "lorentz" ? " on the hyperboloid (Lorentz coordinates)" : "") +
            (bayesian ? " with variances" : "") + (run.empty() ? "" : " from run " + run);
-  if (evaluation) {
-    d.json.key("metrics").begin_object();
-    for (const std::string& name : file.group_members("/metrics")) {
-      const double value = file.read_scalar("/metrics/" + name);
-      d.json.key(name).value(value);
-      char entry[96];
-      std::snprintf(entry, sizeof entry, ", %s = %.6g", name.c_str(), value);
-      d.text += entry;
-    }
-    d.json.end_object();
-  }
+  if (evaluation) d.text += describe_metric_values(file, d);
   d.text += "\n";
+}
+
+// What gplvm predict writes: predictive means and variances at given latents.
+void describe_predictions(const Hdf5ResultReader& file, Description& d) {
+  const DatasetInfo mean = inspect_dataset(file.path(), "/predictive/mean", MPI_COMM_SELF);
+  const bool samples = file.exists("/predictive/samples");
+  const std::string model = file.has_attribute("/predictive", "model")
+                                ? file.read_attribute_string("/predictive", "model")
+                                : std::string("unknown");
+  const std::string run = attribute_or(file, "run", "");
+  d.json.key("type").value("predictions").key("rows").value(mean.rows).key("data_dim").value(mean.cols);
+  d.json.key("model").value(model).key("samples").value(samples);
+  if (!run.empty()) d.json.key("run").value(run);
+  d.text = file.path() + ": predictions at " + std::to_string(mean.rows) + " latents, " +
+           std::to_string(mean.cols) + " values each (" + model + (samples ? ", with samples" : "") + ")" +
+           (run.empty() ? "" : " from run " + run) + "\n";
+}
+
+// What gplvm embedding-metrics writes: /metrics/<name> with the geometry and k as attributes.
+void describe_embedding_metrics(const Hdf5ResultReader& file, Description& d) {
+  d.json.key("type").value("embedding_metrics");
+  if (file.has_attribute("/metrics", "latent_space"))
+    d.json.key("latent_space").value(file.read_attribute_string("/metrics", "latent_space"));
+  if (file.has_attribute("/metrics", "k")) d.json.key("k").value(file.read_attribute_int64("/metrics", "k"));
+  d.text = file.path() + ": embedding metrics" + describe_metric_values(file, d) + "\n";
 }
 
 void describe_data(const Hdf5ResultReader& file, const std::string& dataset, Description& d) {
@@ -184,9 +214,11 @@ int info_command(const Arguments& args, const Communicator& comm) {
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
-      std::printf("%s", cl.help("usage: gplvm info FILE.h5 — describe a file gplvm wrote: a run file or "
-                                "checkpoint, latents (encode), an evaluation, or a data set.")
-                            .c_str());
+      std::printf("%s",
+                  cl.help("usage: gplvm info FILE.h5 — describe a file gplvm wrote: a run file or "
+                          "checkpoint, latents (encode), an evaluation, predictions, embedding metrics, "
+                          "or a data set.")
+                      .c_str());
     return kExitOk;
   }
   require(cl.positional().size() == 1, "gplvm info takes exactly one file",
@@ -197,10 +229,15 @@ int info_command(const Arguments& args, const Communicator& comm) {
   comm.on_root([&] {
     const Hdf5ResultReader file(path, MPI_COMM_SELF);
     d.json.begin_object().key("file").value(path);
+    const bool as_data = cl.value("dataset").has_value();
     if (file.exists("/params/shared"))
       describe_run(file, d);
-    else if (file.exists("/latent/mean") && !cl.value("dataset"))
-      describe_latents(file, d);
+    else if (!as_data && file.exists("/predictive/mean") && !file.exists("/metrics"))
+      describe_predictions(file, d);
+    else if (!as_data && file.exists("/latent/mean"))
+      describe_latents(file, d);  // encode's latents, or evaluate's with its metrics
+    else if (!as_data && file.exists("/metrics") && !file.exists("/Y"))
+      describe_embedding_metrics(file, d);
     else
       describe_data(file, cl.value_or("dataset", "/Y"), d);
     d.json.end_object();

@@ -8,10 +8,6 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
-#include "gplvm/apps/json_summary.hpp"
-#include "gplvm/apps/manifold_data.hpp"
-#include "gplvm/apps/trained_run.hpp"
-#include "gplvm/apps/training_side.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/eval/model_predictor.hpp"
@@ -22,6 +18,10 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/run/json_summary.hpp"
+#include "gplvm/run/manifold_data.hpp"
+#include "gplvm/run/trained_run.hpp"
+#include "gplvm/run/training_side.hpp"
 
 namespace gplvm {
 namespace {
@@ -133,10 +133,8 @@ void write_prediction(const std::string& path, const TrainedRun& run, const Dist
   out.commit();
 }
 
-}  // namespace
-
-int predict_command(const Arguments& args, const Communicator& comm) {
-  CommandLine cl(
+CommandLine predict_command_line() {
+  return CommandLine(
       "predict",
       {{"run", true, "run file written by gplvm train"},
        {"latents", true,
@@ -155,6 +153,26 @@ int predict_command(const Arguments& args, const Communicator& comm) {
         "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
        {"output", true, "HDF5 file for /predictive/mean and /predictive/variance"}},
       false);
+}
+
+void print_predict_summary(bool json, const std::string& output, std::uint64_t rows, Index data_dim,
+                           const std::string& kind) {
+  if (json) {
+    JsonWriter w = json_summary("predict");
+    w.key("output").value(output).key("rows").value(rows);
+    w.key("data_dim").value(static_cast<std::int64_t>(data_dim)).key("model").value(kind);
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
+    return;
+  }
+  std::printf("wrote %s: predictions at %llu latents (%s)\n", output.c_str(),
+              static_cast<unsigned long long>(rows), kind.c_str());
+}
+
+}  // namespace
+
+int predict_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl = predict_command_line();
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
@@ -218,17 +236,7 @@ int predict_command(const Arguments& args, const Communicator& comm) {
           ? gaussian_predictive_samples(p.mean, variance, latents.partition.begin(comm.rank()), samples, seed)
           : RowMatrix();
   write_prediction(output, run, latents, p.mean, variance, draws, samples, kind, space->name(), map, comm);
-  if (!comm.is_root()) return kExitOk;
-  if (cl.has("json")) {
-    JsonWriter w = json_summary("predict");
-    w.key("output").value(output).key("rows").value(latents.rows);
-    w.key("data_dim").value(static_cast<std::int64_t>(model->data_dim())).key("model").value(kind);
-    w.end_object();
-    std::printf("%s\n", w.str().c_str());
-  } else {
-    std::printf("wrote %s: predictions at %llu latents (%s)\n", output.c_str(),
-                static_cast<unsigned long long>(latents.rows), kind.c_str());
-  }
+  if (comm.is_root()) print_predict_summary(cl.has("json"), output, latents.rows, model->data_dim(), kind);
   return kExitOk;
 }
 

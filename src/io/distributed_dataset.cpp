@@ -6,9 +6,17 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/dataset_reader.hpp"
+#include "gplvm/io/hdf5_file.hpp"
 
 namespace gplvm {
 namespace {
+
+// The number of labels in a labels dataset ((N) or (N, 1)); InputError naming the file and the
+// dataset when it is absent. Collective.
+std::uint64_t labels_length(const Hdf5File& file, const std::string& labels_path) {
+  const Hdf5Dataset labels = file.open_dataset(labels_path);
+  return labels.dims().empty() ? 1 : labels.dims()[0];
+}
 
 // Kernels, data fits and their adjoints multiply squared differences of values by further squared
 // factors and sum them over the data: fourth powers summed over all N x D entries must stay finite,
@@ -59,8 +67,13 @@ DistributedDataset load_distributed_dataset(const std::string& file, const std::
     require_finite_rows(d.local, begin, file, path, comm.raw());
     require_kernel_safe_magnitude(d.local, d, comm);
   }
-  if (!labels_path.empty() && info.has_labels && labels_path == "/labels") {
-    validate_labels_length(file, labels_path, info.label_count, info.rows);
+  // The default labels dataset is used when the file has one; any other path was asked for by
+  // name, so its absence is an error naming it rather than a run without labels.
+  const bool default_labels = labels_path == kDefaultLabelsPath;
+  if (!labels_path.empty() && (info.has_labels || !default_labels)) {
+    const std::uint64_t length =
+        default_labels ? info.label_count : labels_length(Hdf5File::open(file, comm.raw()), labels_path);
+    validate_labels_length(file, labels_path, length, info.rows);
     d.labels = read_label_rows(file, labels_path, begin, count, comm.raw());
   }
   return d;

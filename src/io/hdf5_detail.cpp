@@ -1,7 +1,5 @@
 #include "hdf5_detail.hpp"
 
-#include <H5FDmpio.h>
-
 #include <algorithm>
 
 namespace gplvm::io_detail {
@@ -41,16 +39,6 @@ Hdf5Handle memory_space(const std::vector<std::uint64_t>& dims, RowBlock block, 
                         "cannot create dataspace", where);
 }
 
-// Collective MPI-IO transfer where the file uses MPI-IO (all ranks join even with nothing to move).
-Hdf5Handle transfer_plist(const Communicator& io, const ErrorContext& where) {
-  Hdf5Handle dxpl =
-      checked_handle(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "cannot create transfer list", where);
-  if (io.mpi_running()) {
-    check_hdf5(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "cannot request collective I/O", where);
-  }
-  return dxpl;
-}
-
 // A valid pointer for HDF5 even when an empty Eigen matrix has none (nothing is read through it).
 void* nonnull(void* buffer) {
   static double dummy = 0;
@@ -84,11 +72,10 @@ void read_row_block(const Hdf5Dataset& dataset, const Communicator& io, hid_t me
       checked_handle(H5Dget_space(dataset.id()), H5Sclose, "cannot read dataset shape", where);
   select_block(file_space.get(), dataset.dims(), block, where);
   const Hdf5Handle mem_space = memory_space(dataset.dims(), block, where);
-  const Hdf5Handle dxpl = transfer_plist(io, where);
   // A read fails where a file is truncated or corrupt, possibly on some ranks only (each reads its
   // own rows): agreed, so that every rank reports the input file rather than one waiting.
   io.all_or_none([&] {
-    if (H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), nonnull(buffer)) < 0)
+    if (H5Dread(dataset.id(), mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, nonnull(buffer)) < 0)
       throw InputError("cannot read dataset (truncated or corrupt file?): " + take_hdf5_error_message(),
                        where);
   });

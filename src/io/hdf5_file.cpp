@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "gplvm/parallel/communicator.hpp"
@@ -15,12 +16,30 @@
 namespace gplvm {
 namespace {
 
+// The sec2 driver reports a failed system call as "file write failed: time = ..., filename = ...,
+// file descriptor = 5, errno = 28, error message = 'No space left on device', buf = 0x..., total
+// write size = ..., bytes actually written = 18446744073709551615, offset = ...": what failed and
+// why are kept, the buffer addresses and byte counts (meaningless to a user) dropped.
+std::string without_system_call_details(const std::string& text) {
+  const std::string marker = "error message = '";
+  const auto why = text.find(marker);
+  if (why == std::string::npos) return text;
+  const auto why_end = text.find('\'', why + marker.size());
+  const std::string reason = text.substr(
+      why + marker.size(), why_end == std::string::npos ? std::string::npos : why_end - why - marker.size());
+  const auto details = text.find(", time = ");
+  const auto colon = text.find(": time = ");
+  const auto what_end = std::min(details, colon);
+  return (what_end == std::string::npos ? std::string("system call failed") : text.substr(0, what_end)) +
+         ": " + reason;
+}
+
 herr_t collect_error(unsigned /*depth*/, const H5E_error2_t* entry, void* out) {
   auto* messages = static_cast<std::vector<std::string>*>(out);
   if (entry->desc && *entry->desc) {
     std::string text = entry->desc;
     std::replace(text.begin(), text.end(), '\n', ' ');  // the sec2 driver's messages span lines
-    messages->push_back(std::move(text));
+    messages->push_back(without_system_call_details(text));
   }
   return 0;
 }
@@ -43,13 +62,15 @@ void require_readable_hdf5(const std::string& path) {
   }
 }
 
-Hdf5Handle file_access_plist(const Communicator& io, const std::string& path) {
+// Inputs are read through the serial (sec2) driver on every rank, never through MPI-IO: Open MPI's
+// MPI-IO layer probes file locking at each open by creating and deleting `<input>.locktest.<rank>`
+// beside the input (its sharedfp/lockedfile component), which writes into the user's folder, deletes
+// a file of that name if the user has one, and races with anything listing the folder. Each rank
+// reads only its own contiguous row block, so collective buffering would gain little here.
+Hdf5Handle read_access_plist(const std::string& path) {
   Hdf5Handle fapl = checked_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot create file access list",
                                    ErrorContext(path));
-  if (io.mpi_running()) {
-    check_hdf5(H5Pset_fapl_mpio(fapl.get(), io.raw(), MPI_INFO_NULL), "cannot select the MPI-IO driver",
-               ErrorContext(path));
-  }
+  check_hdf5(H5Pset_fapl_sec2(fapl.get()), "cannot select the serial driver", ErrorContext(path));
   return fapl;
 }
 
@@ -163,32 +184,27 @@ void close_hdf5_library() noexcept {
   H5close();
 }
 
-Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel, bool written)
-    : path_(std::move(path)),
-      comm_(comm),
-      handle_(std::move(handle)),
-      parallel_(parallel),
-      written_(written) {}
+Hdf5File::Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool written)
+    : path_(std::move(path)), comm_(comm), handle_(std::move(handle)), written_(written) {}
 
-Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm, FileAccess access) {
+Hdf5File Hdf5File::open(const std::string& path, MPI_Comm comm) {
   silence_hdf5_errors();
   const Communicator io(comm);
   // Rank 0 alone probes the file: thousands of ranks stat-ing one file would load a parallel file
   // system's metadata server for nothing, and H5Fopen below fails on any rank that cannot see it.
   io.on_root([&] { require_readable_hdf5(path); });
-  const Hdf5Handle fapl = file_access_plist(io, path);
-  const unsigned flags = access == FileAccess::read_only ? H5F_ACC_RDONLY : H5F_ACC_RDWR;
+  const Hdf5Handle fapl = read_access_plist(path);
   // Every rank reads the same superblock, so a truncated or corrupt file fails on all of them;
   // agreeing anyway keeps a rank that could open it from waiting for one that could not.
   Hdf5Handle file;
   io.all_or_none([&] {
-    const hid_t id = H5Fopen(path.c_str(), flags, fapl.get());
+    const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
     if (id < 0)
       throw InputError("cannot open HDF5 file (truncated or corrupt?): " + take_hdf5_error_message(),
                        ErrorContext(path));
     file = Hdf5Handle(id, H5Fclose);
   });
-  return Hdf5File(path, comm, std::move(file), io.mpi_running(), false);
+  return Hdf5File(path, comm, std::move(file), false);
 }
 
 Hdf5File Hdf5File::create(const std::string& path) {
@@ -204,7 +220,7 @@ Hdf5File Hdf5File::create(const std::string& path) {
   check_hdf5(H5Pset_sieve_buf_size(fapl.get(), 0), "cannot disable the sieve buffer", where);
   Hdf5Handle file = checked_handle(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), H5Fclose,
                                    "cannot create HDF5 file", where);
-  return Hdf5File(path, MPI_COMM_SELF, std::move(file), false, true);
+  return Hdf5File(path, MPI_COMM_SELF, std::move(file), true);
 }
 
 // HDF5 1.10 writes a file's metadata when it is flushed or closed; if that write fails, the
@@ -275,17 +291,29 @@ bool Hdf5File::exists(const std::string& object_path) const {
 }
 
 Hdf5Dataset Hdf5File::open_dataset(const std::string& dataset_path) const {
-  if (!exists(dataset_path)) throw InputError("dataset not found", ErrorContext(path_, dataset_path));
-  Hdf5Handle object = checked_handle(H5Oopen(id(), dataset_path.c_str(), H5P_DEFAULT), H5Oclose,
-                                     "cannot open HDF5 object", ErrorContext(path_, dataset_path));
-  if (H5Iget_type(object.get()) != H5I_DATASET) {
-    throw InputError("object is a group or named type, not a dataset", ErrorContext(path_, dataset_path));
-  }
-  return Hdf5Dataset(std::move(object), path_, dataset_path, parallel_);
+  const ErrorContext where(path_, dataset_path);
+  std::optional<Hdf5Dataset> dataset;
+  // A damaged object header fails alike on every rank (each reads the same bytes), yet each would
+  // fail on its own: agreed, it is one input error naming the file and the object on all of them.
+  Communicator(comm_).all_or_none([&] {
+    if (!exists(dataset_path)) throw InputError("dataset not found", where);
+    try {
+      Hdf5Handle object = checked_handle(H5Oopen(id(), dataset_path.c_str(), H5P_DEFAULT), H5Oclose,
+                                         "cannot open HDF5 object", where);
+      if (H5Iget_type(object.get()) != H5I_DATASET)
+        throw InputError("object is a group or named type, not a dataset", where);
+      dataset.emplace(Hdf5Dataset(std::move(object), path_, dataset_path));
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError("cannot read the object's header (damaged file?): " + e.reason(), where);
+    }
+  });
+  return std::move(*dataset);
 }
 
-Hdf5Dataset::Hdf5Dataset(Hdf5Handle handle, std::string file, std::string path, bool parallel)
-    : handle_(std::move(handle)), file_(std::move(file)), path_(std::move(path)), parallel_(parallel) {
+Hdf5Dataset::Hdf5Dataset(Hdf5Handle handle, std::string file, std::string path)
+    : handle_(std::move(handle)), file_(std::move(file)), path_(std::move(path)) {
   const Hdf5Handle space =
       checked_handle(H5Dget_space(id()), H5Sclose, "cannot read dataset shape", context());
   const int ndims = H5Sget_simple_extent_ndims(space.get());

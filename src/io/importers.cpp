@@ -177,13 +177,17 @@ ImportSummary import_to_hdf5(const std::string& input_path, const std::string& l
   }
   RowMatrix Y;
   std::vector<std::int64_t> labels;
+  std::vector<std::uint64_t> row_shape;  // of one input row, as the file gives it
   if (summary.format == ImportFormat::csv) {
     CsvTable table = read_csv(input_path, options.csv);
     Y = std::move(table.values);
     if (options.scale != 1.0) Y *= options.scale;
     labels = std::move(table.labels);
+    row_shape = {static_cast<std::uint64_t>(Y.cols())};
   } else {
-    Y = to_data_matrix(read_array(input_path, summary.format), input_path, options.scale);
+    NumericArray array = read_array(input_path, summary.format);
+    if (!array.shape.empty()) row_shape.assign(array.shape.begin() + 1, array.shape.end());
+    Y = to_data_matrix(std::move(array), input_path, options.scale);
   }
   require_finite_import(Y, input_path, options);
   if (!labels_path.empty()) {
@@ -191,7 +195,7 @@ ImportSummary import_to_hdf5(const std::string& input_path, const std::string& l
     validate_labels_length(labels_path, "labels", labels.size(), static_cast<std::uint64_t>(Y.rows()));
   }
   summary.has_labels = csv_labels || !labels_path.empty();
-  if (options.manifold_layout) summary.layout = options.manifold_layout(Y, input_path);
+  if (options.manifold_layout) summary.layout = options.manifold_layout(Y, row_shape, input_path);
   write_dataset_file(output_path, Y, summary.has_labels ? &labels : nullptr, options.as_float32,
                      options.dataset_path, summary.layout);
   summary.rows = static_cast<std::uint64_t>(Y.rows());

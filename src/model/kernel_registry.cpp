@@ -26,6 +26,7 @@ struct Registry {
   Registry();
   std::mutex mutex;
   std::map<std::string, KernelFactory> factories;
+  std::map<std::string, std::string> input_domains;  // absent: euclidean
 };
 
 Registry::Registry() {
@@ -53,6 +54,7 @@ Registry::Registry() {
   factories["hyperboloid_exp"] = [](Index q, const KernelInit& init) {
     return std::make_unique<HyperboloidExpKernel>(init.variance, init.lengthscale, q);
   };
+  input_domains["hyperboloid_exp"] = "lorentz";
 }
 
 Registry& registry() {
@@ -156,13 +158,24 @@ class Parser {
 
 }  // namespace
 
-void register_kernel(const std::string& name, KernelFactory factory) {
+void register_kernel(const std::string& name, KernelFactory factory, const std::string& input_domain) {
   const bool valid_name = !name.empty() && std::all_of(name.begin(), name.end(), is_name_character);
   require(valid_name, "a kernel name must be lower-case letters, digits and '_'", {"", kKey, name});
   require(static_cast<bool>(factory), "a registered kernel needs a factory", {"", kKey, name});
+  require(!input_domain.empty(), "a registered kernel needs an input domain", {"", kKey, name});
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
   r.factories[name] = std::move(factory);
+  r.input_domains[name] = input_domain;
+}
+
+std::string kernel_input_domain(const std::string& name) {
+  require(is_registered_kernel(name), "unknown kernel '" + name + "' (known: " + joined_names() + ")",
+          {"", kKey, name});
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  const auto it = r.input_domains.find(name);
+  return it == r.input_domains.end() ? kEuclideanKernelDomain : it->second;
 }
 
 bool is_registered_kernel(const std::string& name) {

@@ -98,6 +98,9 @@ Index first_row_off_sheet(const ConstMatrixRef& X, double tolerance) {
   for (Index n = 0; n < X.rows(); ++n) {
     const Vector x = X.row(n).transpose();
     if (!(x[0] > 0.0) || !x.allFinite()) return n;
+    // Beyond sqrt(DBL_MAX) the Minkowski square overflows and the test below would pass on
+    // infinities: such a point cannot be checked, nor used, in double precision.
+    if (!std::isfinite(x[0] * x[0])) return n;
     if (!(std::abs(minkowski_dot(x, x) + 1.0) <= tolerance * x[0] * x[0])) return n;
   }
   return -1;

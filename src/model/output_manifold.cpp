@@ -70,9 +70,8 @@ std::unique_ptr<OutputManifold> make_output_manifold(const std::string& name, In
             {"", key, width});
     return std::make_unique<KendallShapeSpace>(data_dim / 2);
   }
-  if (name == "spd_log_euclidean")
-    return std::make_unique<SpdLogEuclidean>(spd::matrix_order(data_dim, "spd"));
-  if (name == "spd_affine") return std::make_unique<SpdAffine>(spd::matrix_order(data_dim, "spd"));
+  if (name == "spd_log_euclidean") return std::make_unique<SpdLogEuclidean>(spd::matrix_order(data_dim, key));
+  if (name == "spd_affine") return std::make_unique<SpdAffine>(spd::matrix_order(data_dim, key));
   throw InputError("unknown output space (known: euclidean, sphere, kendall, spd_log_euclidean, spd_affine)",
                    {"", key, name});
 }

@@ -21,7 +21,7 @@ Matrix apply_to_eigenvalues(const Matrix& s, F f) {
 
 }  // namespace
 
-Index matrix_order(Index size, const char* key) {
+Index matrix_order(Index size, const std::string& key) {
   const auto n = static_cast<Index>(std::llround(std::sqrt(static_cast<double>(size))));
   require(size >= 1 && n * n == size, "SPD matrices need n x n = n^2 numbers per point",
           {"", key, std::to_string(size) + " numbers per point"});

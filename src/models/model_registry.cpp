@@ -26,53 +26,107 @@ std::unique_ptr<Model> make_sparse_gplvm_model(const Config& config, const Model
                                             rows.local_begin, rows.local_rows);
 }
 
-// The built-in kinds, registered here rather than by static initialisers in their own files
-// (a static library drops object files nothing refers to, and their initialisers with them).
-std::map<std::string, ModelFactory>& registry() {
-  static std::map<std::string, ModelFactory> table = {{"sas", make_sas_model},
-                                                      {"bayesian_sas", make_sas_model},
-                                                      {"exact", make_exact_gplvm_model},
-                                                      {"sparse_gplvm", make_sparse_gplvm_model},
-                                                      {"bayesian_gplvm", make_sparse_gplvm_model},
-                                                      {"vae", make_vae_model}};
-  return table;
+ModelKind sas_kind(const std::string& name, const std::string& summary) {
+  ModelKind k{name, summary, make_sas_model};
+  k.curved_latents = true;
+  k.output_manifold = true;
+  return k;
 }
 
-// The kinds whose data-parallel step sums over fixed blocks exactly under train.reproducible; the
-// exact GPLVM's reductions are inside ScaLAPACK and follow the process grid, so the key would be a
-// promise it does not keep.
-bool honours_reproducible_sums(const std::string& kind) {
-  return kind == "sas" || kind == "bayesian_sas" || kind == "vae" || kind == "sparse_gplvm" ||
-         kind == "bayesian_gplvm";
+ModelKind exact_kind() {
+  ModelKind k{"exact", "the full-batch exact GPLVM on ScaLAPACK and PETSc TAO", make_exact_gplvm_model};
+  // Its reductions are inside ScaLAPACK and follow the process grid: the key would be a promise
+  // it does not keep.
+  k.reproducible_sums = false;
+  k.full_batch_only = true;
+  k.full_batch_section = "exact";
+  k.curved_latents = true;
+  k.output_manifold = true;
+  k.linear_basepoint = true;
+  return k;
+}
+
+ModelKind sparse_kind(const std::string& name, const std::string& summary, bool bayesian) {
+  ModelKind k{name, summary, make_sparse_gplvm_model};
+  k.inducing_points = true;
+  k.curved_latents = true;
+  k.wrapped_psi_statistics = bayesian;
+  return k;
+}
+
+ModelKind vae_kind() {
+  ModelKind k{"vae", "variational autoencoder with an MLP decoder, vae.*", make_vae_model};
+  k.gp_decoder = false;
+  k.paper_uniform_start = false;
+  return k;
+}
+
+// The built-in kinds, registered here rather than by static initialisers in their own files
+// (a static library drops object files nothing refers to, and their initialisers with them).
+std::map<std::string, ModelKind>& registry() {
+  static std::map<std::string, ModelKind> table = [] {
+    std::map<std::string, ModelKind> t;
+    for (ModelKind k :
+         {sas_kind("sas", "stochastic active sets"),
+          sas_kind("bayesian_sas", "stochastic active sets and Gaussian latents"), exact_kind(),
+          sparse_kind("sparse_gplvm", "inducing points, sparse.*", false),
+          sparse_kind("bayesian_gplvm", "inducing points and Gaussian latents, sparse.*", true), vae_kind()})
+      t.emplace(k.name, std::move(k));
+    return t;
+  }();
+  return table;
 }
 
 }  // namespace
 
-void register_model_kind(const std::string& kind, ModelFactory factory) {
-  registry()[kind] = std::move(factory);
+void register_model_kind(ModelKind kind) {
+  require(!kind.name.empty() && static_cast<bool>(kind.factory), "a model kind needs a name and a factory",
+          {"", "model.kind", kind.name});
+  std::string name = kind.name;
+  registry().insert_or_assign(std::move(name), std::move(kind));
 }
 
 std::vector<std::string> registered_model_kinds() {
   std::vector<std::string> kinds;
-  for (const auto& [kind, factory] : registry()) kinds.push_back(kind);
+  for (const auto& [name, kind] : registry()) kinds.push_back(name);
   return kinds;
 }
 
+const ModelKind& model_kind(const std::string& name) {
+  const auto it = registry().find(name);
+  if (it != registry().end()) return it->second;
+  std::string known;
+  for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
+  throw InputError("unknown model kind (known kinds: " + known + ")", {"", "model.kind", name});
+}
+
 std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
-  const std::string& kind = config.get_string("model.kind");
-  const auto it = registry().find(kind);
-  if (it == registry().end()) {
-    std::string known;
-    for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
-    throw InputError("unknown model kind (known kinds: " + known + ")", {"", "model.kind", kind});
+  const std::string& name = config.get_string("model.kind");
+  const ModelKind& kind = model_kind(name);
+  if (config.get_bool("train.reproducible") && !kind.reproducible_sums) {
+    throw InputError("train.reproducible = true is implemented for model.kind " +
+                         model_kinds_with(&ModelKind::reproducible_sums) + "; " + name +
+                         "'s reductions belong to a library that follows the process grid (ScaLAPACK's for "
+                         "exact; docs/reliability.md)",
+                     {"", "train.reproducible", "true (model.kind = " + name + ")"});
   }
-  require(
-      !config.get_bool("train.reproducible") || honours_reproducible_sums(kind),
-      "train.reproducible = true is implemented for model.kind = sas, bayesian_sas, vae, sparse_gplvm and "
-      "bayesian_gplvm; the exact GPLVM's reductions are ScaLAPACK's and follow the process grid "
-      "(docs/reliability.md)",
-      {"", "train.reproducible", "true (model.kind = " + kind + ")"});
-  return it->second(config, rows);
+  return kind.factory(config, rows);
+}
+
+std::string model_kinds_with(bool ModelKind::*capability) {
+  std::vector<std::string> names;
+  for (const auto& [name, kind] : registry())
+    if (kind.*capability) names.push_back(name);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text.empty() ? "none" : text;
+}
+
+bool trains_full_batch(const Config& config) {
+  const ModelKind& kind = model_kind(config.get_string("model.kind"));
+  return kind.full_batch_only ||
+         (kind.inducing_points && config.get_string("sparse.training") == "full_batch");
 }
 
 }  // namespace gplvm

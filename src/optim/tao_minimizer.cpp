@@ -9,91 +9,12 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/petsc/petsc_error.hpp"
+#include "gplvm/petsc/petsc_vector.hpp"
 
 namespace gplvm {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// PETSc errors
-
-// PETSc reports an error through the handler on top of its stack, once where it happened
-// (PETSC_ERROR_INITIAL, with the message) and once per caller unwinding (PETSC_ERROR_REPEAT).
-// This handler keeps the first report, prints nothing and lets the error code propagate, so the
-// message ends up in the gplvm::Error instead of a traceback on stderr.
-PetscErrorCode record_petsc_error(MPI_Comm, int line, const char* function, const char* file,
-                                  PetscErrorCode code, PetscErrorType type, const char* message,
-                                  void* context) {
-  auto& recorded = *static_cast<std::string*>(context);
-  if (type == PETSC_ERROR_INITIAL) {
-    recorded = std::string(message ? message : "") + " [" + (function ? function : "?") + ", " +
-               (file ? file : "?") + ":" + std::to_string(line) + "]";
-  } else if (recorded.empty()) {
-    // An error code returned without SETERRQ: name at least where it surfaced.
-    recorded = std::string("[") + (function ? function : "?") + ", " + (file ? file : "?") + ":" +
-               std::to_string(line) + "]";
-  }
-  return code;
-}
-
-// Routes PETSc errors to `recorded` for the lifetime of the scope (the handler stack is global, so
-// it is pushed only around this file's own PETSc calls).
-class PetscErrorScope {
- public:
-  explicit PetscErrorScope(std::string& recorded) : recorded_(recorded) {
-    recorded_.clear();
-    pushed_ = PetscPushErrorHandler(record_petsc_error, &recorded_) == 0;
-  }
-  ~PetscErrorScope() {
-    if (pushed_) PetscPopErrorHandler();
-  }
-  PetscErrorScope(const PetscErrorScope&) = delete;
-  PetscErrorScope& operator=(const PetscErrorScope&) = delete;
-
- private:
-  std::string& recorded_;
-  bool pushed_ = false;
-};
-
-// Throws gplvm::Error for a nonzero PETSc error code: PETSc's text for the code and, if an error
-// scope recorded one, the specific message and where it was raised.
-void check_petsc(PetscErrorCode code, const char* call, const std::string& recorded = {}) {
-  if (code == 0) return;
-  const char* generic = nullptr;
-  PetscErrorMessage(code, &generic, nullptr);
-  std::string what = std::string("PETSc ") + call + " failed (error " + std::to_string(code);
-  if (generic) what += ": " + std::string(generic);
-  what += ")";
-  if (!recorded.empty()) what += ": " + recorded;
-  throw Error(what, {"", call, std::to_string(code)});
-}
-
-// ---------------------------------------------------------------------------------------------
-// RAII handles for the PETSc objects (destroy errors are ignored: destructors must not throw)
-
-// Destroying an object after PetscFinalize would touch freed PETSc state: leak it instead.
-bool petsc_alive() noexcept {
-  PetscBool initialised = PETSC_FALSE;
-  return PetscInitialized(&initialised) == 0 && initialised;
-}
-
-// Owns one PETSc object, destroyed with `Destroy` while PETSc is alive.
-template <typename Object, PetscErrorCode (*Destroy)(Object*)>
-class PetscHandle {
- public:
-  PetscHandle() = default;
-  ~PetscHandle() {
-    if (object_ && petsc_alive()) Destroy(&object_);
-  }
-  PetscHandle(const PetscHandle&) = delete;
-  PetscHandle& operator=(const PetscHandle&) = delete;
-  Object get() const noexcept { return object_; }
-  Object* out() noexcept { return &object_; }
-
- private:
-  Object object_ = nullptr;
-};
-
-using VecHandle = PetscHandle<Vec, VecDestroy>;
 using TaoHandle = PetscHandle<Tao, TaoDestroy>;
 
 // ---------------------------------------------------------------------------------------------
@@ -120,23 +41,6 @@ double to_petsc_bound(double bound) {
   if (bound >= PETSC_INFINITY) return PETSC_INFINITY;
   if (bound <= PETSC_NINFINITY) return PETSC_NINFINITY;
   return bound;
-}
-
-void copy_into(Vec vec, const ConstVectorRef& values) {
-  PetscScalar* data = nullptr;
-  check_petsc(VecGetArray(vec, &data), "VecGetArray");
-  for (Index i = 0; i < values.size(); ++i) data[i] = values[i];
-  check_petsc(VecRestoreArray(vec, &data), "VecRestoreArray");
-}
-
-Vector copy_out(Vec vec) {
-  PetscInt n = 0;
-  check_petsc(VecGetLocalSize(vec, &n), "VecGetLocalSize");
-  const PetscScalar* data = nullptr;
-  check_petsc(VecGetArrayRead(vec, &data), "VecGetArrayRead");
-  Vector out = n > 0 ? Vector(Eigen::Map<const Vector>(data, n)) : Vector(0);
-  check_petsc(VecRestoreArrayRead(vec, &data), "VecRestoreArrayRead");
-  return out;
 }
 
 TaoStopReason from_petsc(TaoConvergedReason reason) {
@@ -235,40 +139,6 @@ PetscErrorCode record_iteration(Tao tao, void* raw_context) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// PetscSession
-
-PetscSession::PetscSession() {
-  PetscBool initialised = PETSC_FALSE, finalised = PETSC_FALSE;
-  check_petsc(PetscInitialized(&initialised), "PetscInitialized");
-  if (initialised) return;
-  // PETSc 3.18 does not register TAO's solvers again after PetscFinalize (TaoSetType then fails
-  // with "Unable to find requested Tao type"), so a second initialisation is refused up front.
-  check_petsc(PetscFinalized(&finalised), "PetscFinalized");
-  if (finalised)
-    throw Error(
-        "PETSc was already finalised in this process and cannot be initialised again; keep one "
-        "PetscSession alive for as long as the program uses PETSc");
-  int mpi_initialised = 0;
-  MPI_Initialized(&mpi_initialised);
-  if (!mpi_initialised) throw Error("PETSc must be initialised after MPI (call MPI_Init first)");
-  // Options set before PetscInitialize are honoured by it (see PetscOptionsSetValue).
-  check_petsc(PetscOptionsSetValue(nullptr, "-skip_petscrc", nullptr), "PetscOptionsSetValue");
-  check_petsc(PetscOptionsSetValue(nullptr, "-no_signal_handler", nullptr), "PetscOptionsSetValue");
-  check_petsc(PetscInitializeNoArguments(), "PetscInitializeNoArguments");
-  owns_ = true;
-}
-
-PetscSession::~PetscSession() {
-  if (!owns_) return;
-  PetscBool finalised = PETSC_TRUE;
-  int mpi_finalised = 1;
-  PetscFinalized(&finalised);
-  MPI_Finalized(&mpi_finalised);
-  // After MPI_Finalize PETSc cannot free its communicators any more; leaking beats crashing.
-  if (!finalised && !mpi_finalised) PetscFinalize();
-}
-
-// ---------------------------------------------------------------------------------------------
 // Stop reasons
 
 bool stopped_on_gradient_tolerance(TaoStopReason reason) noexcept {
@@ -329,12 +199,7 @@ struct TaoMinimizer::State {
 };
 
 TaoMinimizer::TaoMinimizer(const Communicator& comm, Index local_size, TaoOptions options) {
-  PetscBool initialised = PETSC_FALSE;
-  check_petsc(PetscInitialized(&initialised), "PetscInitialized");
-  if (!initialised)
-    throw Error(
-        "PETSc is not initialised: create a gplvm::PetscSession after MPI_Init and keep it "
-        "alive while TAO is used");
+  require_petsc_session("TAO");
   validate_options(options);
   // PetscInt is 32-bit in this PETSc build: the local and the global length must fit.
   const bool fits = local_size >= 0 && local_size <= std::numeric_limits<PetscInt>::max();

@@ -127,6 +127,10 @@ TEST(CliOutput, InfoDescribesEveryKindOfFileTheCommandsWrite) {
     EXPECT_NE(at, std::string::npos) << evaluated.err;
     EXPECT_EQ(evaluated.err.find(line, at + 1), std::string::npos) << "printed twice: " << evaluated.err;
   }
+  ASSERT_EQ(run_gplvm("predict --run run.h5 --latents enc.h5 --output pred.h5", 2, dir).exit_code, 0);
+  const CliResult metrics =
+      run_gplvm("embedding-metrics --latents enc.h5 --data gen.h5 --output metrics.h5", 0, dir);
+  ASSERT_EQ(metrics.exit_code, 0) << metrics.err;
   const std::string checkpoint = dir / "run.h5.checkpoints/checkpoint-000000000004.h5";
   struct Expected {
     std::string file, type;
@@ -136,7 +140,9 @@ TEST(CliOutput, InfoDescribesEveryKindOfFileTheCommandsWrite) {
   for (const Expected& e :
        {Expected{"run.h5", "run", "num_data", 80}, Expected{checkpoint, "checkpoint", "steps", 4},
         Expected{"enc.h5", "latents", "rows", 80}, Expected{"eval.h5", "evaluation", "rows", 80},
-        Expected{"gen.h5", "data", "rows", 80}, Expected{"imported.h5", "data", "rows", 3}}) {
+        Expected{"gen.h5", "data", "rows", 80}, Expected{"imported.h5", "data", "rows", 3},
+        Expected{"pred.h5", "predictions", "rows", 80},
+        Expected{"metrics.h5", "embedding_metrics", "k", 5}}) {
     const CliResult r = run_gplvm("info " + e.file + " --json", 2, dir);  // rank 0 alone prints
     ASSERT_EQ(r.exit_code, 0) << e.file << ": " << r.err;
     const nlohmann::json j = parse_json(r);
@@ -152,6 +158,11 @@ TEST(CliOutput, InfoDescribesEveryKindOfFileTheCommandsWrite) {
   const nlohmann::json eval = parse_json(run_gplvm("info eval.h5 --json", 0, dir));
   EXPECT_TRUE(eval["metrics"]["rmse"].is_number());
   EXPECT_EQ(parse_json(run_gplvm("info imported.h5 --json", 0, dir))["cols"], 3);
+  const nlohmann::json pred = parse_json(run_gplvm("info pred.h5 --json", 0, dir));
+  EXPECT_EQ(pred["data_dim"], 4);
+  EXPECT_EQ(pred["model"], "sas");
+  const nlohmann::json measured = parse_json(run_gplvm("info metrics.h5 --json", 0, dir));
+  EXPECT_TRUE(measured["metrics"]["trustworthiness"].is_number()) << measured;
 }
 
 }  // namespace

@@ -91,6 +91,70 @@ TEST(StopResumeCli, SignalCheckpointsAndResumeAutoMatchesAnUninterruptedRun) {
   EXPECT_LE((a - b).norm() / a.norm(), 1e-12);
 }
 
+TEST(StopResumeCli, ASecondTrainingOfTheSameOutputIsRefusedWhileTheFirstRuns) {
+  // Both would succeed and the later one would silently replace the earlier one's run file.
+  ScratchDir dir;
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(400, 6, 8));
+  testing::write_text(dir / "config.toml", kConfig);
+  fs::create_directories(dir.path() / "out");
+  const std::string train = std::string(GPLVM_CLI) + " train --config config.toml";
+  // The second starts once the first holds the output (its lock file exists), at most 60 s later.
+  const std::string command =
+      "cd '" + dir.path().string() + "' && (" + train + " > a.out 2> a.err & pid=$!; " +
+      "for i in $(seq 600); do [ -e out/run.h5.lock ] && break; sleep 0.1; done; " + train +
+      " > b.out 2> b.err; echo $? > b.code; kill -USR1 $pid; wait $pid; echo $? > a.code)";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  int a = -1, b = -1;
+  std::ifstream(dir / "a.code") >> a;
+  std::ifstream(dir / "b.code") >> b;
+  EXPECT_EQ(b, 2) << testing::read_text(dir / "b.err");
+  const std::string b_err = testing::read_text(dir / "b.err");
+  EXPECT_NE(b_err.find("another process is writing this output"), std::string::npos) << b_err;
+  EXPECT_NE(b_err.find("out/run.h5"), std::string::npos) << b_err;
+  EXPECT_EQ(a, 3) << "the first is stopped by the signal, with a checkpoint";
+  EXPECT_FALSE(fs::exists(dir.path() / "out/run.h5.lock")) << "the lock goes with its writer";
+}
+
+TEST(StopResumeCli, FullBatchTrainingStopsWithACheckpointAndResumesFromIt) {
+  // The exact GPLVM (L-BFGS) signalled while it starts or iterates: a checkpoint and exit 3, no run
+  // file, so that a requeued job's `--resume auto` continues instead of finding "run file exists".
+  ScratchDir dir;
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(300, 6, 8));
+  testing::write_text(dir / "config.toml", kConfig);
+  fs::create_directories(dir.path() / "out");
+  const std::string exact =
+      " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 "
+      "--exact.max_iterations=80";
+  const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " +
+                              std::string(GPLVM_MPI_FLAGS) + " " + GPLVM_CLI + exact +
+                              " > stop.out 2> stop.err & pid=$!; "
+                              // Once the run holds its output, its stop handlers are in place.
+                              "for i in $(seq 600); do [ -e out/run.h5.lock ] && break; sleep 0.1; done; "
+                              "kill -USR1 $pid; wait $pid; echo $? > stop.code)";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  int code = -1;
+  std::ifstream(dir / "stop.code") >> code;
+  ASSERT_EQ(code, 3) << testing::read_text(dir / "stop.err");
+  const long stopped = checkpoint_step(dir.path() / "ck");
+  ASSERT_GE(stopped, 0) << testing::read_text(dir / "stop.err");
+  EXPECT_FALSE(fs::exists(dir.path() / "out/run.h5")) << "a stopped run writes no final result";
+  char name[64];
+  std::snprintf(name, sizeof name, "ck/checkpoint-%012ld.h5", stopped);
+  const RowMatrix before = testing::read_fixture_matrix(dir / name, "/train/curve");
+
+  const auto resumed = run_gplvm(exact.substr(1) + " --resume auto", 2, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming from"), std::string::npos) << resumed.err;
+  const RowMatrix after = testing::read_fixture_matrix(dir / "out/run.h5", "/train/curve");
+  ASSERT_GE(after.rows(), before.rows());
+  // The resumed curve continues the checkpoint's: its rows first, iterations counting on, the
+  // likelihood no lower than where it stopped, and the limit counting every iteration.
+  EXPECT_TRUE(after.topRows(before.rows()) == before);
+  for (Index i = 1; i < after.rows(); ++i) EXPECT_GT(after(i, 0), after(i - 1, 0)) << "row " << i;
+  if (before.rows() > 0) EXPECT_GE(after(after.rows() - 1, 2), before(before.rows() - 1, 2) - 1e-9);
+  EXPECT_LE(after(after.rows() - 1, 0), 200);
+}
+
 TEST(StopResumeCli, ResumeAutoWithoutCheckpointsStartsFresh) {
   ScratchDir dir;
   testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(100, 6, 8));
@@ -121,6 +185,31 @@ TEST(StopResumeCli, ResumeAutoRefusesCheckpointsOfAChangedRunAndKeepsThem) {
   EXPECT_EQ(res.exit_code, 2) << res.err;
   EXPECT_NE(res.err.find("train.learning_rate"), std::string::npos) << res.err;
   EXPECT_EQ(checkpoint_step(dir.path() / "ck"), step) << "the other run's checkpoint must stay";
+}
+
+TEST(StopResumeCli, ResumeAutoSkipsACheckpointWithADamagedObjectHeader) {
+  // A self-requeueing job must get past a checkpoint that opens but cannot be read: `--resume auto`
+  // skips it (with a warning) and resumes from the next newest one, at every rank count.
+  ScratchDir dir;
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(100, 6, 8));
+  testing::write_text(dir / "config.toml", kConfig);
+  ASSERT_EQ(run_gplvm("train --config config.toml --train.max_steps=6 --train.checkpoint_every=3", 1, dir)
+                .exit_code,
+            0);
+  ASSERT_EQ(checkpoint_step(dir.path() / "ck"), 6);
+  testing::damage_fixture_object_header(dir / "ck/checkpoint-000000000006.h5", "/state/shared");
+  // Each run writes its own checkpoints into ck and prunes old ones: each starts from this copy.
+  fs::copy(dir.path() / "ck", dir.path() / "ck_start", fs::copy_options::recursive);
+  for (const int ranks : {1, 2}) {
+    fs::remove_all(dir.path() / "ck");
+    fs::copy(dir.path() / "ck_start", dir.path() / "ck", fs::copy_options::recursive);
+    const auto res = run_gplvm(
+        "train --config config.toml --force --resume auto --train.max_steps=9 --output.path=out/resumed.h5",
+        ranks, dir);
+    ASSERT_EQ(res.exit_code, 0) << res.err;
+    EXPECT_NE(res.err.find("skipping"), std::string::npos) << res.err;
+    EXPECT_NE(res.err.find("checkpoint-000000000003.h5 at step 3"), std::string::npos) << res.err;
+  }
 }
 
 }  // namespace

@@ -135,6 +135,9 @@ CONFIG = [
 ]
 
 DATA = [
+    # A labels dataset named by the user must exist (it was silently ignored).
+    Case("data", "train: data.labels names no dataset", f"{TRAIN} --data.labels=/nope", BAD_INPUT,
+         ["data.h5", "/nope", "not found"]),
     Case("data", "train: data file missing", f"{TRAIN} --data.path=absent.h5", BAD_INPUT, ["absent.h5"]),
     Case("data", "train: data not HDF5", f"{TRAIN} --data.path={{fx}}/not_hdf5.h5", BAD_INPUT, ["not_hdf5.h5"]),
     Case("data", "train: no /Y", f"{TRAIN} --data.path={{fx}}/no_y.h5", BAD_INPUT, ["no_y.h5", "/Y"]),
@@ -152,10 +155,12 @@ DATA = [
     Case("data", "encode: D mismatch", f"encode {RUN} --data {{fx}}/d3.h5 --output out.h5", BAD_INPUT, ["d3.h5"]),
     Case("data", "evaluate: D mismatch", f"evaluate {RUN} --test {{fx}}/d3.h5", BAD_INPUT, ["d3.h5"]),
     Case("data", "evaluate: test file missing", f"evaluate {RUN} --test absent.h5", BAD_INPUT, ["absent.h5"]),
+    Case("data", "embedding-metrics: latents of size 1e300", "embedding-metrics --latents {fx}/huge_latents.h5 "
+         "--data {fx}/data.h5", BAD_INPUT, ["huge_latents.h5", "/latent/mean", "overflow"]),
     Case("data", "exact: training data gone", "exact --run {fx}/orphan_run.h5", BAD_INPUT, ["gone.h5"]),
     Case("data", "info: not HDF5", "info {fx}/not_hdf5.h5", BAD_INPUT, ["not_hdf5.h5"]),
     Case("data", "train: truncated data file", f"{TRAIN} --data.path={{fx}}/truncated.h5", BAD_INPUT,
-         ["truncated.h5"], xfail="exit code of truncated files"),
+         ["truncated.h5"]),
 ]
 
 IMPORT_CASES = [
@@ -179,6 +184,10 @@ IMPORT_CASES = [
          ["short.idx"]),
     Case("import", "NPY 1-D data", "import --input {fx}/vector.npy --output out.h5", BAD_INPUT,
          ["vector.npy", "2 dimensions"]),
+    Case("import", "kendall: 3-D landmarks", "import --input {fx}/landmarks3d.npy --output-space kendall "
+         "--output out.h5", BAD_INPUT, ["landmarks3d.npy", "4 x 3", "6 x 2"]),
+    Case("import", "sphere data as float32", "import --input {fx}/good.csv --output-space sphere --float32 "
+         "--output out.h5", BAD_INPUT, ["--float32", "sphere"]),
     Case("import", "input missing", "import --input absent.csv --output out.h5", BAD_INPUT, ["absent.csv"]),
     Case("import", "unknown format", "import --input {fx}/good.csv --output out.h5 --format xls", BAD_INPUT,
          ["format", "'xls'"]),
@@ -217,8 +226,11 @@ RUNS = [
     Case("runs", "train --resume missing checkpoint", f"{TRAIN} --resume absent.h5", BAD_INPUT, ["absent.h5"]),
     Case("runs", "train --resume a data file", f"{TRAIN} --resume {{fx}}/data.h5", BAD_INPUT, ["data.h5"]),
     Case("runs", "train --resume not HDF5", f"{TRAIN} --resume {{fx}}/not_hdf5.h5", BAD_INPUT, ["not_hdf5.h5"]),
-    Case("runs", "exact: truncated run file", "exact --run {fx}/truncated.h5", BAD_INPUT, ["truncated.h5"],
-         xfail="exit code of truncated files"),
+    # --force replaces an output, never an input: the checkpoint resumed from is one.
+    Case("runs", "train --resume CK --output.path=CK --force",
+         f"{TRAIN} --resume checkpoint.h5 --output.path=checkpoint.h5 --force", BAD_INPUT,
+         ["checkpoint.h5", "--resume", "output.path"], copies=["checkpoint.h5"]),
+    Case("runs", "exact: truncated run file", "exact --run {fx}/truncated.h5", BAD_INPUT, ["truncated.h5"]),
 ]
 
 OUTPUT = [
@@ -235,9 +247,36 @@ OUTPUT = [
     Case("output", "train: output path is a directory", f"{TRAIN} --output.path=a_directory.h5", BAD_INPUT,
          ["a_directory.h5"], files={"a_directory.h5": None}),
     Case("output", "encode: output is the input data", "encode --run {fx}/run.h5 --data data.h5 --output data.h5",
-         BAD_INPUT, ["data.h5"], copies=["data.h5"], xfail="refusal to overwrite an input"),
+         BAD_INPUT, ["data.h5"], copies=["data.h5"]),
     Case("output", "import: output is the input", "import --input good.csv --output good.csv", BAD_INPUT,
-         ["good.csv"], copies=["good.csv"], xfail="refusal to overwrite an input"),
+         ["good.csv"], copies=["good.csv"]),
+]
+
+# A damaged object header in one input: every rank fails alike, with the documented exit code and
+# one message naming the file and the object (it aborted the job with exit 1).
+DAMAGED = [
+    Case("damaged", f"train: damaged /Y{at}", f"{TRAIN} --data.path={{fx}}/damaged_y.h5", BAD_INPUT,
+         ["damaged_y.h5", "/Y"], ranks=ranks)
+    for ranks, at in ((1, ""), (2, " at 2 ranks"))
+] + [
+    Case("damaged", f"train: damaged /labels{at}", f"{TRAIN} --data.path={{fx}}/damaged_labels.h5", BAD_INPUT,
+         ["damaged_labels.h5", "/labels"], ranks=ranks)
+    for ranks, at in ((1, ""), (2, " at 2 ranks"))
+] + [
+    Case("damaged", f"encode: damaged /params/shared{at}",
+         "encode --run {fx}/damaged_shared_run.h5 --data {fx}/data.h5 --output out.h5", BAD_INPUT,
+         ["damaged_shared_run.h5", "/params/shared"], ranks=ranks)
+    for ranks, at in ((1, ""), (2, " at 2 ranks"))
+] + [
+    Case("damaged", f"exact: damaged /latent/mean{at}", "exact --run {fx}/damaged_latent_run.h5", BAD_INPUT,
+         ["damaged_latent_run.h5", "/latent/mean"], ranks=ranks)
+    for ranks, at in ((1, ""), (2, " at 2 ranks"))
+] + [
+    Case("damaged", f"train --resume: damaged /state/shared{at}", f"{TRAIN} --resume {{fx}}/damaged_checkpoint.h5",
+         BAD_INPUT, ["damaged_checkpoint.h5", "/state/shared"], ranks=ranks)
+    for ranks, at in ((1, ""), (2, " at 2 ranks"))
+] + [
+    Case("damaged", "info: damaged /Y", "info {fx}/damaged_y.h5", BAD_INPUT, ["damaged_y.h5", "/Y"]),
 ]
 
 FAULTS = [
@@ -253,5 +292,5 @@ FAULTS = [
          ["grid", "'2x2'", "4 ranks"], ranks=2),
 ]
 
-CASES = CLI + CONFIG + DATA + IMPORT_CASES + RUNS + OUTPUT + FAULTS
-GROUPS = ["cli", "config", "data", "import", "runs", "output", "faults"]
+CASES = CLI + CONFIG + DATA + IMPORT_CASES + RUNS + OUTPUT + DAMAGED + FAULTS
+GROUPS = ["cli", "config", "data", "import", "runs", "output", "damaged", "faults"]

@@ -55,6 +55,22 @@ def write_idx_claiming(path, shape, payload_bytes):
         f.write(bytes(payload_bytes))
 
 
+def damage_object_header(path, object_path):
+    """Overwrites the start of one object's header (its version and message count) with 0xFF bytes:
+    the file still opens, and that one object cannot be read."""
+    with h5py.File(path, "r") as f:
+        address = h5py.h5o.get_info(f[object_path].id).addr
+    with open(path, "r+b") as f:
+        f.seek(address)
+        f.write(b"\xff" * 16)
+
+
+def damaged_copy(source, target, object_path):
+    with open(source, "rb") as f, open(target, "wb") as g:
+        g.write(f.read())
+    damage_object_header(target, object_path)
+
+
 def write_text(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -78,6 +94,13 @@ def make_data_files(d):
     write_data(f"{d}/rank3.h5", y.reshape(ROWS, DIM, 1))
     write_data(f"{d}/empty.h5", np.zeros((0, DIM)))
     write_text(f"{d}/not_hdf5.h5", "this is a text file, not HDF5\n")
+    # Latents too large for their distances in double precision (x_0 alone would pass as points
+    # of the hyperboloid once its square overflows).
+    huge = np.zeros((ROWS, 3))
+    huge[:, 0] = 1e300 * (1 + np.arange(ROWS) / ROWS)
+    write_data(f"{d}/huge_latents.h5", huge, dataset="/latent/mean")
+    damaged_copy(f"{d}/data.h5", f"{d}/damaged_y.h5", "/Y")
+    damaged_copy(f"{d}/data.h5", f"{d}/damaged_labels.h5", "/labels")
     with open(f"{d}/data.h5", "rb") as f:  # the first half of a good file
         head = f.read()
     with open(f"{d}/truncated.h5", "wb") as f:
@@ -94,6 +117,8 @@ def make_import_files(d):
     write_npy_claiming(f"{d}/short.npy", (10, 5), np.zeros(30))
     write_idx_claiming(f"{d}/short.idx", (10, 4, 4), 100)
     np.save(f"{d}/vector.npy", np.arange(6.0))
+    # Four landmarks in 3-D per row: 12 numbers, as many as six planar landmarks.
+    np.save(f"{d}/landmarks3d.npy", np.random.default_rng(5).standard_normal((10, 4, 3)))
 
 
 def make_configs(d):
@@ -118,6 +143,12 @@ def make_runs(gplvm, d, env):
     train(gplvm, d, "run", [], env)
     train(gplvm, d, "free_run", ["--model.latents=free"], env)
     train(gplvm, d, "vae_run", ["--model.kind=vae", "--sas.batch_size=32"], env)
+    # Runs and a checkpoint with one damaged object each.
+    damaged_copy(f"{d}/run.h5", f"{d}/damaged_shared_run.h5", "/params/shared")
+    damaged_copy(f"{d}/run.h5", f"{d}/damaged_latent_run.h5", "/latent/mean")
+    checkpoint = sorted(os.listdir(f"{d}/run.h5.checkpoints"))[-1]
+    os.rename(f"{d}/run.h5.checkpoints/{checkpoint}", f"{d}/checkpoint.h5")
+    damaged_copy(f"{d}/checkpoint.h5", f"{d}/damaged_checkpoint.h5", "/state/shared")
     # A run whose training data have since been removed.
     train(gplvm, d, "orphan_run", [f"--data.path={d}/gone.h5"], env)
     os.remove(f"{d}/gone.h5")

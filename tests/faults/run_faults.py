@@ -127,7 +127,7 @@ def main():
         options.scratch = os.path.join(root, "cases")
         os.mkdir(fixtures)
         os.mkdir(options.scratch)
-        needs_runs = any("run" in c.args or c.group in ("runs", "output") for c in cases)
+        needs_runs = any("run" in c.args or c.group in ("runs", "output", "damaged") for c in cases)
         fault_fixtures.make_all(options.gplvm, fixtures, base_env, needs_runs)
         fixture_state = snapshot(fixtures)
         with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:

@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <filesystem>
 
-#include "gplvm/apps/manifold_data.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/importers.hpp"
 #include "gplvm/parallel/communicator.hpp"
+#include "gplvm/run/manifold_data.hpp"
 #include "gplvm/synthetic/manifold_generators.hpp"
 
 namespace gplvm {

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -51,6 +52,11 @@ CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir,
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace gplvm::testing

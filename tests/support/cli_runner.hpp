@@ -29,5 +29,7 @@ CliResult run_gplvm(const std::string& args, int ranks, const ScratchDir& dir,
                     const std::string& environment = "");
 
 void write_text(const std::string& path, const std::string& text);
+// The whole file; empty when it cannot be read.
+std::string read_text(const std::string& path);
 
 }  // namespace gplvm::testing

@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -65,6 +66,20 @@ void write_fixture_string_attribute(const std::string& file, const std::string& 
   H5Sclose(space);
   H5Tclose(type);
   H5Fclose(f);
+}
+
+void damage_fixture_object_header(const std::string& file, const std::string& object_path) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) throw std::runtime_error("fixture: cannot open " + file);
+  H5O_info_t info;
+  const herr_t status = H5Oget_info_by_name2(f, object_path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT);
+  H5Fclose(f);
+  if (status < 0) throw std::runtime_error("fixture: no object " + object_path + " in " + file);
+  std::fstream bytes(file, std::ios::in | std::ios::out | std::ios::binary);
+  bytes.seekp(static_cast<std::streamoff>(info.addr));
+  const std::string garbage(16, '\xff');
+  bytes.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  if (!bytes) throw std::runtime_error("fixture: cannot damage " + object_path + " in " + file);
 }
 
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path) {

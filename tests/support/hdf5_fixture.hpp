@@ -18,6 +18,9 @@ void write_fixture_labels(const std::string& file, const std::string& path,
 // A fixed-length string attribute on an existing object of an existing file.
 void write_fixture_string_attribute(const std::string& file, const std::string& object_path,
                                     const std::string& name, const std::string& value);
+// Overwrites the first 16 bytes of one object's header (its version and message count) with 0xFF:
+// the file still opens, and that one object cannot be opened.
+void damage_fixture_object_header(const std::string& file, const std::string& object_path);
 // Any rank: rows along the first dimension, the trailing dimensions flattened (C order).
 RowMatrix read_fixture_matrix(const std::string& file, const std::string& path);
 std::vector<double> read_fixture_vector(const std::string& file, const std::string& path);

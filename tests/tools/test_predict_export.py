@@ -105,7 +105,8 @@ def test_export_round_trips(tmp):
         for i, v in enumerate(run["/params/kernel/lengthscales"][()]):
             hyper[f"kernel/lengthscales/{i}"] = float(v)
     for fmt in ("npy", "csv"):
-        r = gplvm(tmp, "export", "--run", "run.h5", "--format", fmt, "--output", f"export_{fmt}")
+        # A trailing slash names the same folder ("created if absent", as the help says).
+        r = gplvm(tmp, "export", "--run", "run.h5", "--format", fmt, "--output", f"export_{fmt}/")
         assert r.returncode == 0, r.stderr
         d = os.path.join(tmp, f"export_{fmt}")
         assert sorted(os.listdir(d)) == sorted(f"{n}.{fmt}" for n in ("latent_mean", "labels", "hyperparameters"))

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gplvm/core/exit_codes.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm {
@@ -20,11 +21,5 @@ int evaluate_command(const Arguments& args, const Communicator& comm);
 int predict_command(const Arguments& args, const Communicator& comm);
 int export_command(const Arguments& args, const Communicator& comm);
 int embedding_metrics_command(const Arguments& args, const Communicator& comm);
-
-// Exit codes (documented in README).
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;   // a numerical or system failure
-constexpr int kExitBadInput = 2;  // bad input, config or command line
-constexpr int kExitStopped = 3;   // stopped by SIGTERM/SIGUSR1 after writing a checkpoint: resume it
 
 }  // namespace gplvm

@@ -68,13 +68,13 @@ void close_hdf5_library() noexcept;
 
 class Hdf5Dataset;
 
-enum class FileAccess { read_only, read_write };
-
 class Hdf5File {
  public:
-  // Collective. InputError naming the file, on every rank, when it is missing, unreadable, not an
-  // HDF5 file or truncated (HDF5 checks the stored end of file against the file's size).
-  static Hdf5File open(const std::string& path, MPI_Comm comm, FileAccess access = FileAccess::read_only);
+  // Collective. Opens an input read-only on every rank of comm, each through the serial (sec2)
+  // driver, so that nothing is ever created beside the input. InputError naming the file, on every
+  // rank, when it is missing, unreadable, not an HDF5 file or truncated (HDF5 checks the stored end
+  // of file against the file's size).
+  static Hdf5File open(const std::string& path, MPI_Comm comm);
   // Not collective. Creates a new file for this process alone to write, with the serial (sec2)
   // driver; Error when it exists already or cannot be created.
   static Hdf5File create(const std::string& path);
@@ -86,8 +86,6 @@ class Hdf5File {
   MPI_Comm comm() const noexcept { return comm_; }
   hid_t id() const noexcept { return handle_.get(); }
   bool is_open() const noexcept { return handle_.valid(); }
-  // True when the file uses the MPI-IO driver (MPI is initialised), so transfers can be collective.
-  bool parallel() const noexcept { return parallel_; }
 
   // Closes the file (collectively where it was opened on a communicator). For a file made by
   // create(), the disk space its final flush needs is reserved first: Error, with the file still
@@ -103,13 +101,12 @@ class Hdf5File {
   Hdf5Dataset open_dataset(const std::string& dataset_path) const;
 
  private:
-  Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool parallel, bool written);
+  Hdf5File(std::string path, MPI_Comm comm, Hdf5Handle handle, bool written);
   void reserve_space_for_flush();
 
   std::string path_;
   MPI_Comm comm_ = MPI_COMM_NULL;
   Hdf5Handle handle_;
-  bool parallel_ = false;
   bool written_ = false;  // made by create(): written through the sec2 driver
 };
 
@@ -120,7 +117,6 @@ class Hdf5Dataset {
   const std::string& file() const noexcept { return file_; }
   const std::string& path() const noexcept { return path_; }
   const std::vector<std::uint64_t>& dims() const noexcept { return dims_; }
-  bool parallel() const noexcept { return parallel_; }
   // A description of the stored type, e.g. "float32", "integer", "string" (for messages).
   const std::string& type_name() const noexcept { return type_name_; }
   bool is_string() const noexcept { return type_class_ == H5T_STRING; }
@@ -135,7 +131,7 @@ class Hdf5Dataset {
 
  private:
   friend class Hdf5File;
-  Hdf5Dataset(Hdf5Handle handle, std::string file, std::string path, bool parallel);
+  Hdf5Dataset(Hdf5Handle handle, std::string file, std::string path);
 
   Hdf5Handle handle_;
   std::string file_, path_;
@@ -143,7 +139,6 @@ class Hdf5Dataset {
   H5T_class_t type_class_ = H5T_NO_CLASS;
   std::size_t type_size_ = 0;
   std::string type_name_;
-  bool parallel_ = false;
 };
 
 }  // namespace gplvm

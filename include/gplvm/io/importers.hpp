@@ -90,8 +90,11 @@ struct ImportOptions {
   std::string dataset_path = "/Y";
   CsvOptions csv;  // for CSV data (a CSV labels file always auto-detects its header)
   // Data on a manifold: checks the rows (InputError naming the file and the first bad row) and
-  // says how to store them; called before anything is written. Empty: plain N x D data.
-  std::function<DatasetLayout(const RowMatrix& Y, const std::string& input_path)> manifold_layout;
+  // says how to store them; called before anything is written, with the shape of one input row
+  // (NPY and IDX arrays of N x k x d: {k, d}; CSV: {D}). Empty: plain N x D data.
+  std::function<DatasetLayout(const RowMatrix& Y, const std::vector<std::uint64_t>& row_shape,
+                              const std::string& input_path)>
+      manifold_layout;
 };
 
 struct ImportSummary {

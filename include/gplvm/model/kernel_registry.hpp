@@ -22,8 +22,16 @@ struct KernelInit {
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(Index input_dim, const KernelInit& init)>;
 
-// Adds (or replaces) a kernel name. Names are lower-case letters, digits and '_'.
-void register_kernel(const std::string& name, KernelFactory factory);
+// The inputs of most kernels: coordinates in R^Q.
+inline constexpr const char* kEuclideanKernelDomain = "euclidean";
+
+// Adds (or replaces) a kernel name. Names are lower-case letters, digits and '_'. input_domain
+// names the latent space whose points the kernel takes (its model.latent_space value, e.g.
+// "lorentz" for points of the hyperboloid in Lorentz coordinates).
+void register_kernel(const std::string& name, KernelFactory factory,
+                     const std::string& input_domain = kEuclideanKernelDomain);
+// The input domain a kernel was registered with; InputError naming model.kernel for an unknown name.
+std::string kernel_input_domain(const std::string& name);
 bool is_registered_kernel(const std::string& name);
 std::vector<std::string> registered_kernels();  // sorted
 

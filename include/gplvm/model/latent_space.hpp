@@ -14,8 +14,10 @@
 // Every map has its adjoint, so objectives and models differentiate through any space. Kernels
 // take ambient coordinates. docs/architecture.md, "Latent spaces", shows how the Lorentz model
 // plugs in.
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/types.hpp"
 
@@ -78,8 +80,14 @@ class LatentSpace {
                                            MatrixRef d_variance) const {}
 };
 
-// The space of a model.latent_space value ("euclidean" or "lorentz") with Q intrinsic dimensions;
-// InputError naming model.latent_space otherwise.
+// Latent spaces by name (model.latent_space): built-in euclidean and lorentz; a program may add
+// its own (or replace one), and the train configuration accepts every registered name.
+using LatentSpaceFactory = std::function<std::unique_ptr<LatentSpace>(Index intrinsic_dim)>;
+void register_latent_space(const std::string& name, LatentSpaceFactory factory);
+std::vector<std::string> registered_latent_spaces();  // sorted
+
+// The space of a registered model.latent_space value with Q intrinsic dimensions; InputError
+// naming model.latent_space and the registered names otherwise.
 std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim);
 
 // Kernels read ambient coordinates, so a kernel expression must suit the space its inputs come

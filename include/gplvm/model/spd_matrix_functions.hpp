@@ -5,12 +5,14 @@
 //
 // An n x n matrix travels as n^2 numbers in C order (a data row); symmetric ones read the same in
 // either order.
+#include <string>
+
 #include "gplvm/core/types.hpp"
 
 namespace gplvm::spd {
 
 // n with n^2 = size; InputError naming `key` when size is not a square (or 0).
-Index matrix_order(Index size, const char* key);
+Index matrix_order(Index size, const std::string& key);
 Matrix as_matrix(const ConstVectorRef& flat, Index n);
 Vector as_flat(const Matrix& m);
 // (A + A^T) / 2.

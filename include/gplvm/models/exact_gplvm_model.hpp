@@ -89,7 +89,6 @@ class ExactGplvmModel final : public Model {
 
   void initialise_from_data(const Communicator& comm, const RowPartition& partition,
                             LocalRows local_rows) override;
-  bool trained_full_batch_only() const override { return true; }
   // InputError: the exact model has no minibatch step.
   std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
                                           LocalRows local_rows) const override;

@@ -186,8 +186,6 @@ class Model {
   // global row of a non-finite value, on every rank).
   virtual std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
                                                   LocalRows local_rows) const = 0;
-  // True for models trained only full batch (no minibatch step): `train` uses L-BFGS for them.
-  virtual bool trained_full_batch_only() const { return false; }
   // The full-batch objective over this rank's rows, or null if the model is trained by steps only.
   virtual std::unique_ptr<FullBatchObjective> make_full_batch_objective(const Communicator& comm,
                                                                         const RowPartition& partition,

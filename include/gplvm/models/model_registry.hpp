@@ -1,7 +1,9 @@
 #pragma once
-// Model kinds by name (`model.kind`): each kind reads its own settings from the resolved
-// configuration and builds its Model. The trainer, checkpoints, run files and commands ask the
-// registry, so a new kind is one registration and no other edits.
+// Model kinds by name (`model.kind`): each kind is registered with its factory and a description of
+// what it supports. The train configuration's schema (the kinds `model.kind` accepts and its help)
+// and its support checks (which latent spaces, output spaces, keys and optimisers a kind takes) are
+// assembled from these registrations, so a new kind is its own file plus one registration, and no
+// other file names it.
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,11 +22,52 @@ struct ModelRows {
 
 using ModelFactory = std::function<std::unique_ptr<Model>(const Config& config, const ModelRows& rows)>;
 
-// Adds (or replaces) a kind.
-void register_model_kind(const std::string& kind, ModelFactory factory);
+// What a kind is and what it takes; the defaults describe a minibatch model with a GP decoder on
+// Euclidean latents and data.
+struct ModelKind {
+  std::string name;     // model.kind
+  std::string summary;  // a few words for model.kind's help, e.g. "stochastic active sets"
+  ModelFactory factory;
+  // A kernel and a Gaussian noise (model.kernel, model.fixed_hyperparameters; exact, predict and
+  // evaluate condition an exact GP on the run); false for a network decoder.
+  bool gp_decoder = true;
+  // train.reproducible: the step's reductions are sums over fixed row blocks (false where they
+  // belong to a library that follows the process grid, as ScaLAPACK's do).
+  bool reproducible_sums = true;
+  // Trained full batch only, with the options of the config section full_batch_section (optim.*
+  // chooses its optimiser); otherwise minibatch Adam unless inducing_points and sparse.training
+  // = "full_batch".
+  bool full_batch_only = false;
+  std::string full_batch_section = "full_batch";
+  // Inducing inputs (sparse.*): sparse.training may be "full_batch", sparse.active_set_refresh > 0.
+  bool inducing_points = false;
+  // Latents on a curved latent space (model.latent_space other than euclidean).
+  bool curved_latents = false;
+  // model.init = "paper_uniform" (free latents drawn near the origin).
+  bool paper_uniform_start = true;
+  // Data on an output manifold (model.output_space other than euclidean) with a constant basepoint,
+  // and with the linear basepoint (model.basepoint = "linear").
+  bool output_manifold = false;
+  bool linear_basepoint = false;
+  // The wrapped-normal Monte Carlo keys (model.psi_samples, psi_noise, kl_mode, kl_estimator) on
+  // curved latents.
+  bool wrapped_psi_statistics = false;
+};
+
+// Adds (or replaces) a kind; InputError for an empty name or a missing factory.
+void register_model_kind(ModelKind kind);
 std::vector<std::string> registered_model_kinds();  // sorted
+// The registration of `name`; InputError naming model.kind and the known kinds for another name.
+const ModelKind& model_kind(const std::string& name);
 
 // The model of config's model.kind; InputError naming model.kind for an unknown kind.
 std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows);
+
+// The registered kinds with a capability, as "a, b and c" (for messages), e.g.
+// model_kinds_with(&ModelKind::curved_latents); "none" when no kind has it.
+std::string model_kinds_with(bool ModelKind::*capability);
+
+// Whether config's model.kind trains full batch: always, or as sparse.training says.
+bool trains_full_batch(const Config& config);
 
 }  // namespace gplvm

@@ -13,35 +13,9 @@
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/parallel/communicator.hpp"
+#include "gplvm/petsc/petsc_session.hpp"  // TaoMinimizer needs a live PetscSession
 
 namespace gplvm {
-
-// PETSc initialisation as a scope: initialises PETSc (collective over MPI_COMM_WORLD) unless it
-// already is, and finalises it on destruction only if this guard initialised it. MPI must already
-// be initialised (PETSc then leaves MPI_Finalize to its owner), and the guard must be destroyed
-// before MPI_Finalize. Guards nest; an inner one does nothing.
-//
-// Create one in main() right after MPI_Init and keep it for the whole program: PETSc 3.18 cannot
-// be initialised again after PetscFinalize (TAO's solver types are not re-registered), so a second
-// initialisation in one process is refused with an Error, and TaoMinimizer does not initialise
-// PETSc on its own (it throws if no session is alive).
-//
-// When it initialises, PETSc gets no command line, skips the ~/.petscrc, .petscrc and petscrc
-// files and installs no signal handlers: PETSc's handlers would replace the SIGTERM/SIGUSR1
-// handlers that stop training cleanly (core/stop_signals.hpp). PETSC_OPTIONS from the environment
-// is still read (PETSc always does); it can enable PETSc's logging, not change the solver.
-class PetscSession {
- public:
-  PetscSession();
-  ~PetscSession();
-  PetscSession(const PetscSession&) = delete;
-  PetscSession& operator=(const PetscSession&) = delete;
-
-  bool owns_initialisation() const noexcept { return owns_; }
-
- private:
-  bool owns_ = false;
-};
 
 // Why TAO stopped (PETSc's TaoConvergedReason).
 enum class TaoStopReason {

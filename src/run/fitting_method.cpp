@@ -1,0 +1,143 @@
+#include "gplvm/run/fitting_method.hpp"
+
+#include <map>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/models/model_registry.hpp"
+#include "gplvm/run/full_batch_fit.hpp"
+#include "gplvm/run/minibatch_fit.hpp"
+
+namespace gplvm {
+namespace {
+
+constexpr const char* kAuto = "auto";
+
+FittingMethod minibatch_adam() {
+  FittingMethod m{"adam", "minibatch Adam steps; Riemannian Adam for points of a curved space",
+                  fit_by_minibatch_steps};
+  m.moves_curved_points = true;
+  m.automatic = true;
+  return m;
+}
+
+FittingMethod lbfgs() {
+  FittingMethod m{"lbfgs", "full-batch L-BFGS (PETSc TAO), Euclidean latents",
+                  [](const FitRun& run) { return fit_full_batch(run, std::nullopt); }};
+  m.full_batch = true;
+  m.automatic = true;
+  return m;
+}
+
+FittingMethod riemannian(const std::string& name, const std::string& summary, RiemannianMethod method) {
+  FittingMethod m{name, summary, [method](const FitRun& run) { return fit_full_batch(run, method); }};
+  m.full_batch = true;
+  m.moves_euclidean_points = false;
+  m.moves_curved_points = true;
+  m.automatic = method == RiemannianMethod::adam;
+  return m;
+}
+
+// The built-in methods, registered here (a static library drops self-registering object files
+// that nothing refers to).
+std::map<std::string, FittingMethod>& registry() {
+  static std::map<std::string, FittingMethod> table = [] {
+    std::map<std::string, FittingMethod> t;
+    for (FittingMethod m :
+         {minibatch_adam(), lbfgs(),
+          riemannian("riemannian_adam",
+                     "full-batch Riemannian Adam on the latent points, Adam on the log-hyperparameters",
+                     RiemannianMethod::adam),
+          riemannian("riemannian_gd_paper",
+                     "the hGP-LVM paper's full-batch Riemannian gradient ascent with clipping and "
+                     "accept/reject",
+                     RiemannianMethod::paper_gd)})
+      t.emplace(m.name, std::move(m));
+    return t;
+  }();
+  return table;
+}
+
+// The methods with a property, as "a, b and c" (for messages).
+std::string methods_that(bool (*has)(const FittingMethod&)) {
+  std::vector<std::string> names;
+  for (const auto& [name, method] : registry())
+    if (has(method)) names.push_back(name);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+bool curved_full_batch(const FittingMethod& m) {
+  return m.full_batch && m.moves_curved_points;
+}
+bool full_batch_method(const FittingMethod& m) {
+  return m.full_batch;
+}
+
+// "auto": the automatic method for how the model trains and where its latents live.
+const FittingMethod& automatic_method(bool full_batch, bool curved) {
+  for (const auto& [name, method] : registry()) {
+    const bool moves = curved ? method.moves_curved_points : method.moves_euclidean_points;
+    if (method.automatic && method.full_batch == full_batch && moves) return method;
+  }
+  throw InputError(std::string("no registered fitting method trains this model ") +
+                       (full_batch ? "full batch" : "by minibatch steps") + " on " +
+                       (curved ? "a curved" : "a Euclidean") + " latent space",
+                   {"", "optim.method", kAuto});
+}
+
+}  // namespace
+
+void register_fitting_method(FittingMethod method) {
+  require(!method.name.empty() && method.name != kAuto && static_cast<bool>(method.fit),
+          "a fitting method needs a name other than \"auto\" and a function",
+          {"", "optim.method", method.name});
+  std::string name = method.name;
+  registry().insert_or_assign(std::move(name), std::move(method));
+}
+
+std::vector<std::string> registered_fitting_methods() {
+  std::vector<std::string> names;
+  for (const auto& [name, method] : registry()) names.push_back(name);
+  return names;
+}
+
+const FittingMethod& fitting_method(const std::string& name) {
+  const auto it = registry().find(name);
+  if (it != registry().end()) return it->second;
+  std::string known = kAuto;
+  for (const std::string& n : registered_fitting_methods()) known += ", " + n;
+  throw InputError("unknown fitting method (known: " + known + ")", {"", "optim.method", name});
+}
+
+const FittingMethod& fitting_method_for(const Config& config) {
+  const bool full_batch = trains_full_batch(config);
+  const bool curved = config.get_string("model.latent_space") != "euclidean";
+  const std::string name = config.get_string("optim.method");
+  if (name == kAuto) return automatic_method(full_batch, curved);
+  const FittingMethod& method = fitting_method(name);
+  require(method.moves_euclidean_points || curved,
+          "optim.method = \"" + name +
+              "\" moves points of a curved space: it needs a curved model.latent_space (\"lorentz\") and a "
+              "model trained full batch (" +
+              model_kinds_with(&ModelKind::full_batch_only) + ", or " +
+              model_kinds_with(&ModelKind::inducing_points) + " with sparse.training = \"full_batch\")",
+          {"", "optim.method", name});
+  require(method.moves_curved_points || !curved,
+          "optim.method = \"" + name + "\" would move the latents off the curved latent space: use " +
+              methods_that(curved_full_batch) + " (or \"auto\")",
+          {"", "optim.method", name});
+  require(method.full_batch == full_batch,
+          full_batch
+              ? "optim.method = \"" + name +
+                    "\" trains by minibatch steps; this model trains full batch: use " +
+                    methods_that(full_batch_method) + " (or \"auto\")"
+              : "optim.method = \"" + name + "\" selects a full-batch optimiser, of model.kind " +
+                    model_kinds_with(&ModelKind::full_batch_only) + " and of " +
+                    model_kinds_with(&ModelKind::inducing_points) + " with sparse.training = \"full_batch\"",
+          {"", "optim.method", name});
+  return method;
+}
+
+}  // namespace gplvm

@@ -1,0 +1,130 @@
+#include "gplvm/run/full_batch_fit.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/exit_codes.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/stop_signals.hpp"
+#include "gplvm/run/json_summary.hpp"
+#include "gplvm/run/training_outputs.hpp"
+
+namespace gplvm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void print_summary(bool json, const std::string& path, const Model& model, const FullBatchResult& r,
+                   const std::string& method, const std::string& value_name, double seconds) {
+  if (!json) {
+    std::printf("wrote %s: %s, %d %s iterations, final %s %.10g, stopped: %s, %.1f s\n", path.c_str(),
+                model.kind().c_str(), r.iterations, method.c_str(), value_name.c_str(), r.objective,
+                r.reason_text.c_str(), seconds);
+    return;
+  }
+  JsonWriter w = json_summary("train");
+  w.key("model").value(model.kind()).key("output").value(path);
+  w.key("training")
+      .value("full_batch")
+      .key("optimizer")
+      .value(method)
+      .key("iterations")
+      .value(r.iterations)
+      .key("evaluations")
+      .value(r.evaluations);
+  w.key("final_objective").value(r.objective).key("stop_reason").value(r.reason_text);
+  if (value_name != "objective") w.key(value_name).value(r.objective);
+  w.key("converged").value(r.converged).key("gradient_norm").value(r.gradient_norm);
+  w.key("wall_seconds").value(seconds);
+  w.end_object();
+  std::printf("%s\n", w.str().c_str());
+}
+
+}  // namespace
+
+int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian) {
+  const TrainSettings& s = run.settings;
+  const Communicator& comm = run.comm;
+  // Points of a curved space move by Riemannian steps only, Euclidean ones by L-BFGS only.
+  const bool curved = run.model.curved_point_space() != nullptr;
+  if (curved != riemannian.has_value())
+    throw Error(std::string("the fitting method does not move this model's latents (") +
+                (curved ? "points of a curved space" : "Euclidean points") + ")");
+  const std::unique_ptr<FullBatchObjective> objective =
+      run.model.make_full_batch_objective(comm, run.partition, run.rows);
+  require(objective != nullptr, "this model kind is trained by steps only",
+          {"", "sparse.training", "full_batch"});
+  const RunMetadata metadata = run.metadata();
+  // A stopped full-batch run resumes from its checkpoint's iterate; the optimiser's own memory
+  // (L-BFGS's history, Riemannian Adam's moments, the paper method's rate) starts afresh there.
+  ResumePoint resumed = find_resume_point(run.resume, s.checkpoint_dir, comm, run.model, metadata);
+  const TrainingOutputs outputs = prepare_training_outputs(s, comm, run.force, run.config_file, resumed.file);
+  TrainingState state = std::move(resumed.state);
+  const bool resuming = !resumed.file.empty();
+  const Vector initial = resuming ? state.params : run.model.initial_parameters();
+  if (comm.is_root() && resuming)
+    std::fprintf(stderr, "resuming from %s at iteration %llu\n", resumed.file.c_str(),
+                 static_cast<unsigned long long>(state.step));
+  const std::uint64_t first_iteration = state.step;
+  const double earlier_seconds = state.wall_seconds;
+  // The iteration limit counts the iterations before the checkpoint too.
+  const int done = static_cast<int>(std::min<std::uint64_t>(first_iteration, 1u << 30));
+  FullBatchOptions options = s.full_batch_options;
+  options.max_iterations = std::max(1, options.max_iterations - done);
+  const auto start = Clock::now();
+  auto last_report = start;
+  options.on_iteration = [&](int iteration, double value, double gradient_norm) {
+    const double t = earlier_seconds + std::chrono::duration<double>(Clock::now() - start).count();
+    // A resumed run's iteration 0 is the checkpoint's last point, on the curve already.
+    if (!(resuming && iteration == 0))
+      state.curve.push_back({first_iteration + static_cast<std::uint64_t>(iteration), 0, value, t});
+    if (comm.is_root() &&
+        std::chrono::duration<double>(Clock::now() - last_report).count() >= s.trainer.progress_seconds) {
+      std::fprintf(stderr, "iteration %d %s %.10g |grad| %.3g elapsed %.0fs\n", iteration,
+                   objective->value_name().c_str(), value, gradient_norm, t);
+      last_report = Clock::now();
+    }
+  };
+  install_stop_signal_handlers();
+  options.should_stop = [&] { return comm.allreduce_max(stop_requested() ? 1.0 : 0.0) > 0.0; };
+  const std::string method = !riemannian                                 ? "L-BFGS"
+                             : *riemannian == RiemannianMethod::paper_gd ? "riemannian_gd_paper"
+                                                                         : "riemannian_adam";
+  RiemannianFullBatchOptions riemannian_options = s.riemannian;
+  if (riemannian) riemannian_options.method = *riemannian;
+  riemannian_options.max_iterations = std::max(1, riemannian_options.max_iterations - done);
+  riemannian_options.on_iteration = options.on_iteration;
+  riemannian_options.should_stop = options.should_stop;
+  const FullBatchResult r =
+      riemannian ? train_full_batch_riemannian(run.model, *objective, comm, initial, riemannian_options)
+                 : train_full_batch(run.model, *objective, comm, initial, options);
+  state.params = r.params;
+  state.step = first_iteration + static_cast<std::uint64_t>(r.iterations);
+  state.wall_seconds = earlier_seconds + std::chrono::duration<double>(Clock::now() - start).count();
+  const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
+  if (r.reason == TaoStopReason::stop_requested) {
+    // Stopped by a signal: a checkpoint to resume from, not the run file, as a minibatch run does.
+    state.adam.first_moment = Vector::Zero(run.model.num_parameters());
+    state.adam.second_moment = Vector::Zero(run.model.num_parameters());
+    state.adam.steps = 0;
+    const std::string checkpoint = checkpoint_name(s.checkpoint_dir, state.step);
+    write_run_file(checkpoint, comm, {run.model, state, latents, run.labels, metadata}, true);
+    if (comm.is_root()) prune_checkpoints(s.checkpoint_dir, s.keep_checkpoints);
+    const auto signal_number = comm.allreduce_max(static_cast<std::int64_t>(stop_signal()));
+    if (comm.is_root())
+      std::fprintf(stderr,
+                   "stopped by signal %lld after iteration %llu; checkpoint written to %s (resume with "
+                   "--resume auto)\n",
+                   static_cast<long long>(signal_number), static_cast<unsigned long long>(state.step),
+                   checkpoint.c_str());
+    return kExitStopped;
+  }
+  write_run_file(s.output_path, comm, {run.model, state, latents, run.labels, metadata}, false);
+  if (comm.is_root())
+    print_summary(run.json, s.output_path, run.model, r, method, objective->value_name(), state.wall_seconds);
+  return kExitOk;
+}
+
+}  // namespace gplvm
