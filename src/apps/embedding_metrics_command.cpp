@@ -2,9 +2,9 @@
 // correlation with binary codes, trustworthiness, continuity, Shepard goodness, k-NN accuracy;
 // eval/embedding_metrics.hpp). Serial: rank 0 computes, every rank reads and writes collectively.
 //
-// Latent space rule: the latents dataset's attribute `latent_space` ("lorentz" or "euclidean")
-// decides; without it, latents with Q + 1 >= 2 columns whose every row lies on the hyperboloid
-// (x_0 > 0, |<x, x>_L + 1| <= 1e-8 x_0^2) are Lorentz, anything else Euclidean.
+// Latent space rule: the latents dataset's attribute `latent_space` (a registered latent space)
+// decides; without it, the first registered curved space of which every row is a point (the
+// hyperboloid: x_0 > 0, |<x, x>_L + 1| <= 1e-8 x_0^2), else Euclidean.
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -17,7 +17,9 @@
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/model/euclidean_latent_space.hpp"
 #include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/model/lorentz_latent_space.hpp"
 #include "gplvm/run/json_summary.hpp"
 
 namespace gplvm {
@@ -28,30 +30,51 @@ constexpr const char* kDefaultLatentsPath = "/latent/mean";
 struct Inputs {
   std::string latents_file, latents_path;
   RowMatrix latents;
-  LatentGeometry geometry = LatentGeometry::euclidean;
-  std::string geometry_reason;
+  std::unique_ptr<LatentSpace> space;
+  std::string space_reason;
   RowMatrix data, codes;  // empty when absent
   std::vector<std::int64_t> labels;
   std::string labels_file;  // the file the labels were read from
 };
 
-LatentGeometry latent_geometry(const Hdf5ResultReader& file, const std::string& path,
-                               const RowMatrix& latents, std::string& reason) {
+// Membership tolerance of stored latents (relative where the space's test is).
+constexpr double kLatentTolerance = 1e-8;
+
+std::unique_ptr<LatentSpace> latent_space_of(const Hdf5ResultReader& file, const std::string& path,
+                                             const RowMatrix& latents, std::string& reason) {
+  const Index width = latents.cols();
   if (file.has_attribute(path, "latent_space")) {
-    const std::string space = file.read_attribute_string(path, "latent_space");
-    require(space == "lorentz" || space == "euclidean", "unknown latent space (known: euclidean, lorentz)",
-            {file.path(), path + "@latent_space", space});
+    const std::string name = file.read_attribute_string(path, "latent_space");
+    std::unique_ptr<LatentSpace> space;
+    try {
+      space = latent_space_with_ambient_dim(name, width);
+    } catch (const InputError& e) {
+      throw InputError(e.reason(), {file.path(), path + "@latent_space", name});
+    }
     reason = "attribute latent_space";
-    if (space == "euclidean") return LatentGeometry::euclidean;
-    require(rows_lie_on_hyperboloid(latents),
-            "latents marked lorentz do not lie on the hyperboloid <x, x>_L = -1, x_0 > 0",
+    const std::string note = space->coordinates_note();
+    require(space->first_row_outside(latents, kLatentTolerance) < 0,
+            "latents marked " + name + " are not points of that space" +
+                (note.empty() ? std::string() : ": they must lie " + note),
             {file.path(), path, ""});
-    return LatentGeometry::lorentz;
+    return space;
   }
-  reason = "rows on the hyperboloid";
-  if (rows_lie_on_hyperboloid(latents)) return LatentGeometry::lorentz;
-  reason = "rows not on the hyperboloid";
-  return LatentGeometry::euclidean;
+  for (const std::string& name : registered_latent_spaces()) {
+    if (name == EuclideanLatentSpace(1).name()) continue;  // what is left when no curved space fits
+    std::unique_ptr<LatentSpace> space;
+    try {
+      space = latent_space_with_ambient_dim(name, width);
+    } catch (const InputError&) {
+      continue;  // too few columns for this space's points
+    }
+    if (space->first_row_outside(latents, kLatentTolerance) >= 0) continue;
+    // "rows on the hyperboloid": the space's own words for its points, before any parenthesis.
+    const std::string note = space->coordinates_note();
+    reason = "rows " + (note.empty() ? "of " + name : note.substr(0, note.find(" (")));
+    return space;
+  }
+  reason = "rows of no curved latent space";
+  return std::make_unique<EuclideanLatentSpace>(std::max<Index>(width, 1));
 }
 
 void require_rows(const RowMatrix& m, Index rows, const std::string& file, const std::string& path) {
@@ -73,7 +96,7 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
                 " rows (N x N distances)",
             {latents_file, latents_path, std::to_string(in.latents.rows())});
     require(in.latents.allFinite(), "latents hold NaN or Inf", {latents_file, latents_path, ""});
-    in.geometry = latent_geometry(file, latents_path, in.latents, in.geometry_reason);
+    in.space = latent_space_of(file, latents_path, in.latents, in.space_reason);
     if (file.exists("/labels")) {
       in.labels = file.read_int64_vector("/labels");
       in.labels_file = latents_file;
@@ -104,7 +127,7 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
 // The metrics that the inputs allow, by name (in output order).
 std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) {
   std::map<std::string, double> out;
-  const Matrix geodesic = pairwise_latent_distances(in.latents, in.geometry);
+  const Matrix geodesic = in.space->distances(in.latents, in.latents);
   require(geodesic.allFinite(),
           "the latents' pairwise distances overflow the double range: rescale the latents",
           {in.latents_file, in.latents_path,
@@ -114,9 +137,10 @@ std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) 
         pearson_correlation(pair_values(geodesic), pair_values(pairwise_hamming_distances(in.codes)));
   // The neighbourhood metrics use the geodesic distance, or with --poincare the Euclidean one
   // between Poincare-ball coordinates (the convention of the published tables).
-  const Matrix latent = poincare && in.geometry == LatentGeometry::lorentz
-                            ? pairwise_euclidean_distances(lorentz::to_poincare_rows(in.latents))
-                            : geodesic;
+  // (the Poincare ball is a chart of the hyperboloid alone).
+  const bool hyperbolic = dynamic_cast<const LorentzLatentSpace*>(in.space.get()) != nullptr;
+  const Matrix latent =
+      poincare && hyperbolic ? pairwise_euclidean_distances(lorentz::to_poincare_rows(in.latents)) : geodesic;
   if (in.data.size() > 0) {
     const Matrix data = pairwise_euclidean_distances(in.data);
     out["trustworthiness"] = trustworthiness(data, latent, k);
@@ -125,10 +149,6 @@ std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) 
   }
   if (!in.labels.empty()) out["knn_accuracy"] = knn_accuracy(latent, in.labels, k);
   return out;
-}
-
-const char* geometry_name(LatentGeometry g) {
-  return g == LatentGeometry::lorentz ? "lorentz" : "euclidean";
 }
 
 }  // namespace
@@ -177,7 +197,7 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
       const std::string name = joined.substr(at, end - at);
       out.write_scalar("/metrics/" + name, comm.is_root() ? metrics.at(name) : 0.0);
     }
-    out.write_attribute("/metrics", "latent_space", geometry_name(in.geometry));
+    out.write_attribute("/metrics", "latent_space", in.space->name());
     out.write_attribute("/metrics", "k", static_cast<std::int64_t>(k));
     out.commit();
   }
@@ -188,17 +208,14 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
           .value(cl.required("latents"))
           .key("rows")
           .value(static_cast<std::int64_t>(in.latents.rows()));
-      w.key("latent_space")
-          .value(geometry_name(in.geometry))
-          .key("latent_space_from")
-          .value(in.geometry_reason);
+      w.key("latent_space").value(in.space->name()).key("latent_space_from").value(in.space_reason);
       w.key("k").value(static_cast<std::int64_t>(k));
       for (const auto& [name, value] : metrics) w.key(name).value(value);
       w.end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
       std::printf("latents: %lld rows, %s (%s), k = %lld\n", static_cast<long long>(in.latents.rows()),
-                  geometry_name(in.geometry), in.geometry_reason.c_str(), static_cast<long long>(k));
+                  in.space->name().c_str(), in.space_reason.c_str(), static_cast<long long>(k));
       for (const auto& [name, value] : metrics) std::printf("  %-22s %.10g\n", name.c_str(), value);
     }
   }

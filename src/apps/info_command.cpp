@@ -1,5 +1,6 @@
 // gplvm info: what a file written by gplvm holds: a run file or checkpoint (train), latents
 // (encode), an evaluation (evaluate), or a data set (generate, import, or any HDF5 with a 2-D /Y).
+#include <algorithm>
 #include <cstdio>
 
 #include "gplvm/apps/command_line.hpp"
@@ -8,6 +9,7 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/model/latent_space.hpp"
 
 namespace gplvm {
 namespace {
@@ -149,8 +151,10 @@ void describe_latents(const Hdf5ResultReader& file, Description& d) {
   const bool evaluation = file.exists("/metrics");
   const bool bayesian = file.exists("/latent/var");
   const std::string space = latent_space_of(file);
-  // Lorentz latents are stored as Q + 1 ambient coordinates of Q-dimensional points.
-  const std::uint64_t dim = space == "lorentz" && latents.cols > 0 ? latents.cols - 1 : latents.cols;
+  // Stored as the space's ambient coordinates (the hyperboloid: Q + 1 of Q-dimensional points).
+  const std::unique_ptr<LatentSpace> geometry =
+      latent_space_with_ambient_dim(space, static_cast<Index>(std::max<std::uint64_t>(latents.cols, 1)));
+  const auto dim = static_cast<std::uint64_t>(geometry->intrinsic_dim());
   d.json.key("type").value(evaluation ? "evaluation" : "latents").key("rows").value(latents.rows);
   d.json.key("latent_dim")
       .value(dim)
@@ -163,7 +167,8 @@ void describe_latents(const Hdf5ResultReader& file, Description& d) {
   if (!run.empty()) d.json.key("run").value(run);
   describe_origin(file, d);
   d.text = file.path() + ": " + std::to_string(latents.rows) + " latents of dimension " +
-           std::to_string(dim) + (space == "lorentz" ? " on the hyperboloid (Lorentz coordinates)" : "") +
+           std::to_string(dim) +
+           (geometry->coordinates_note().empty() ? "" : " " + geometry->coordinates_note()) +
            (bayesian ? " with variances" : "") + (run.empty() ? "" : " from run " + run);
   if (evaluation) d.text += describe_metric_values(file, d);
   d.text += "\n";

@@ -17,7 +17,6 @@
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/latent_space.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/manifold_data.hpp"
 #include "gplvm/run/trained_run.hpp"
@@ -34,19 +33,21 @@ ExactPredictorOptions predictor_options(const CommandLine& cl) {
   return o;
 }
 
-// Given Lorentz latents must be points of the hyperboloid (docs/math/lorentz.md): the kernel reads
-// the ambient coordinates, and off the sheet its distance means nothing. The tolerance is
-// relative to x_0^2, the size of the rounding in <x, x>_L; the first bad row over all ranks is named.
-constexpr double kSheetTolerance = 1e-8;
+// Given latents must be points of the run's latent space (on the hyperboloid, docs/math/lorentz.md:
+// the kernel reads the ambient coordinates, and off the sheet its distance means nothing). The
+// tolerance is relative where the space's test is; the first bad row over all ranks is named.
+constexpr double kLatentTolerance = 1e-8;
 
-void require_latents_on_sheet(const DistributedDataset& latents, const Communicator& comm) {
-  const Index local_bad = lorentz::first_row_off_sheet(Matrix(latents.local), kSheetTolerance);
+void require_latents_in_space(const LatentSpace& space, const DistributedDataset& latents,
+                              const Communicator& comm) {
+  const Index local_bad = space.first_row_outside(Matrix(latents.local), kLatentTolerance);
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
   const std::int64_t first_bad = comm.allreduce_min(
       local_bad < 0 ? none : static_cast<std::int64_t>(latents.partition.begin(comm.rank()) + local_bad));
+  const std::string where = space.coordinates_note().empty() ? "" : " (" + space.coordinates_note() + ")";
   require(first_bad == none,
-          "latents are not on the hyperboloid (|<x, x>_L + 1| > 1e-8 x_0^2, or x_0 <= 0): a lorentz run "
-          "predicts at points of the sheet, Q + 1 coordinates, time-like first",
+          "latents are not points of the run's " + space.name() + " latent space" + where +
+              ": the run predicts at its points only",
           {latents.file, latents.path, "row " + std::to_string(first_bad)});
 }
 
@@ -203,7 +204,7 @@ int predict_command(const Arguments& args, const Communicator& comm) {
           {latents.file, latents.path,
            std::to_string(latents.cols) + " columns, run has " + std::to_string(space->ambient_dim()) + " (" +
                space->name() + ")"});
-  if (space->name() == "lorentz") require_latents_on_sheet(latents, comm);
+  require_latents_in_space(*space, latents, comm);
   PointMap map;
   map.chart = training.chart;
   if (project_to) {

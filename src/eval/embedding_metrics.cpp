@@ -8,7 +8,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/eval/metrics.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/model/euclidean_latent_space.hpp"
 
 namespace gplvm {
 namespace {
@@ -59,22 +59,8 @@ Vector average_ranks(const ConstVectorRef& v) {
 
 }  // namespace
 
-bool rows_lie_on_hyperboloid(const ConstMatrixRef& X, double tolerance) {
-  if (X.cols() < 2 || X.rows() == 0) return false;
-  return lorentz::first_row_off_sheet(X, tolerance) < 0;
-}
-
 Matrix pairwise_euclidean_distances(const ConstMatrixRef& X) {
-  const Index n = X.rows();
-  Matrix D(n, n);
-  for (Index j = 0; j < n; ++j)
-    for (Index i = 0; i < n; ++i) D(i, j) = (X.row(i) - X.row(j)).norm();
-  return D;
-}
-
-Matrix pairwise_latent_distances(const ConstMatrixRef& latents, LatentGeometry geometry) {
-  return geometry == LatentGeometry::lorentz ? lorentz::pairwise_distances(latents, latents)
-                                             : pairwise_euclidean_distances(latents);
+  return EuclideanLatentSpace(std::max<Index>(X.cols(), 1)).distances(X, X);
 }
 
 Matrix pairwise_hamming_distances(const ConstMatrixRef& codes) {

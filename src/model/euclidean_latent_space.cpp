@@ -20,6 +20,20 @@ void EuclideanLatentSpace::from_origin_tangent_backward(const ConstMatrixRef&, c
 
 void EuclideanLatentSpace::riemannian_gradient(const ConstMatrixRef&, MatrixRef) const {}
 
+Index EuclideanLatentSpace::first_row_outside(const ConstMatrixRef& X, double /*tolerance*/) const {
+  if (X.cols() != ambient_dim()) return X.rows() > 0 ? 0 : -1;
+  for (Index i = 0; i < X.rows(); ++i)
+    if (!X.row(i).allFinite()) return i;
+  return -1;
+}
+
+Matrix EuclideanLatentSpace::distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const {
+  Matrix D(A.rows(), B.rows());
+  for (Index j = 0; j < B.rows(); ++j)
+    for (Index i = 0; i < A.rows(); ++i) D(i, j) = (A.row(i) - B.row(j)).norm();
+  return D;
+}
+
 void EuclideanLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
   X += step;
 }

@@ -1,9 +1,9 @@
 #include "gplvm/model/latent_space.hpp"
 
-#include <map>
 #include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/name_registry.hpp"
 #include "gplvm/model/euclidean_latent_space.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
@@ -14,33 +14,38 @@ namespace {
 
 // The built-in spaces, registered where the registry is made (a static library drops self-registering
 // object files that nothing refers to).
-std::map<std::string, LatentSpaceFactory>& latent_space_registry() {
-  static std::map<std::string, LatentSpaceFactory> spaces = {
-      {"euclidean", [](Index q) { return std::make_unique<EuclideanLatentSpace>(q); }},
-      {"lorentz", [](Index q) { return std::make_unique<LorentzLatentSpace>(q); }}};
+NameRegistry<LatentSpaceFactory>& latent_space_registry() {
+  static NameRegistry<LatentSpaceFactory> spaces = [] {
+    NameRegistry<LatentSpaceFactory> t("model.latent_space", "latent space");
+    t.add("euclidean", [](Index q) { return std::make_unique<EuclideanLatentSpace>(q); });
+    t.add("lorentz", [](Index q) { return std::make_unique<LorentzLatentSpace>(q); });
+    return t;
+  }();
   return spaces;
 }
 
 }  // namespace
 
 void register_latent_space(const std::string& name, LatentSpaceFactory factory) {
-  require(!name.empty() && static_cast<bool>(factory), "a latent space needs a name and a factory",
-          {"", "model.latent_space", name});
-  latent_space_registry()[name] = std::move(factory);
+  require(static_cast<bool>(factory), "a latent space needs a factory", {"", "model.latent_space", name});
+  latent_space_registry().add(name, std::move(factory));
 }
 
 std::vector<std::string> registered_latent_spaces() {
-  std::vector<std::string> names;
-  for (const auto& [name, factory] : latent_space_registry()) names.push_back(name);
-  return names;
+  return latent_space_registry().names();
 }
 
 std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim) {
-  const auto it = latent_space_registry().find(name);
-  if (it != latent_space_registry().end()) return it->second(intrinsic_dim);
-  std::string known;
-  for (const std::string& n : registered_latent_spaces()) known += (known.empty() ? "" : ", ") + n;
-  throw InputError("unknown latent space (known: " + known + ")", {"", "model.latent_space", name});
+  return latent_space_registry().at(name)(intrinsic_dim);
+}
+
+std::unique_ptr<LatentSpace> latent_space_with_ambient_dim(const std::string& name, Index ambient_dim) {
+  const Index extra = make_latent_space(name, 1)->ambient_dim() - 1;  // coordinates beyond Q
+  require(ambient_dim - extra >= 1,
+          "latents of " + std::to_string(ambient_dim) + " coordinates are no points of the " + name +
+              " latent space (Q + " + std::to_string(extra) + " coordinates, Q >= 1)",
+          {"", "latent_space", name});
+  return make_latent_space(name, ambient_dim - extra);
 }
 
 namespace {

@@ -44,6 +44,15 @@ void LorentzLatentSpace::riemannian_gradient(const ConstMatrixRef& X, MatrixRef 
   lorentz::riemannian_gradient_rows(X, G);
 }
 
+Index LorentzLatentSpace::first_row_outside(const ConstMatrixRef& X, double tolerance) const {
+  if (X.cols() != ambient_dim()) return X.rows() > 0 ? 0 : -1;
+  return lorentz::first_row_off_sheet(X, tolerance);
+}
+
+Matrix LorentzLatentSpace::distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const {
+  return lorentz::pairwise_distances(A, B);
+}
+
 void LorentzLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
   lorentz::retract_rows(X, step);
 }

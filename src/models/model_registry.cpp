@@ -1,8 +1,7 @@
 #include "gplvm/models/model_registry.hpp"
 
-#include <map>
-
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/name_registry.hpp"
 #include "gplvm/models/exact_gplvm_model.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/models/sparse_gplvm_config.hpp"
@@ -63,15 +62,15 @@ ModelKind vae_kind() {
 
 // The built-in kinds, registered here rather than by static initialisers in their own files
 // (a static library drops object files nothing refers to, and their initialisers with them).
-std::map<std::string, ModelKind>& registry() {
-  static std::map<std::string, ModelKind> table = [] {
-    std::map<std::string, ModelKind> t;
+NameRegistry<ModelKind>& registry() {
+  static NameRegistry<ModelKind> table = [] {
+    NameRegistry<ModelKind> t("model.kind", "model kind");
     for (ModelKind k :
          {sas_kind("sas", "stochastic active sets"),
           sas_kind("bayesian_sas", "stochastic active sets and Gaussian latents"), exact_kind(),
           sparse_kind("sparse_gplvm", "inducing points, sparse.*", false),
           sparse_kind("bayesian_gplvm", "inducing points and Gaussian latents, sparse.*", true), vae_kind()})
-      t.emplace(k.name, std::move(k));
+      t.add(k.name, k);
     return t;
   }();
   return table;
@@ -80,24 +79,17 @@ std::map<std::string, ModelKind>& registry() {
 }  // namespace
 
 void register_model_kind(ModelKind kind) {
-  require(!kind.name.empty() && static_cast<bool>(kind.factory), "a model kind needs a name and a factory",
-          {"", "model.kind", kind.name});
-  std::string name = kind.name;
-  registry().insert_or_assign(std::move(name), std::move(kind));
+  require(static_cast<bool>(kind.factory), "a model kind needs a factory", {"", "model.kind", kind.name});
+  const std::string name = kind.name;
+  registry().add(name, std::move(kind));
 }
 
 std::vector<std::string> registered_model_kinds() {
-  std::vector<std::string> kinds;
-  for (const auto& [name, kind] : registry()) kinds.push_back(name);
-  return kinds;
+  return registry().names();
 }
 
 const ModelKind& model_kind(const std::string& name) {
-  const auto it = registry().find(name);
-  if (it != registry().end()) return it->second;
-  std::string known;
-  for (const std::string& k : registered_model_kinds()) known += (known.empty() ? "" : ", ") + k;
-  throw InputError("unknown model kind (known kinds: " + known + ")", {"", "model.kind", name});
+  return registry().at(name);
 }
 
 std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
@@ -114,13 +106,7 @@ std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
 }
 
 std::string model_kinds_with(bool ModelKind::*capability) {
-  std::vector<std::string> names;
-  for (const auto& [name, kind] : registry())
-    if (kind.*capability) names.push_back(name);
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-  return text.empty() ? "none" : text;
+  return registry().names_where([capability](const ModelKind& k) { return k.*capability; });
 }
 
 bool trains_full_batch(const Config& config) {

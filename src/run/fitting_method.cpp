@@ -1,8 +1,7 @@
 #include "gplvm/run/fitting_method.hpp"
 
-#include <map>
-
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/name_registry.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/run/full_batch_fit.hpp"
 #include "gplvm/run/minibatch_fit.hpp"
@@ -39,9 +38,9 @@ FittingMethod riemannian(const std::string& name, const std::string& summary, Ri
 
 // The built-in methods, registered here (a static library drops self-registering object files
 // that nothing refers to).
-std::map<std::string, FittingMethod>& registry() {
-  static std::map<std::string, FittingMethod> table = [] {
-    std::map<std::string, FittingMethod> t;
+NameRegistry<FittingMethod>& registry() {
+  static NameRegistry<FittingMethod> table = [] {
+    NameRegistry<FittingMethod> t("optim.method", "fitting method");
     for (FittingMethod m :
          {minibatch_adam(), lbfgs(),
           riemannian("riemannian_adam",
@@ -51,21 +50,14 @@ std::map<std::string, FittingMethod>& registry() {
                      "the hGP-LVM paper's full-batch Riemannian gradient ascent with clipping and "
                      "accept/reject",
                      RiemannianMethod::paper_gd)})
-      t.emplace(m.name, std::move(m));
+      t.add(m.name, m);
     return t;
   }();
   return table;
 }
 
-// The methods with a property, as "a, b and c" (for messages).
 std::string methods_that(bool (*has)(const FittingMethod&)) {
-  std::vector<std::string> names;
-  for (const auto& [name, method] : registry())
-    if (has(method)) names.push_back(name);
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return text;
+  return registry().names_where(has, " or ");
 }
 
 bool curved_full_batch(const FittingMethod& m) {
@@ -77,7 +69,7 @@ bool full_batch_method(const FittingMethod& m) {
 
 // "auto": the automatic method for how the model trains and where its latents live.
 const FittingMethod& automatic_method(bool full_batch, bool curved) {
-  for (const auto& [name, method] : registry()) {
+  for (const auto& [name, method] : registry().entries()) {
     const bool moves = curved ? method.moves_curved_points : method.moves_euclidean_points;
     if (method.automatic && method.full_batch == full_batch && moves) return method;
   }
@@ -90,25 +82,19 @@ const FittingMethod& automatic_method(bool full_batch, bool curved) {
 }  // namespace
 
 void register_fitting_method(FittingMethod method) {
-  require(!method.name.empty() && method.name != kAuto && static_cast<bool>(method.fit),
+  require(method.name != kAuto && static_cast<bool>(method.fit),
           "a fitting method needs a name other than \"auto\" and a function",
           {"", "optim.method", method.name});
-  std::string name = method.name;
-  registry().insert_or_assign(std::move(name), std::move(method));
+  const std::string name = method.name;
+  registry().add(name, std::move(method));
 }
 
 std::vector<std::string> registered_fitting_methods() {
-  std::vector<std::string> names;
-  for (const auto& [name, method] : registry()) names.push_back(name);
-  return names;
+  return registry().names();
 }
 
 const FittingMethod& fitting_method(const std::string& name) {
-  const auto it = registry().find(name);
-  if (it != registry().end()) return it->second;
-  std::string known = kAuto;
-  for (const std::string& n : registered_fitting_methods()) known += ", " + n;
-  throw InputError("unknown fitting method (known: " + known + ")", {"", "optim.method", name});
+  return registry().at(name);
 }
 
 const FittingMethod& fitting_method_for(const Config& config) {

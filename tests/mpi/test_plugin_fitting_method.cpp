@@ -5,10 +5,7 @@
 // run file's latents must be the data's principal component scores at unit variance, checked here
 // against an SVD of the data.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <Eigen/SVD>
-#include <filesystem>
 
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -16,14 +13,14 @@
 #include "gplvm/run/fitting_method.hpp"
 #include "gplvm/run/train_config.hpp"
 #include "gplvm/run/training_outputs.hpp"
+#include "support/test_support.hpp"
 
 namespace gplvm {
 namespace {
 
-namespace fs = std::filesystem;
-
 int write_start(const FitRun& run) {
-  const TrainingOutputs outputs = prepare_training_outputs(run.settings, run.comm, run.force, run.config_file);
+  const TrainingOutputs outputs =
+      prepare_training_outputs(run.settings, run.comm, run.force, run.config_file);
   TrainingState state;
   state.params = run.model.initial_parameters();
   const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
@@ -39,20 +36,9 @@ void register_start_only() {
 
 class PluginFittingMethod : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string dir;
-    if (comm_.is_root()) {
-      dir = (fs::temp_directory_path() / ("gplvm-plugin-method-" + std::to_string(::getpid()))).string();
-      fs::create_directories(dir);
-    }
-    dir_ = comm_.broadcast(dir);
-  }
-  void TearDown() override {
-    comm_.barrier();
-    if (comm_.is_root()) fs::remove_all(dir_);
-  }
   const Communicator comm_{MPI_COMM_WORLD};
-  std::string dir_;
+  const testing::SharedScratchDir scratch_{comm_, "gplvm-plugin-method"};
+  const std::string& dir_ = scratch_.path();
 };
 
 TEST_F(PluginFittingMethod, IsUnknownUntilRegisteredThenTrainsThroughTheTrainCommand) {

@@ -3,9 +3,6 @@
 // written, at any rank count. The kind is probabilistic PCA trained by stochastic active sets: SAS
 // whose GP decoder has the linear kernel, whatever model.kernel says.
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <filesystem>
 
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -14,11 +11,10 @@
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/run/train_config.hpp"
+#include "support/test_support.hpp"
 
 namespace gplvm {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::unique_ptr<Model> make_linear_sas(const Config& config, const ModelRows& rows) {
   SasModelConfig m = sas_model_config(config, rows.data_dim);
@@ -33,20 +29,9 @@ void register_linear_sas() {
 
 class PluginModelKind : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string dir;
-    if (comm_.is_root()) {
-      dir = (fs::temp_directory_path() / ("gplvm-plugin-kind-" + std::to_string(::getpid()))).string();
-      fs::create_directories(dir);
-    }
-    dir_ = comm_.broadcast(dir);
-  }
-  void TearDown() override {
-    comm_.barrier();
-    if (comm_.is_root()) fs::remove_all(dir_);
-  }
   const Communicator comm_{MPI_COMM_WORLD};
-  std::string dir_;
+  const testing::SharedScratchDir scratch_{comm_, "gplvm-plugin-kind"};
+  const std::string& dir_ = scratch_.path();
 };
 
 TEST_F(PluginModelKind, IsUnknownUntilRegisteredThenTrainsThroughTheTrainCommand) {

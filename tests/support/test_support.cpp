@@ -1,7 +1,10 @@
 #include "support/test_support.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <utility>
 
 #include "gplvm/core/counter_rng.hpp"
@@ -9,6 +12,21 @@
 #include "gplvm/model/gp_prior_sample.hpp"
 
 namespace gplvm::testing {
+
+SharedScratchDir::SharedScratchDir(const Communicator& comm, const std::string& prefix) : comm_(comm) {
+  std::string dir;
+  if (comm_.is_root()) {
+    dir = (std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(::getpid()))).string();
+    std::filesystem::create_directories(dir);
+  }
+  path_ = comm_.broadcast(dir);
+}
+
+SharedScratchDir::~SharedScratchDir() {
+  comm_.barrier();
+  std::error_code ignored;
+  if (comm_.is_root()) std::filesystem::remove_all(path_, ignored);
+}
 
 ScopedThreads::ScopedThreads(int threads) : previous_(threads_per_rank()) {
   set_threads_per_rank(threads);

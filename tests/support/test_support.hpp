@@ -8,10 +8,10 @@
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
-#include "gplvm/parallel/communicator.hpp"
-#include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/models/distributed_sas_step.hpp"
 #include "gplvm/models/sas_model.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm::testing {
 
@@ -22,6 +22,22 @@ Vector finite_difference_gradient(const std::function<double(const Vector&)>& f,
 // max_i |a_i - b_i| / max(max_i |b_i|, floor): one scale for the whole gradient, so a component
 // that is zero in both does not divide by zero and a tiny component is judged against the rest.
 double max_relative_error(const ConstVectorRef& a, const ConstVectorRef& b, double floor = 1e-12);
+
+// A folder every rank of comm uses: made by rank 0 under the system's temporary folder (named by
+// `prefix` and rank 0's process id) and removed by it when every rank is done. Collective.
+class SharedScratchDir {
+ public:
+  SharedScratchDir(const Communicator& comm, const std::string& prefix);
+  ~SharedScratchDir();
+  SharedScratchDir(const SharedScratchDir&) = delete;
+  SharedScratchDir& operator=(const SharedScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  const Communicator& comm_;
+  std::string path_;
+};
 
 // Whether `part` occurs in `text` (error and log messages).
 inline bool contains(const std::string& text, const std::string& part) {

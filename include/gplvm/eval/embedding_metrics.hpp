@@ -21,15 +21,8 @@ namespace gplvm {
 
 inline constexpr Index kMaxEmbeddingMetricRows = 10000;
 
-enum class LatentGeometry { euclidean, lorentz };
-
-// Whether every row is a point of the hyperboloid <x, x>_L = -1, x_0 > 0 (Q + 1 >= 2 columns),
-// to a relative tolerance: |<x, x>_L + 1| <= tolerance * x_0^2.
-bool rows_lie_on_hyperboloid(const ConstMatrixRef& X, double tolerance = 1e-8);
-
-// N x N distances between the rows.
+// N x N Euclidean distances between the rows (of data; latents ask their space: LatentSpace::distances).
 Matrix pairwise_euclidean_distances(const ConstMatrixRef& X);
-Matrix pairwise_latent_distances(const ConstMatrixRef& latents, LatentGeometry geometry);
 // Number of differing entries between rows of 0/1 codes.
 Matrix pairwise_hamming_distances(const ConstMatrixRef& codes);
 

@@ -13,6 +13,8 @@ class EuclideanLatentSpace final : public LatentSpace {
   std::string name() const override { return "euclidean"; }
   Index intrinsic_dim() const override { return dim_; }
   Index ambient_dim() const override { return dim_; }
+  Index first_row_outside(const ConstMatrixRef& X, double tolerance) const override;
+  Matrix distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const override;
 
   void from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const override;
   void from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,

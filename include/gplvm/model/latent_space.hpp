@@ -30,6 +30,16 @@ class LatentSpace {
   virtual std::string name() const = 0;  // the model.latent_space value
   virtual Index intrinsic_dim() const = 0;
   virtual Index ambient_dim() const = 0;
+  // How its points are written, for messages and `gplvm info` (e.g. "on the hyperboloid (Lorentz
+  // coordinates)"); empty for plain coordinates.
+  virtual std::string coordinates_note() const { return ""; }
+
+  // Membership: the first row of X (n x ambient) that is not a point of the space to `tolerance`
+  // (relative where the space's test is), or -1 when every row is. A row of non-finite values, or
+  // one whose test overflows, is never a point.
+  virtual Index first_row_outside(const ConstMatrixRef& X, double tolerance) const = 0;
+  // Geodesic distances between the rows of A and of B (ambient coordinates): |A| x |B|.
+  virtual Matrix distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const = 0;
 
   // X (n x ambient) from tangent vectors V (n x intrinsic) at the origin, and the adjoint:
   // given dL/dX, ADDS dL/dV.
@@ -89,6 +99,9 @@ std::vector<std::string> registered_latent_spaces();  // sorted
 // The space of a registered model.latent_space value with Q intrinsic dimensions; InputError
 // naming model.latent_space and the registered names otherwise.
 std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim);
+// The space whose points have `ambient_dim` coordinates (stored latents: R^Q has Q, the hyperboloid
+// Q + 1); InputError naming the space and the width when no Q >= 1 fits.
+std::unique_ptr<LatentSpace> latent_space_with_ambient_dim(const std::string& name, Index ambient_dim);
 
 // Kernels read ambient coordinates, so a kernel expression must suit the space its inputs come
 // from: on "lorentz" every kernel named in it must be one defined on the hyperboloid
