@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -27,6 +28,7 @@ struct Registry {
   std::mutex mutex;
   std::map<std::string, KernelFactory> factories;
   std::map<std::string, std::string> input_domains;  // absent: euclidean
+  std::map<std::string, KernelSetting> settings;     // by key
 };
 
 Registry::Registry() {
@@ -158,15 +160,38 @@ class Parser {
 
 }  // namespace
 
-void register_kernel(const std::string& name, KernelFactory factory, const std::string& input_domain) {
+double KernelInit::setting(const std::string& key, double fallback) const {
+  const auto it = settings.find(key);
+  return it == settings.end() ? fallback : it->second;
+}
+
+void register_kernel(const std::string& name, KernelFactory factory, const std::string& input_domain,
+                     std::vector<KernelSetting> settings) {
   const bool valid_name = !name.empty() && std::all_of(name.begin(), name.end(), is_name_character);
   require(valid_name, "a kernel name must be lower-case letters, digits and '_'", {"", kKey, name});
   require(static_cast<bool>(factory), "a registered kernel needs a factory", {"", kKey, name});
   require(!input_domain.empty(), "a registered kernel needs an input domain", {"", kKey, name});
   Registry& r = registry();
   const std::lock_guard lock(r.mutex);
+  for (const KernelSetting& setting : settings) {
+    require(setting.key.rfind("model.", 0) == 0 && setting.key.size() > 6,
+            "a kernel setting's configuration key must be model.<name>",
+            {"", kKey, name + ": " + setting.key});
+    require(setting.initial > 0 && std::isfinite(setting.initial),
+            "a kernel setting's default must be positive",
+            {"", setting.key, std::to_string(setting.initial)});
+  }
   r.factories[name] = std::move(factory);
   r.input_domains[name] = input_domain;
+  for (KernelSetting& setting : settings) r.settings[setting.key] = std::move(setting);
+}
+
+std::vector<KernelSetting> registered_kernel_settings() {
+  Registry& r = registry();
+  const std::lock_guard lock(r.mutex);
+  std::vector<KernelSetting> settings;
+  for (const auto& [key, setting] : r.settings) settings.push_back(setting);
+  return settings;
 }
 
 std::string kernel_input_domain(const std::string& name) {

@@ -142,15 +142,36 @@ ExactGplvmConfig exact_gplvm_config(const Config& c, Index data_dim) {
   return e;
 }
 
+namespace {
+
+// The decoder holds model.fixed_hyperparameters: they are its kernel's.
+SasModelConfig decoder_config(const ExactGplvmConfig& c) {
+  SasModelConfig d = c.decoder;
+  d.fixed_hyperparameters = c.fixed_hyperparameters;
+  return d;
+}
+
+}  // namespace
+
 ExactGplvmModel::ExactGplvmModel(ExactGplvmConfig config, std::uint64_t num_data, std::uint64_t local_begin,
                                  std::uint64_t local_rows)
-    : Model(num_data, local_begin, local_rows),
+    : Model({.num_data = num_data,
+             .local_begin = local_begin,
+             .local_rows = local_rows,
+             .data_dim = config.decoder.data_dim,
+             .seed = config.decoder.seed,
+             .latents = {LatentKind::free, false, config.decoder.latent_dim, config.decoder.latent_space}}),
       config_(std::move(config)),
-      decoder_(config_.decoder, num_data, local_begin, local_rows),
-      map_size_(config_.linear_basepoint ? decoder_.data_dim() * decoder_.latent_dim() : 0) {
-  // The kernel's hyperparameters come first in the flat layout (models/sas_model.hpp).
-  const Kernel& kernel = decoder_.kernel_prototype();
-  fixed_parameters_ = fixed_hyperparameter_indices(kernel, config_.fixed_hyperparameters, 0);
+      decoder_(decoder_config(config_), num_data, local_begin, local_rows),
+      map_size_(config_.linear_basepoint ? decoder_.data_dim() * decoder_.latent_dim() : 0),
+      layout_(static_cast<Index>(local_rows)) {
+  const std::vector<ParameterBlock>& blocks = decoder_.parameter_layout().blocks();
+  for (const ParameterBlock& b : blocks)
+    if (b.placement == Placement::replicated) layout_.add(b);
+  if (map_size_ > 0)
+    layout_.add({.name = "basepoint_map", .rows = decoder_.data_dim(), .cols = decoder_.latent_dim()});
+  for (const ParameterBlock& b : blocks)
+    if (b.placement == Placement::per_row) layout_.add(b);
 }
 
 Vector ExactGplvmModel::decoder_values(const Vector& values) const {
@@ -170,14 +191,6 @@ Vector ExactGplvmModel::initial_parameters() const {
   Vector p(decoder.size() + map_size_);
   p << decoder.head(shared), Vector::Zero(map_size_), decoder.tail(decoder.size() - shared);
   return p;
-}
-
-void ExactGplvmModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
-  if (map_size_ == 0) return decoder_.set_local_block_rows(values, rows);
-  Vector decoder = decoder_values(values);
-  decoder_.set_local_block_rows(decoder, rows);
-  const Index shared = num_shared_parameters();
-  values.tail(values.size() - shared) = decoder.tail(decoder.size() - decoder_.num_shared_parameters());
 }
 
 Matrix ExactGplvmModel::basepoint_map(const Vector& params) const {

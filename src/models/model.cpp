@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/models/gp_decoder.hpp"
 
 namespace gplvm {
 
@@ -23,10 +24,39 @@ std::unique_ptr<Kernel> kernel_with_hyperparameters(const Kernel& prototype, con
   return k;
 }
 
+namespace {
+
+const GpDecoder& required_decoder(const Model& model) {
+  const GpDecoder* decoder = model.gp_decoder();
+  if (decoder == nullptr)
+    throw InputError("a " + model.kind() + " model has no GP decoder: there is no kernel or GP noise",
+                     {"", "model.kind", model.kind()});
+  return *decoder;
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> Model::kernel(const Vector& params) const {
+  return required_decoder(*this).kernel(params);
+}
+
+double Model::noise_variance(const Vector& params) const {
+  return required_decoder(*this).noise_variance(params);
+}
+
+Model::SharedPoints Model::curved_shared_points() const {
+  const ParameterBlock* block = parameter_layout().shared_point_block();
+  return block ? SharedPoints{block->offset, block->rows} : SharedPoints{};
+}
+
+Model::ActiveSet Model::active_set() const {
+  const ParameterBlock* block = parameter_layout().copied_point_block();
+  return block ? ActiveSet{{block->offset, block->rows}, block->refresh_every} : ActiveSet{};
+}
+
 DecoderSummary Model::decoder_summary(const Vector& params) const {
   DecoderSummary summary;
   summary.noise_variance = noise_variance(params);
-  if (!has_gp_decoder()) return summary;
   for (const NamedHyperparameter& group : kernel(params)->named_hyperparameters()) {
     const std::string suffix = "lengthscales";
     const bool is_lengthscale =

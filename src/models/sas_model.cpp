@@ -41,75 +41,70 @@ void validate_config(const SasModelConfig& c, std::uint64_t num_data, std::uint6
 
 }  // namespace
 
+namespace {
+
+ModelFacts sas_facts(const SasModelConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
+                     std::uint64_t local_rows) {
+  validate_config(c, num_data, local_begin, local_rows);
+  return {.num_data = num_data,
+          .local_begin = local_begin,
+          .local_rows = local_rows,
+          .data_dim = c.data_dim,
+          .precision = c.precision,
+          .seed = c.seed,
+          .latents = {c.latents, c.bayesian, c.latent_dim, c.latent_space}};
+}
+
+ParameterBlock encoder_block_of(std::string name, const Mlp& encoder) {
+  return {.name = std::move(name),
+          .rows = encoder.num_parameters(),
+          .cols = 1,
+          .transform = ParameterTransform::packed,
+          .role = BlockRole::summed};
+}
+
+}  // namespace
+
 SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t local_begin,
                    std::uint64_t local_rows)
-    : Model(num_data, local_begin, local_rows), config_(std::move(config)) {
-  validate_config(config_, num_data, local_begin, local_rows);
-  const Index q = config_.latent_dim;
-  latent_space_ = make_latent_space(config_.latent_space, q);
-  // Free latents are point parameters stored with ambient_dim() coordinates (on the hyperboloid:
-  // Q + 1); their tangent variances (Bayesian) have Q. Whoever moves them must keep them on the
-  // space (Riemannian steps: optim/riemannian_adam.hpp).
-  require_kernel_fits_latent_space(config_.kernel, config_.latent_space);
-  kernel_prototype_ = make_kernel(config_.kernel, latent_space_->ambient_dim(),
-                                  {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
-  kernel_offset_ = 0;
-  noise_offset_ = kernel_prototype_->num_hyperparameters();
-  fixed_parameters_ =
-      fixed_hyperparameter_indices(*kernel_prototype_, config_.fixed_hyperparameters, kernel_offset_);
-  Index offset = noise_offset_ + 1;
+    : Model(sas_facts(config, num_data, local_begin, local_rows)),
+      config_(std::move(config)),
+      layout_(static_cast<Index>(local_rows)) {
+  latent_space_ = make_latent_space(config_.latent_space, config_.latent_dim);
+  decoder_.emplace(GpDecoderSettings{config_.kernel,
+                                     {config_.kernel_variance, config_.lengthscale, config_.kernel_period,
+                                      config_.kernel_settings},
+                                     config_.noise_variance,
+                                     config_.fixed_hyperparameters},
+                   latent_space_->ambient_dim(), config_.latent_space, layout_);
   if (config_.latents == LatentKind::amortised) {
     mean_encoder_.emplace(mean_encoder_layout(encoder_shape(config_)));
-    mean_encoder_offset_ = offset;
-    offset += mean_encoder_->num_parameters();
+    mean_encoder_offset_ = layout_.add(encoder_block_of("encoder/mean", *mean_encoder_));
     if (config_.bayesian) {
       variance_encoder_.emplace(variance_encoder_layout(encoder_shape(config_)));
-      variance_encoder_offset_ = offset;
-      offset += variance_encoder_->num_parameters();
+      variance_encoder_offset_ = layout_.add(encoder_block_of("encoder/variance", *variance_encoder_));
     }
+  } else {
+    // Free latents are point parameters stored with ambient_dim() coordinates (on the hyperboloid:
+    // Q + 1); their tangent variances (Bayesian) have Q.
+    free_latents_.emplace(*latent_space_, config_.bayesian, layout_);
+    free_mean_offset_ = free_latents_->mean_offset();
+    free_log_variance_offset_ = free_latents_->log_variance_offset();
   }
-  num_shared_ = offset;
-  if (config_.latents == LatentKind::free) {
-    free_mean_offset_ = offset;
-    offset += static_cast<Index>(this->local_rows()) * latent_space_->ambient_dim();
-    if (config_.bayesian) {
-      free_log_variance_offset_ = offset;
-      offset += static_cast<Index>(this->local_rows()) * q;
-    }
-  }
-  num_local_ = offset - num_shared_;
 }
 
 Vector SasModel::initial_parameters() const {
   Vector p = Vector::Zero(num_parameters());
-  const Index q = config_.latent_dim;
-  p.segment(kernel_offset_, noise_offset_ - kernel_offset_) = kernel_prototype_->hyperparameters();
-  p[noise_offset_] = std::log(config_.noise_variance);
+  decoder_->initialise(p);
   const CounterRng rng(config_.seed);
   if (mean_encoder_) mean_encoder_->initialize(p.data() + mean_encoder_offset_, rng, 0);
   if (initial_mean_encoder_)
     p.segment(mean_encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
   if (variance_encoder_) variance_encoder_->initialize(p.data() + variance_encoder_offset_, rng, 1);
-  if (config_.latents == LatentKind::free) {
-    // The start is a tangent vector at the origin per row (R^Q: the latent itself), which the space
-    // maps to a point: PCA latents, or draws keyed by global row so that the start does not depend
-    // on how rows are distributed.
-    const Index n = static_cast<Index>(local_rows());
-    Matrix tangent(n, q);
-    if (initial_latents_) {
-      tangent = *initial_latents_;
-    } else {
-      for (Index r = 0; r < n; ++r)
-        for (Index j = 0; j < q; ++j)
-          tangent(r, j) = initial_latent_draw(rng, config_.init, local_begin() + r, q, j);
-    }
-    Matrix points;
-    latent_space_->from_origin_tangent(config_.free_latent_scale * tangent, points);
-    Eigen::Map<RowMatrix>(p.data() + free_mean_offset_, n, ambient_dim()) = points;
-  }
-  if (config_.latents == LatentKind::free && config_.bayesian)
-    p.segment(free_log_variance_offset_, static_cast<Index>(local_rows()) * q)
-        .setConstant(std::log(config_.free_latent_variance));
+  if (free_latents_)
+    free_latents_->initialise(p, initial_latents_,
+                              {config_.init, config_.free_latent_scale, config_.free_latent_variance}, rng,
+                              local_begin());
   return p;
 }
 
@@ -136,14 +131,6 @@ void SasModel::initialise_from_data(const Communicator& comm, const RowPartition
   initial_mean_encoder_ = std::move(weights);
 }
 
-std::unique_ptr<Kernel> SasModel::kernel(const Vector& params) const {
-  return kernel_with_hyperparameters(*kernel_prototype_, params, kernel_offset_);
-}
-
-double SasModel::noise_variance(const Vector& params) const {
-  return std::exp(params[noise_offset_]);
-}
-
 Index SasModel::local_row(std::uint64_t global_row) const {
   if (global_row < local_begin() || global_row >= local_begin() + local_rows())
     throw InputError("row is not owned by this process", {"", "row", std::to_string(global_row)});
@@ -152,32 +139,6 @@ Index SasModel::local_row(std::uint64_t global_row) const {
 
 double SasModel::remainder_weight(Index batch_size, Index num_active) const {
   return gplvm::remainder_weight(config_.scaling, static_cast<Index>(num_data()), batch_size, num_active);
-}
-
-Index SasModel::local_values_per_row() const {
-  if (config_.latents != LatentKind::free) return 0;
-  return ambient_dim() + (config_.bayesian ? config_.latent_dim : 0);
-}
-
-RowMatrix SasModel::local_block_rows(const Vector& values) const {
-  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
-  RowMatrix rows(n, local_values_per_row());
-  if (rows.cols() == 0) return rows;
-  rows.leftCols(a) = Eigen::Map<const RowMatrix>(values.data() + free_mean_offset_, n, a);
-  if (config_.bayesian)
-    rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + free_log_variance_offset_, n, q);
-  return rows;
-}
-
-void SasModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
-  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
-  require(rows.rows() == n && rows.cols() == local_values_per_row(),
-          "local parameter block has the wrong shape",
-          {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
-  if (rows.cols() == 0) return;
-  Eigen::Map<RowMatrix>(values.data() + free_mean_offset_, n, a) = rows.leftCols(a);
-  if (config_.bayesian)
-    Eigen::Map<RowMatrix>(values.data() + free_log_variance_offset_, n, q) = rows.rightCols(q);
 }
 
 double SasModel::latents_kl(const LatentBatch& l, Index first, Index count) const {
@@ -314,7 +275,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
     latent_space_->from_origin_tangent_backward(l.tangent, d_mean, d_tangent);
     d_mean = std::move(d_tangent);
     const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
-    const Index encoder_size = num_shared_ - mean_encoder_offset_;
+    const Index encoder_size = layout_.num_shared() - mean_encoder_offset_;
     if constexpr (std::is_same_v<Scalar, double>) {
       const double* weights = params.data() + mean_encoder_offset_;
       double* grad = gradient.data() + mean_encoder_offset_;
@@ -376,7 +337,7 @@ void SasModel::encoder_backward_in_blocks(
     const MatrixT<Scalar>& d_variance, std::span<const Index> block_rows, std::vector<Scalar>& blocks,
     Scalar* grad, const std::function<void(const BlockPartials<Scalar>&, Scalar*)>& sum) const {
   const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
-  const Index encoder_size = num_shared_ - mean_encoder_offset_;
+  const Index encoder_size = layout_.num_shared() - mean_encoder_offset_;
   const auto num_blocks = static_cast<Index>(block_rows.size());
   if (blocks.size() < static_cast<std::size_t>(num_blocks * encoder_size))
     blocks.resize(static_cast<std::size_t>(num_blocks * encoder_size));  // grown only
@@ -413,7 +374,7 @@ void SasModel::zero_all_but_encoder(Vector& gradient) const {
   }
   gradient.resize(num_parameters());
   gradient.head(mean_encoder_offset_).setZero();
-  gradient.tail(num_parameters() - num_shared_).setZero();
+  gradient.tail(layout_.num_local()).setZero();
 }
 
 template <typename Scalar>
@@ -424,7 +385,7 @@ void SasModel::freeze_translation(Scalar* encoder_gradient) const {
   // (steps of lr |g| / eps) and make runs differ across rank counts. It stays at its initial value.
   // The symmetry is a translation of R^Q: a curved space has none (its isometries are not
   // translations of the encoder's tangent output).
-  if (config_.bayesian || !mean_encoder_ || !kernel_prototype_->is_stationary() ||
+  if (config_.bayesian || !mean_encoder_ || !kernel_prototype().is_stationary() ||
       latent_space_->ambient_dim() != latent_space_->intrinsic_dim())
     return;
   const Index last = mean_encoder_->num_layers() - 1;
@@ -459,8 +420,8 @@ BatchTerms SasModel::evaluate_in(const Vector& params, const Batch& batch, const
   partials.add_active_data_fit(active.whitened_data);
   const GpGradient g = sas_combine(k, noise, active, l.sample.topRows(a), partials);
   zero_all_but_encoder(gradient);
-  gradient.segment(kernel_offset_, g.d_kernel.size()) = g.d_kernel;
-  gradient[noise_offset_] = g.d_log_noise;
+  gradient.segment(decoder_->kernel_offset(), g.d_kernel.size()) = g.d_kernel;
+  gradient[decoder_->noise_offset()] = g.d_log_noise;
   Matrix d_sample(b, ambient_dim());
   d_sample << g.d_latents, partials.d_latents_remainder;
   const double kl_w = kl_weight(b);

@@ -7,7 +7,7 @@
 namespace gplvm {
 
 void SasModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
-  write_gp_parameters(out, *kernel(params), noise_variance(params));
+  decoder_->write_parameters(out, params);
   if (mean_encoder_)
     write_mlp_parameters(out, "/params/encoder/mean", *mean_encoder_, params.data() + mean_encoder_offset_);
   if (variance_encoder_)

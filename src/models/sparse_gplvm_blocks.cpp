@@ -114,7 +114,7 @@ BatchTerms SparseGplvmModel::evaluate_batch_in_blocks(const Communicator& comm, 
 
   // Steps 4-5: each block's latent gradients and its share of dZ, the kernel's and the encoders'
   // gradients (one column per block), added exactly.
-  const Index encoder_size = num_shared_ - encoder_offset_;
+  const Index encoder_size = layout_.num_shared() - encoder_offset_;
   const Index share_length = m * a + h + encoder_size;
   Matrix shares(share_length, blocks);
   Matrix d_mean(l.mean.rows(), a), d_variance(config_.bayesian ? l.mean.rows() : 0, q);
@@ -299,7 +299,7 @@ double SparseGplvmModel::evaluate_full_batch_in_blocks(const Communicator& comm,
 
   // Steps 4-5: each block's latent gradients and its share of dZ, the kernel's and the encoders'
   // gradients, added exactly.
-  const Index encoder_size = num_shared_ - encoder_offset_;
+  const Index encoder_size = layout_.num_shared() - encoder_offset_;
   const Index share_length = m * a + h + encoder_size;
   Matrix d_mean(free_latents.rows(), a), d_variance(config_.bayesian ? free_latents.rows() : 0, q);
   Vector shared(share_length);

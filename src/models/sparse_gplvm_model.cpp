@@ -88,33 +88,64 @@ PsiNoise parse_psi_noise(const std::string& name) {
   throw InputError("unknown wrapped-normal noise (fixed or fresh)", {"", "model.psi_noise", name});
 }
 
+namespace {
+
+ModelFacts sparse_facts(const SparseGplvmConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
+                        std::uint64_t local_rows) {
+  validate_config(c, num_data, local_begin, local_rows);
+  return {.num_data = num_data,
+          .local_begin = local_begin,
+          .local_rows = local_rows,
+          .data_dim = c.data_dim,
+          .seed = c.seed,
+          .latents = {c.latents, c.bayesian, c.latent_dim, c.latent_space}};
+}
+
+}  // namespace
+
 SparseGplvmModel::SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_data,
                                    std::uint64_t local_begin, std::uint64_t local_rows)
-    : Model(num_data, local_begin, local_rows), config_(std::move(config)) {
-  validate_config(config_, num_data, local_begin, local_rows);
+    : Model(sparse_facts(config, num_data, local_begin, local_rows)),
+      config_(std::move(config)),
+      layout_(static_cast<Index>(local_rows)) {
   const Index m = config_.num_inducing, q = config_.latent_dim, d = config_.data_dim;
   latent_space_ = make_latent_space(config_.latent_space, q);
-  require_kernel_fits_latent_space(config_.kernel, config_.latent_space);
   const Index a = latent_space_->ambient_dim();
-  kernel_prototype_ =
-      make_kernel(config_.kernel, a, {config_.kernel_variance, config_.lengthscale, config_.kernel_period});
-  kernel_offset_ = m * a;
-  noise_offset_ = kernel_offset_ + kernel_prototype_->num_hyperparameters();
-  fixed_parameters_ =
-      fixed_hyperparameter_indices(*kernel_prototype_, config_.fixed_hyperparameters, kernel_offset_);
-  posterior_offset_ = noise_offset_ + 1;
-  encoder_offset_ =
-      posterior_offset_ +
-      (config_.training == SparseTraining::minibatch ? InducingPosterior::packed_size(m, d) : 0);
-  num_shared_ = encoder_offset_;
+  // Z: points of the latent space (moved on it when curved), or the active set: no parameter but
+  // M latents redrawn every sparse.active_set_refresh iterations (models/active_set.hpp).
+  const bool active_set = config_.active_set_refresh > 0;
+  layout_.add({.name = "inducing",
+               .rows = m,
+               .cols = a,
+               .role = active_set ? BlockRole::copied : BlockRole::trained,
+               .space = latent_space_.get(),
+               .refresh_every = config_.active_set_refresh});
+  decoder_.emplace(GpDecoderSettings{config_.kernel,
+                                     {config_.kernel_variance, config_.lengthscale, config_.kernel_period,
+                                      config_.kernel_settings},
+                                     config_.noise_variance,
+                                     config_.fixed_hyperparameters},
+                   a, config_.latent_space, layout_);
+  kernel_offset_ = decoder_->kernel_offset();
+  noise_offset_ = decoder_->noise_offset();
+  posterior_offset_ = layout_.num_shared();
+  if (config_.training == SparseTraining::minibatch)
+    layout_.add({.name = "inducing_posterior",
+                 .rows = InducingPosterior::packed_size(m, d),
+                 .cols = 1,
+                 .transform = ParameterTransform::packed});
+  encoder_offset_ = layout_.num_shared();
   if (config_.latents == LatentKind::amortised) {
     encoders_.emplace(EncoderShape{d, q, config_.encoder_hidden, config_.encoder_activation},
                       config_.bayesian);
-    num_shared_ += encoders_->num_parameters();
+    layout_.add({.name = "encoder",
+                 .rows = encoders_->num_parameters(),
+                 .cols = 1,
+                 .transform = ParameterTransform::packed,
+                 .role = BlockRole::summed});
+  } else {
+    free_latents_.emplace(*latent_space_, config_.bayesian, layout_);
   }
-  num_local_ = config_.latents == LatentKind::free
-                   ? static_cast<Index>(this->local_rows()) * local_values_per_row()
-                   : 0;
 }
 
 Vector SparseGplvmModel::initial_parameters() const {
@@ -131,8 +162,7 @@ Vector SparseGplvmModel::initial_parameters() const {
     latent_space_->from_origin_tangent(tangent, points);
     Eigen::Map<Matrix>(p.data(), m, a) = points;
   }
-  p.segment(kernel_offset_, noise_offset_ - kernel_offset_) = kernel_prototype_->hyperparameters();
-  p[noise_offset_] = std::log(config_.noise_variance);
+  decoder_->initialise(p);
   if (config_.training == SparseTraining::minibatch) {
     if (initial_posterior_) {
       p.segment(posterior_offset_, initial_posterior_->size()) = *initial_posterior_;
@@ -143,32 +173,11 @@ Vector SparseGplvmModel::initial_parameters() const {
   if (encoders_) encoders_->initialize(p.data() + encoder_offset_, rng);
   if (initial_mean_encoder_)
     p.segment(encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
-  if (config_.latents == LatentKind::free) {
-    // Tangent vectors at the origin (PCA latents or keyed draws by global row, as SasModel's free
-    // latents), mapped to points of the space (R^Q: the identity).
-    const Index n = static_cast<Index>(local_rows());
-    Matrix tangent(n, q);
-    if (initial_latents_) {
-      tangent = *initial_latents_;
-    } else {
-      for (Index r = 0; r < n; ++r)
-        for (Index j = 0; j < q; ++j)
-          tangent(r, j) = initial_latent_draw(rng, config_.init, local_begin() + r, q, j);
-    }
-    Matrix points;
-    latent_space_->from_origin_tangent(config_.free_latent_scale * tangent, points);
-    Eigen::Map<RowMatrix>(p.data() + num_shared_, n, a) = points;
-    if (config_.bayesian) p.tail(n * q).setConstant(std::log(config_.free_latent_variance));
-  }
+  if (free_latents_)
+    free_latents_->initialise(p, initial_latents_,
+                              {config_.init, config_.free_latent_scale, config_.free_latent_variance}, rng,
+                              local_begin());
   return p;
-}
-
-std::unique_ptr<Kernel> SparseGplvmModel::kernel(const Vector& params) const {
-  return kernel_with_hyperparameters(*kernel_prototype_, params, kernel_offset_);
-}
-
-double SparseGplvmModel::noise_variance(const Vector& params) const {
-  return std::exp(params[noise_offset_]);
 }
 
 Matrix SparseGplvmModel::inducing_inputs(const Vector& params) const {
@@ -188,33 +197,8 @@ void SparseGplvmModel::carry_over_active_set(const Matrix& previous, Vector& par
   carried.pack(params.data() + posterior_offset_);
 }
 
-Index SparseGplvmModel::local_values_per_row() const {
-  if (config_.latents != LatentKind::free) return 0;
-  return ambient_dim() + (config_.bayesian ? config_.latent_dim : 0);
-}
-
-RowMatrix SparseGplvmModel::local_block_rows(const Vector& values) const {
-  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
-  RowMatrix rows(n, local_values_per_row());
-  if (rows.cols() == 0) return rows;
-  rows.leftCols(a) = Eigen::Map<const RowMatrix>(values.data() + num_shared_, n, a);
-  if (config_.bayesian)
-    rows.rightCols(q) = Eigen::Map<const RowMatrix>(values.data() + num_shared_ + n * a, n, q);
-  return rows;
-}
-
-void SparseGplvmModel::set_local_block_rows(Vector& values, const RowMatrix& rows) const {
-  const Index q = config_.latent_dim, a = ambient_dim(), n = static_cast<Index>(local_rows());
-  require(rows.rows() == n && rows.cols() == local_values_per_row(),
-          "local parameter block has the wrong shape",
-          {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
-  if (rows.cols() == 0) return;
-  Eigen::Map<RowMatrix>(values.data() + num_shared_, n, a) = rows.leftCols(a);
-  if (config_.bayesian) Eigen::Map<RowMatrix>(values.data() + num_shared_ + n * a, n, q) = rows.rightCols(q);
-}
-
 void SparseGplvmModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
-  write_gp_parameters(out, *kernel(params), noise_variance(params));
+  decoder_->write_parameters(out, params);
   out.write_matrix("/params/inducing", inducing_inputs(params));
   if (encoders_) encoders_->write(out, params.data() + encoder_offset_);
 }
@@ -233,10 +217,10 @@ SparseGplvmModel::Latents SparseGplvmModel::latents_forward(const Vector& params
   if (config_.bayesian) l.variance.resize(b, q);
   if (encoders_) return l;  // no rows
   const Index n = static_cast<Index>(local_rows());
-  const Eigen::Map<const RowMatrix> mean(params.data() + num_shared_, n, a);
+  const Eigen::Map<const RowMatrix> mean(params.data() + layout_.num_shared(), n, a);
   for (Index i = 0; i < b; ++i) l.mean.row(i) = mean.row(rows[i]);
   if (config_.bayesian) {
-    const Eigen::Map<const RowMatrix> log_variance(params.data() + num_shared_ + n * a, n, q);
+    const Eigen::Map<const RowMatrix> log_variance(params.data() + layout_.num_shared() + n * a, n, q);
     for (Index i = 0; i < b; ++i) l.variance.row(i) = log_variance.row(rows[i]).array().exp();
   }
   if (wrapped()) l.eps = wrapped_noise(rows, key);
@@ -273,11 +257,11 @@ void SparseGplvmModel::latents_backward(const Vector& params, const std::vector<
     return;
   }
   const Index n = static_cast<Index>(local_rows());
-  Eigen::Map<RowMatrix> g_mean(gradient.data() + num_shared_, n, a);
+  Eigen::Map<RowMatrix> g_mean(gradient.data() + layout_.num_shared(), n, a);
   for (Index i = 0; i < b; ++i) g_mean.row(rows[i]) += d_mean.row(i);
   if (!config_.bayesian) return;
   // s = exp(log s): dF/dlog s = s dF/ds.
-  Eigen::Map<RowMatrix> g_log_variance(gradient.data() + num_shared_ + n * a, n, q);
+  Eigen::Map<RowMatrix> g_log_variance(gradient.data() + layout_.num_shared() + n * a, n, q);
   for (Index i = 0; i < b; ++i)
     g_log_variance.row(rows[i]) += (d_variance.row(i).array() * l.variance.row(i).array()).matrix();
 }
@@ -384,7 +368,7 @@ void SparseGplvmModel::add_inducing_kernel_share(const Kernel& kernel, const Mat
 }
 
 IndexRange SparseGplvmModel::frozen_translation_block() const {
-  if (config_.bayesian || !encoders_ || !kernel_prototype_->is_stationary()) return {0, 0};
+  if (config_.bayesian || !encoders_ || !decoder_->prototype().is_stationary()) return {0, 0};
   const Mlp& mean = encoders_->mean();
   const Index bias = encoder_offset_ + mean.bias_offset(mean.num_layers() - 1);
   return {bias, bias + config_.latent_dim};
@@ -403,7 +387,7 @@ void SparseGplvmModel::sum_row_shares(const Communicator& comm, Vector& gradient
     comm.allreduce_sum(gradient.data(), noise_offset_);
     return;
   }
-  const Index encoder_size = num_shared_ - encoder_offset_;
+  const Index encoder_size = layout_.num_shared() - encoder_offset_;
   Vector buffer(noise_offset_ + encoder_size);
   buffer << gradient.head(noise_offset_), gradient.segment(encoder_offset_, encoder_size);
   comm.allreduce_sum(buffer.data(), buffer.size());
@@ -478,7 +462,7 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
     // the space), or the keyed draws.
     if (config_.init == LatentInit::pca)
       initial_latents_ = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
-    latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + num_shared_,
+    latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + layout_.num_shared(),
                                           static_cast<Index>(this->local_rows()), ambient_dim());
   } else {
     if (config_.encoder_pretraining.steps > 0) pretrain_mean_encoder(comm, partition, local);

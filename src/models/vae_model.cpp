@@ -22,32 +22,40 @@ std::uint64_t validated_rows(std::uint64_t num_data, std::uint64_t local_begin, 
 
 VaeModel::VaeModel(VaeConfig config, std::uint64_t seed, std::uint64_t num_data, std::uint64_t local_begin,
                    std::uint64_t local_rows, bool reproducible_sums)
-    : Model(validated_rows(num_data, local_begin, local_rows), local_begin, local_rows),
+    : Model({.num_data = validated_rows(num_data, local_begin, local_rows),
+             .local_begin = local_begin,
+             .local_rows = local_rows,
+             .data_dim = config.data_dim,
+             .seed = seed,
+             .latents = {LatentKind::amortised, true, config.latent_dim, "euclidean"}}),
       elbo_(std::move(config)),
-      seed_(seed),
-      reproducible_sums_(reproducible_sums) {}
-
-std::unique_ptr<Kernel> VaeModel::kernel(const Vector&) const {
-  throw InputError("a VAE has a neural-network decoder, not a GP: there is no kernel",
-                   {"", "model.kind", "vae"});
+      layout_(static_cast<Index>(local_rows)),
+      reproducible_sums_(reproducible_sums) {
+  // Every gradient element is a sum over batch rows, the noise's included.
+  const auto summed = [](std::string name, Index size, ParameterTransform transform) {
+    return ParameterBlock{
+        .name = std::move(name), .rows = size, .cols = 1, .transform = transform, .role = BlockRole::summed};
+  };
+  layout_.add(summed("decoder", elbo_.noise_offset() - elbo_.decoder_offset(), ParameterTransform::packed));
+  layout_.add(summed("noise_variance", 1, ParameterTransform::log));
+  layout_.add(summed("encoder/mean", elbo_.variance_encoder_offset() - elbo_.mean_encoder_offset(),
+                     ParameterTransform::packed));
+  layout_.add(summed("encoder/variance", elbo_.num_parameters() - elbo_.variance_encoder_offset(),
+                     ParameterTransform::packed));
 }
 
-double VaeModel::noise_variance(const Vector& params) const {
+double VaeModel::decoder_noise_variance(const Vector& params) const {
   return std::exp(params[elbo_.noise_offset()]);
 }
 
-RowMatrix VaeModel::local_block_rows(const Vector&) const {
-  return RowMatrix(static_cast<Index>(local_rows()), 0);
-}
-
-void VaeModel::set_local_block_rows(Vector&, const RowMatrix& rows) const {
-  require(rows.rows() == static_cast<Index>(local_rows()) && rows.cols() == 0,
-          "local parameter block has the wrong shape (a VAE has no per-row parameters)",
-          {"", "local_rows", std::to_string(rows.rows()) + "x" + std::to_string(rows.cols())});
+DecoderSummary VaeModel::decoder_summary(const Vector& params) const {
+  DecoderSummary summary;
+  summary.noise_variance = decoder_noise_variance(params);
+  return summary;
 }
 
 void VaeModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
-  out.write_scalar("/params/noise_variance", noise_variance(params));
+  out.write_scalar("/params/noise_variance", decoder_noise_variance(params));
   write_mlp_parameters(out, "/params/decoder", elbo_.decoder().network(),
                        params.data() + elbo_.decoder_offset());
   write_mlp_parameters(out, "/params/encoder/mean", elbo_.mean_encoder(),

@@ -28,8 +28,9 @@ class DecoderPredictor final : public Predictor {
 std::unique_ptr<Predictor> VaeModel::make_predictor(const Vector& params, const TrainingEvidence&,
                                                     const Communicator&) const {
   const Mlp& network = elbo_.decoder().network();
-  return std::make_unique<DecoderPredictor>(
-      network, params.segment(elbo_.decoder_offset(), network.num_parameters()), noise_variance(params));
+  return std::make_unique<DecoderPredictor>(network,
+                                            params.segment(elbo_.decoder_offset(), network.num_parameters()),
+                                            decoder_noise_variance(params));
 }
 
 }  // namespace gplvm

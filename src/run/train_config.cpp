@@ -330,6 +330,9 @@ ConfigSchema train_config_schema() {
                {R::range(0, kMaxInt)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
       .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
+  // The initial values registered kernels declare a key for (model/kernel_registry.hpp).
+  for (const KernelSetting& setting : registered_kernel_settings())
+    s.add_double(setting.key, setting.initial, setting.help, {R::greater_than(0)});
   return s;
 }
 

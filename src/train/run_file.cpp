@@ -1,5 +1,6 @@
 #include "gplvm/train/run_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string_view>
@@ -35,6 +36,8 @@ void write_parameters(Hdf5ResultWriter& out, const Model& model, const Vector& p
   model.write_parameters(out, p);
   // The replicated parameters as one flat vector: what `gplvm encode` and `gplvm exact` load.
   out.write_vector("/params/shared", p.head(model.num_shared_parameters()));
+  // Which values are which: the model's declared blocks (models/parameter_layout.hpp).
+  out.write_attribute("/params/shared", "layout", model.parameter_layout().describe());
 }
 
 void write_identity(Hdf5ResultWriter& out, const RunMetadata& meta) {
@@ -120,6 +123,7 @@ void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& m
                  const TrainingState& s) {
   const Index shared = model.num_shared_parameters();
   out.write_vector("/state/shared", s.params.head(shared));
+  out.write_attribute("/state/shared", "layout", model.parameter_layout().describe());
   out.write_vector("/state/adam_m_shared", s.adam.first_moment.head(shared));
   out.write_vector("/state/adam_v_shared", s.adam.second_moment.head(shared));
   if (model.local_values_per_row() > 0) {
@@ -168,6 +172,38 @@ void check_identity(const Hdf5ResultReader& in, const RunMetadata& expected) {
     require_same(close(stored, value), path, std::string("data (") + name + ")", format_exact(stored),
                  format_exact(value));
   }
+}
+
+// The first block where two layout descriptions (ParameterLayout::describe) differ.
+std::pair<std::string, std::string> first_block_difference(const std::string& stored,
+                                                           const std::string& expected) {
+  const auto split = [](const std::string& text) {
+    std::vector<std::string> blocks;
+    for (std::size_t begin = 0; begin <= text.size();) {
+      const std::size_t end = std::min(text.find("; ", begin), text.size());
+      blocks.push_back(text.substr(begin, end - begin));
+      begin = end + 2;
+    }
+    return blocks;
+  };
+  const std::vector<std::string> a = split(stored), b = split(expected);
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const std::string x = i < a.size() ? a[i] : "<none>", y = i < b.size() ? b[i] : "<none>";
+    if (x != y) return {x, y};
+  }
+  return {stored, expected};
+}
+
+// Checkpoints record the layout their state was written in: a state of another layout (another
+// model, kernel or encoder) is refused naming the first block that differs. Checkpoints written
+// before layouts were recorded are checked by their sizes alone.
+void check_layout(const Hdf5ResultReader& in, const Model& model) {
+  if (!in.has_attribute("/state/shared", "layout")) return;
+  const std::string stored = in.read_attribute_string("/state/shared", "layout");
+  const std::string expected = model.parameter_layout().describe();
+  if (stored == expected) return;
+  const auto [was, is] = first_block_difference(stored, expected);
+  require_same(false, in.path(), "parameter layout", was, is);
 }
 
 // A replicated block of the state, InputError unless it has the model's length.
@@ -276,6 +312,7 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   require(in.exists("/state"), "file is a run file without training state, not a checkpoint",
           {path, "/state", ""});
   check_identity(in, expected);
+  check_layout(in, model);
   const Index shared = model.num_shared_parameters();
   TrainingState s;
   s.params = Vector::Zero(model.num_parameters());

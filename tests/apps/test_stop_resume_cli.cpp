@@ -151,7 +151,9 @@ TEST(StopResumeCli, FullBatchTrainingStopsWithACheckpointAndResumesFromIt) {
   // likelihood no lower than where it stopped, and the limit counting every iteration.
   EXPECT_TRUE(after.topRows(before.rows()) == before);
   for (Index i = 1; i < after.rows(); ++i) EXPECT_GT(after(i, 0), after(i - 1, 0)) << "row " << i;
-  if (before.rows() > 0) EXPECT_GE(after(after.rows() - 1, 2), before(before.rows() - 1, 2) - 1e-9);
+  if (before.rows() > 0) {
+    EXPECT_GE(after(after.rows() - 1, 2), before(before.rows() - 1, 2) - 1e-9);
+  }
   EXPECT_LE(after(after.rows() - 1, 0), 200);
 }
 

@@ -35,7 +35,7 @@ TEST(VaeModel, LayoutIsTheElbosAllSharedAndSummed) {
   EXPECT_EQ(model.summed_block().end, elbo.num_parameters());
   const Vector p = model.initial_parameters();
   EXPECT_TRUE(p == elbo.initial_parameters(4)) << "initial parameters keyed by train.seed";
-  EXPECT_NEAR(model.noise_variance(p), 0.3, 1e-15);
+  EXPECT_NEAR(model.decoder_noise_variance(p), 0.3, 1e-15);
   EXPECT_EQ(model.local_values_per_row(), 0);
   const RowMatrix rows = model.local_block_rows(p);
   EXPECT_EQ(rows.rows(), 40);

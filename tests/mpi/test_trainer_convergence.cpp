@@ -285,5 +285,37 @@ TEST_F(TrainerResume, ResumedRunEqualsTheUninterruptedOne) {
   }
 }
 
+// Checkpoints record their parameter layout: a model whose layout differs (another kernel, so a
+// longer "kernel" block) is refused naming the first block that differs, on every rank alike,
+// rather than reading values into the wrong places.
+TEST_F(TrainerResume, ACheckpointOfAnotherLayoutIsRefusedNamingTheBlock) {
+  const RankSetup s(comm_, false, LatentKind::free);
+  const Trainer trainer(s.model, comm_, s.partition, DataRef(s.local), options(1e-3, 5));
+  TrainingState state = trainer.initial_state();
+  trainer.run(state);
+  RunMetadata meta;
+  meta.data = fingerprint_data(comm_, DataRef(s.local), s.begin, kRows);
+  const std::string file = dir_ + "/checkpoint.h5";
+  write_run_file(
+      file, comm_,
+      {s.model, state, encode_local_latents(s.model, state.params, DataRef(s.local)), nullptr, meta}, true);
+  SasModelConfig other = config(false, LatentKind::free);
+  other.kernel = "eq_ard+linear";
+  const SasModel model(other, kRows, s.begin, s.count);
+  try {
+    read_checkpoint(file, comm_, model, meta);
+    ADD_FAILURE() << "a checkpoint of another layout was read";
+  } catch (const CheckpointMismatch& e) {
+    EXPECT_EQ(e.context().key, "parameter layout");
+    const auto block = [](const SasModel& m) {
+      return "kernel: replicated " + std::to_string(m.kernel_prototype().num_hyperparameters()) + "x1, log";
+    };
+    EXPECT_EQ(e.context().value, block(s.model));
+    EXPECT_NE(std::string(e.what()).find("this run: " + block(model)), std::string::npos) << e.what();
+  }
+  // The model it was written for reads it back.
+  EXPECT_TRUE(read_checkpoint(file, comm_, s.model, meta).params == state.params);
+}
+
 }  // namespace
 }  // namespace gplvm

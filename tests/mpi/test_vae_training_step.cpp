@@ -167,7 +167,7 @@ TEST(VaeTrainingStep, TwentyShardedAdamStepsEqualSerialAdam) {
   Vector mean = params;
   comm.allreduce_sum(mean.data(), mean.size());
   EXPECT_LT((mean / comm.size() - params).norm() / params.norm(), 1e-15);
-  const double noise = rank.model.noise_variance(params);
+  const double noise = rank.model.decoder_noise_variance(params);
   EXPECT_EQ(comm.allreduce_max(noise), noise);
 }
 

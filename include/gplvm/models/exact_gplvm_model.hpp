@@ -48,31 +48,17 @@ class ExactGplvmModel final : public Model {
                   std::uint64_t local_rows);
 
   std::string kind() const override { return "exact"; }
+  // The decoder's replicated blocks, the basepoint map A (D x Q, "basepoint_map") with the linear
+  // basepoint, then the free latents.
+  const ParameterLayout& parameter_layout() const override { return layout_; }
+  // The decoder's kernel and noise sit where they sit in the decoder's own vector.
+  const GpDecoder* gp_decoder() const override { return decoder_.gp_decoder(); }
   // Indices in the parameter vector of the fixed kernel hyperparameters.
-  const std::vector<Index>& fixed_parameters() const noexcept { return fixed_parameters_; }
-  std::vector<Index> fixed_parameter_indices() const override { return fixed_parameters_; }
-  LatentKind latents() const override { return LatentKind::free; }
-  bool bayesian() const override { return false; }
-  Index latent_dim() const override { return decoder_.latent_dim(); }
-  std::string latent_space() const override { return decoder_.latent_space(); }
-  const LatentSpace* curved_point_space() const override { return decoder_.curved_point_space(); }
-  Index data_dim() const override { return decoder_.data_dim(); }
-  Precision precision() const override { return Precision::float64; }
-  std::uint64_t seed() const override { return decoder_.seed(); }
-  Index num_parameters() const override { return decoder_.num_parameters() + map_size_; }
-  Index num_shared_parameters() const override { return decoder_.num_shared_parameters() + map_size_; }
-  IndexRange summed_block() const override { return decoder_.summed_block(); }
+  std::vector<Index> fixed_parameters() const { return layout_.fixed_indices(); }
   // The decoder's free-latent start (model.init: PCA after initialise_from_data, or keyed draws),
   // on the model's latent space.
   Vector initial_parameters() const override;
 
-  std::unique_ptr<Kernel> kernel(const Vector& params) const override { return decoder_.kernel(params); }
-  double noise_variance(const Vector& params) const override { return decoder_.noise_variance(params); }
-  Index local_values_per_row() const override { return decoder_.local_values_per_row(); }
-  RowMatrix local_block_rows(const Vector& values) const override {
-    return decoder_.local_block_rows(decoder_values(values));
-  }
-  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
   // The decoder's parameters and, with the linear basepoint, /params/basepoint_map (D x Q).
   void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
   void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
@@ -104,7 +90,7 @@ class ExactGplvmModel final : public Model {
   ExactGplvmConfig config_;
   SasModel decoder_;
   Index map_size_ = 0;  // D x Q with the linear basepoint, else 0
-  std::vector<Index> fixed_parameters_;
+  ParameterLayout layout_;
 };
 
 }  // namespace gplvm

@@ -3,6 +3,7 @@
 // so SAS and the sparse GPLVMs cannot drift apart in what a key means. Settings is any settings
 // struct with these members (SasModelConfig, SparseGplvmConfig); each kind reads its own keys after.
 #include "gplvm/core/config.hpp"
+#include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/mlp.hpp"
 #include "gplvm/models/encoder_pretraining.hpp"
 #include "gplvm/models/latent_init.hpp"
@@ -22,6 +23,10 @@ void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.kernel_variance = c.get_double("model.kernel_variance");
   m.lengthscale = c.get_double("model.lengthscale");
   m.kernel_period = c.get_double("model.kernel_period");
+  // The keys registered kernels declare (model/kernel_registry.hpp), all of them: a kernel
+  // expression picks what its kernels read.
+  for (const KernelSetting& setting : registered_kernel_settings())
+    if (c.schema().find(setting.key)) m.kernel_settings[setting.key] = c.get_double(setting.key);
   m.fixed_hyperparameters = c.get_string_list("model.fixed_hyperparameters");
   m.noise_variance = c.get_double("model.noise_variance");
   m.free_latent_variance = c.get_double("model.free_latent_variance");

@@ -22,6 +22,7 @@
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/sphere_linear_basepoint.hpp"
+#include "gplvm/models/parameter_layout.hpp"
 #include "gplvm/models/predictor.hpp"
 #include "gplvm/optim/float32_shadow.hpp"
 #include "gplvm/parallel/communicator.hpp"
@@ -91,86 +92,119 @@ class FullBatchObjective {
   virtual std::string value_name() const { return "objective"; }
 };
 
+// What a model's latents are: fixed when the model is built.
+struct LatentDescription {
+  LatentKind kind = LatentKind::amortised;  // an encoder, or free parameters per row
+  bool bayesian = false;                    // distributions (a variance per value) rather than points
+  Index dim = 0;                            // Q, the intrinsic dimension
+  std::string space = "euclidean";          // the model.latent_space (gplvm/model/latent_space.hpp)
+};
+
+// What every model is built with: the data set's size and this rank's rows, the data width, the
+// precision of its data products, its seed and its latents.
+struct ModelFacts {
+  std::uint64_t num_data = 0;
+  std::uint64_t local_begin = 0;  // [local_begin, local_begin + local_rows): this rank's rows
+  std::uint64_t local_rows = 0;
+  Index data_dim = 0;                        // D
+  Precision precision = Precision::float64;  // float32 models hold fp32 rows
+  std::uint64_t seed = 0;
+  LatentDescription latents = {};
+};
+
+class GpDecoder;
+
 class Model {
  public:
   virtual ~Model() = default;
 
-  virtual std::string kind() const = 0;    // the model.kind name
-  virtual LatentKind latents() const = 0;  // amortised (an encoder) or free
-  virtual bool bayesian() const = 0;       // latents are distributions (a variance per value)
-  virtual Index latent_dim() const = 0;    // Q
-  // The model.latent_space of its latents (gplvm/model/latent_space.hpp): "lorentz" latents are
-  // written as Q + 1 ambient coordinates.
-  virtual std::string latent_space() const { return "euclidean"; }
+  virtual std::string kind() const = 0;  // the model.kind name
+
+  const ModelFacts& facts() const noexcept { return facts_; }
+  std::uint64_t num_data() const noexcept { return facts_.num_data; }
+  std::uint64_t local_begin() const noexcept { return facts_.local_begin; }
+  std::uint64_t local_rows() const noexcept { return facts_.local_rows; }
+  Index data_dim() const noexcept { return facts_.data_dim; }
+  Precision precision() const noexcept { return facts_.precision; }
+  std::uint64_t seed() const noexcept { return facts_.seed; }
+  LatentKind latents() const noexcept { return facts_.latents.kind; }
+  bool bayesian() const noexcept { return facts_.latents.bayesian; }
+  Index latent_dim() const noexcept { return facts_.latents.dim; }
+  // "lorentz" latents are written as Q + 1 ambient coordinates.
+  const std::string& latent_space() const noexcept { return facts_.latents.space; }
+
+  // Where every value sits in the flat parameter vector (models/parameter_layout.hpp): what the
+  // trainer, the optimisers, checkpoints and the run file read.
+  virtual const ParameterLayout& parameter_layout() const = 0;
+  Index num_parameters() const { return parameter_layout().num_parameters(); }
+  Index num_shared_parameters() const { return parameter_layout().num_shared(); }
+  // The part of the shared block whose gradient is a sum over the ranks' rows (encoder or
+  // decoder weights): sharded Adam splits it.
+  IndexRange summed_block() const { return parameter_layout().summed_range(); }
+  // fp32 models keep an fp32 shadow of the summed block (optim/float32_shadow.hpp).
+  bool uses_float32_shadow() const {
+    const IndexRange r = summed_block();
+    return precision() == Precision::float32 && r.end > r.begin;
+  }
+  // Indices in the flat vector of values held at their initial values
+  // (model.fixed_hyperparameters): optimisers zero their gradient entries, so their moments stay
+  // zero and the values keep their bits.
+  std::vector<Index> fixed_parameter_indices() const { return parameter_layout().fixed_indices(); }
+  // The local block as one row per data row (checkpoints store it in global row order, so a run
+  // resumes at any rank count); zero columns when the model has no per-row parameters.
+  Index local_values_per_row() const { return parameter_layout().values_per_row(); }
+  RowMatrix local_block_rows(const Vector& values) const { return parameter_layout().local_rows_of(values); }
+  void set_local_block_rows(Vector& values, const RowMatrix& rows) const {
+    parameter_layout().set_local_rows(values, rows);
+  }
   // Free latents on a curved space are point parameters: the first ambient_dim() columns of
   // local_block_rows are points of this space, which an optimiser must move by Riemannian steps
   // (train/riemannian_full_batch_trainer.hpp). Null when every parameter is Euclidean.
-  virtual const LatentSpace* curved_point_space() const { return nullptr; }
+  const LatentSpace* curved_point_space() const { return parameter_layout().local_point_space(); }
+  // Where those points lie in the flat vector: local_rows() x ambient_dim() values, row-major, from
+  // this offset (-1 without them), so that an optimiser moves them in place.
+  Index curved_local_points_offset() const { return parameter_layout().local_points_offset(); }
   // Replicated point parameters of the same space (inducing inputs on the hyperboloid): `rows`
-  // points of ambient_dim() coordinates stored column-major from `offset` in the shared block,
-  // identical on every rank. Empty (rows 0) when there are none.
+  // points of ambient_dim() coordinates stored column-major from `offset` in the shared block.
+  // Empty (rows 0) when there are none.
   struct SharedPoints {
     Index offset = 0;
     Index rows = 0;
   };
-  virtual SharedPoints curved_shared_points() const { return {}; }
+  SharedPoints curved_shared_points() const;
   // Replicated points that are not parameters but copies of latents (the hGP-LVM's active set of
-  // inducing inputs): `points` as in curved_shared_points, redrawn from the current latents (the
-  // first ambient_dim() columns of the local block rows) every `every` full-batch iterations or
-  // minibatch steps by models/active_set.hpp; their gradient is zero. every 0 (the default): none.
+  // inducing inputs): redrawn from the current latents every `every` full-batch iterations or
+  // minibatch steps by models/active_set.hpp; their gradient is zero. every 0: none.
   struct ActiveSet {
     SharedPoints points;
     Index every = 0;
   };
-  virtual ActiveSet active_set() const { return {}; }
+  ActiveSet active_set() const;
   // Called by models/active_set.hpp once it has moved the active set from `previous` (its points
-  // before the redraw, stored as active_set().points) to the points now in params, when the two
-  // differ: parameters that are tied to where the inducing inputs are (an explicit q(u)) follow
-  // them. Default: nothing does.
+  // before the redraw) to the points now in params, when the two differ: parameters that are tied
+  // to where the inducing inputs are (an explicit q(u)) follow them. Default: nothing does.
   virtual void carry_over_active_set(const Matrix& /*previous*/, Vector& /*params*/) const {}
-  // Where the local points of curved_point_space() lie in the flat vector: local_rows() x
-  // ambient_dim() values, row-major, from this offset, so that an optimiser reads and moves them
-  // in place rather than through local_block_rows' copy of the whole local block. -1 where they
-  // are not one contiguous block.
-  virtual Index curved_local_points_offset() const { return -1; }
-  // Indices in the flat vector of parameters held at their initial values
-  // (model.fixed_hyperparameters, models/fixed_hyperparameters.hpp): optimisers zero their gradient
-  // entries, so their moments stay zero and the values keep their bits.
-  virtual std::vector<Index> fixed_parameter_indices() const { return {}; }
-  virtual Index data_dim() const = 0;       // D
-  virtual Precision precision() const = 0;  // of the data products (float32 models hold fp32 rows)
-  virtual std::uint64_t seed() const = 0;
 
-  std::uint64_t num_data() const noexcept { return num_data_; }
-  std::uint64_t local_begin() const noexcept { return local_begin_; }
-  std::uint64_t local_rows() const noexcept { return local_rows_; }
-
-  virtual Index num_parameters() const = 0;
-  virtual Index num_shared_parameters() const = 0;
-  virtual IndexRange summed_block() const = 0;
-  virtual bool uses_float32_shadow() const { return false; }
   virtual Vector initial_parameters() const = 0;
 
-  // The GP decoder's kernel and noise under some parameters (models without one throw).
-  virtual bool has_gp_decoder() const { return true; }  // false: kernel() throws (a VAE)
-  virtual std::unique_ptr<Kernel> kernel(const Vector& params) const = 0;
-  virtual double noise_variance(const Vector& params) const = 0;
+  // The GP decoder (kernel and Gaussian noise, models/gp_decoder.hpp), or null for a model
+  // without one (a VAE).
+  virtual const GpDecoder* gp_decoder() const { return nullptr; }
+  bool has_gp_decoder() const { return gp_decoder() != nullptr; }
+  // The decoder's kernel and noise under some parameters; an internal Error without a GP decoder.
+  std::unique_ptr<Kernel> kernel(const Vector& params) const;
+  double noise_variance(const Vector& params) const;
   // The noise and the range of the kernel's hyperparameter groups named "lengthscales" (those of
-  // a sum or product's parts included); models without a GP decoder give the noise only.
+  // a sum or product's parts included); models without a GP decoder give their own noise.
   virtual DecoderSummary decoder_summary(const Vector& params) const;
-
-  // The local block as one row per data row (checkpoints store it in global row order, so a run
-  // resumes at any rank count); zero columns when the model has no per-row parameters.
-  virtual Index local_values_per_row() const = 0;
-  virtual RowMatrix local_block_rows(const Vector& values) const = 0;
-  virtual void set_local_block_rows(Vector& values, const RowMatrix& rows) const = 0;
 
   // Writes the model's parameters under /params in natural units: /params/kernel/<name> as the
   // kernel names them, /params/noise_variance, and the model's own (encoders, inducing inputs).
   virtual void write_parameters(Hdf5ResultWriter& out, const Vector& params) const = 0;
 
   // Latent means (and variances for Bayesian models) of consecutive data rows starting at global
-  // row first_row. Free latents: the rows must be this rank's own (first_row = local_begin()).
+  // row first_row, from float64 or (an fp32 model's encoder in fp32) float32 rows. Free latents:
+  // the rows must be this rank's own (first_row = local_begin()).
   virtual void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
                       RowMatrix* variance) const = 0;
   virtual void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
@@ -209,13 +243,12 @@ class Model {
   }
 
  protected:
-  Model(std::uint64_t num_data, std::uint64_t local_begin, std::uint64_t local_rows)
-      : num_data_(num_data), local_begin_(local_begin), local_rows_(local_rows) {}
+  explicit Model(ModelFacts facts) : facts_(std::move(facts)) {}
   Model(const Model&) = default;
   Model& operator=(const Model&) = default;
 
  private:
-  std::uint64_t num_data_, local_begin_, local_rows_;
+  ModelFacts facts_;
 };
 
 // Free latents are parameters of the training rows, not a function of data: "encoding" them can only

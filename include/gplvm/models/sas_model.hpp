@@ -8,6 +8,7 @@
 // The first block is what data-parallel training allreduces; the second stays on the owner.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <vector>
@@ -19,6 +20,8 @@
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/mlp.hpp"
 #include "gplvm/models/encoder_pretraining.hpp"
+#include "gplvm/models/free_latents.hpp"
+#include "gplvm/models/gp_decoder.hpp"
 #include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/local_rows_check.hpp"
 #include "gplvm/models/model.hpp"
@@ -41,7 +44,9 @@ struct SasModelConfig {
   // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
   double kernel_variance = 0.5;
   double lengthscale = 0.1;
-  double kernel_period = 1.0;                      // kernels with a period (periodic)
+  double kernel_period = 1.0;  // kernels with a period (periodic)
+  // Initial values of hyperparameters kernels declare a key for (KernelSetting), by key.
+  std::map<std::string, double> kernel_settings;
   std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
   double noise_variance = 0.5;
   // Free latents start as PCA latents (unit variance per dimension) or N(0, I) draws, times
@@ -77,30 +82,11 @@ class SasModel final : public Model {
 
   const SasModelConfig& config() const noexcept { return config_; }
   std::string kind() const override { return config_.bayesian ? "bayesian_sas" : "sas"; }
-  LatentKind latents() const override { return config_.latents; }
-  bool bayesian() const override { return config_.bayesian; }
-  Index latent_dim() const override { return config_.latent_dim; }
-  std::string latent_space() const override { return latent_space_->name(); }
+  const ParameterLayout& parameter_layout() const override { return layout_; }
+  const GpDecoder* gp_decoder() const override { return &*decoder_; }
   // Coordinates per latent: Q, or Q + 1 on the hyperboloid (what kernels and /latent/mean hold).
   Index ambient_dim() const noexcept { return latent_space_->ambient_dim(); }
-  const LatentSpace* curved_point_space() const override {
-    return config_.latents == LatentKind::free && ambient_dim() != config_.latent_dim ? latent_space_.get()
-                                                                                      : nullptr;
-  }
-  std::vector<Index> fixed_parameter_indices() const override { return fixed_parameters_; }
-  Index curved_local_points_offset() const override {
-    return curved_point_space() ? static_cast<Index>(free_mean_offset_) : -1;
-  }
-  Index data_dim() const override { return config_.data_dim; }
-  Precision precision() const override { return config_.precision; }
-  std::uint64_t seed() const override { return config_.seed; }
-  Index num_parameters() const override { return num_shared_ + num_local_; }
-  Index num_shared_parameters() const override { return num_shared_; }
-  Index num_local_parameters() const noexcept { return num_local_; }
-  IndexRange summed_block() const override { return encoder_block(); }
-  bool uses_float32_shadow() const override {
-    return config_.precision == Precision::float32 && mean_encoder_.has_value();
-  }
+  Index num_local_parameters() const noexcept { return layout_.num_local(); }
   std::unique_ptr<TrainingStep> make_step(const Communicator& comm, const RowPartition& partition,
                                           LocalRows local_rows) const override;
   void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
@@ -110,10 +96,7 @@ class SasModel final : public Model {
   void initialise_from_data(const Communicator& comm, const RowPartition& partition,
                             LocalRows local_rows) override;
   Vector initial_parameters() const override;
-  // The kernel with the hyperparameters held in params.
-  std::unique_ptr<Kernel> kernel(const Vector& params) const override;
-  const Kernel& kernel_prototype() const noexcept { return *kernel_prototype_; }
-  double noise_variance(const Vector& params) const override;
+  const Kernel& kernel_prototype() const noexcept { return decoder_->prototype(); }
 
   // The batch objective (maximised) and its gradient w.r.t. every parameter (overwrites gradient).
   BatchTerms evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const;
@@ -185,16 +168,10 @@ class SasModel final : public Model {
                           Float32Shadow* shadow = nullptr) const;
   // Length of the shared prefix that every rank computes identically (kernel and noise); the rest
   // of the shared block (the encoders) is summed over ranks.
-  Index num_hyperparameters() const noexcept { return noise_offset_ + 1; }
+  Index num_hyperparameters() const noexcept { return decoder_->num_parameters(); }
   // The encoders' weights: what ranks sum over their rows (empty for free latents).
-  IndexRange encoder_block() const noexcept { return {num_hyperparameters(), num_shared_}; }
+  IndexRange encoder_block() const noexcept { return {num_hyperparameters(), layout_.num_shared()}; }
   double remainder_weight(Index batch_size, Index num_active) const;
-  // The local block (free latents of this process's rows) of a parameter-shaped vector as one row
-  // per data row: [mu_r] or [mu_r, log v_r]. Checkpoints store it in global row order, so a run
-  // can resume at a different rank count. Zero columns for amortised models.
-  Index local_values_per_row() const override;
-  RowMatrix local_block_rows(const Vector& values) const override;
-  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
   const Mlp* mean_encoder() const noexcept { return mean_encoder_ ? &*mean_encoder_ : nullptr; }
   const Mlp* variance_encoder() const noexcept { return variance_encoder_ ? &*variance_encoder_ : nullptr; }
   Index mean_encoder_offset() const noexcept { return mean_encoder_offset_; }
@@ -243,14 +220,14 @@ class SasModel final : public Model {
   // Set by initialise_from_data: this rank's initial free latents, or pre-trained encoder weights.
   std::optional<Matrix> initial_latents_;
   std::optional<Vector> initial_mean_encoder_;
-  std::shared_ptr<const Kernel> kernel_prototype_;  // initial hyperparameters; shared by copies
-  std::vector<Index> fixed_parameters_;
-  std::shared_ptr<const LatentSpace> latent_space_;
+  std::shared_ptr<const LatentSpace> latent_space_;  // shared by copies, which the layout points into
+  ParameterLayout layout_;
+  std::optional<GpDecoder> decoder_;
   std::optional<Mlp> mean_encoder_;
   std::optional<Mlp> variance_encoder_;
-  Index kernel_offset_ = 0, noise_offset_ = 0, mean_encoder_offset_ = 0, variance_encoder_offset_ = 0;
+  std::optional<FreeLatents> free_latents_;
+  Index mean_encoder_offset_ = 0, variance_encoder_offset_ = 0;
   Index free_mean_offset_ = 0, free_log_variance_offset_ = 0;
-  Index num_shared_ = 0, num_local_ = 0;
   mutable Mlp::Workspace mean_workspace_, variance_workspace_;
   mutable MlpWorkspace<float> mean_workspace_f32_, variance_workspace_f32_;
   // fp32 steps given no shadow: the float encoder weights (converted afresh by each forward call)

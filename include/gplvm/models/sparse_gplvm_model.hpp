@@ -34,6 +34,7 @@
 // (models/global_row_blocks.hpp); full-batch training then runs L-BFGS on a replicated vector
 // (train/full_batch_trainer.hpp).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,7 +43,9 @@
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/encoder_pretraining.hpp"
+#include "gplvm/models/free_latents.hpp"
 #include "gplvm/models/global_row_blocks.hpp"
+#include "gplvm/models/gp_decoder.hpp"
 #include "gplvm/models/inducing_init.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/models/latent_init.hpp"
@@ -79,6 +82,8 @@ struct SparseGplvmConfig {
   double kernel_variance = 1.0;
   double lengthscale = 1.0;
   double kernel_period = 1.0;
+  // Initial values of hyperparameters kernels declare a key for (KernelSetting), by key.
+  std::map<std::string, double> kernel_settings;
   std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
   double noise_variance = 0.1;
   double free_latent_variance = 0.05;      // free Gaussian latents start with this variance
@@ -103,38 +108,15 @@ class SparseGplvmModel final : public Model {
 
   const SparseGplvmConfig& config() const noexcept { return config_; }
   std::string kind() const override { return config_.bayesian ? "bayesian_gplvm" : "sparse_gplvm"; }
-  LatentKind latents() const override { return config_.latents; }
-  bool bayesian() const override { return config_.bayesian; }
-  Index latent_dim() const override { return config_.latent_dim; }
+  const ParameterLayout& parameter_layout() const override { return layout_; }
+  const GpDecoder* gp_decoder() const override { return &*decoder_; }
   Index ambient_dim() const { return latent_space_->ambient_dim(); }
-  std::string latent_space() const override { return config_.latent_space; }
-  // Free hyperbolic latents and the inducing inputs Z are points of the hyperboloid.
-  const LatentSpace* curved_point_space() const override { return curved() ? latent_space_.get() : nullptr; }
-  std::vector<Index> fixed_parameter_indices() const override { return fixed_parameters_; }
-  Index curved_local_points_offset() const override { return curved() ? num_shared_ : -1; }
-  // Z moves as points unless it is the active set, which is redrawn from the latents instead.
-  SharedPoints curved_shared_points() const override {
-    return curved() && config_.active_set_refresh == 0 ? SharedPoints{0, config_.num_inducing}
-                                                       : SharedPoints{};
-  }
-  ActiveSet active_set() const override {
-    if (config_.active_set_refresh == 0) return {};
-    return {SharedPoints{0, config_.num_inducing}, config_.active_set_refresh};
-  }
   // Minibatch training's explicit q(u) is replaced by the law at the new Z of the function
   // posterior it implies (objectives/inducing_posterior_transfer.hpp).
   void carry_over_active_set(const Matrix& previous, Vector& params) const override;
-  Index data_dim() const override { return config_.data_dim; }
-  Precision precision() const override { return Precision::float64; }
-  std::uint64_t seed() const override { return config_.seed; }
 
-  Index num_parameters() const override { return num_shared_ + num_local_; }
-  Index num_shared_parameters() const override { return num_shared_; }
-  IndexRange summed_block() const override { return {encoder_offset_, num_shared_}; }
   Vector initial_parameters() const override;
 
-  std::unique_ptr<Kernel> kernel(const Vector& params) const override;
-  double noise_variance(const Vector& params) const override;
   Matrix inducing_inputs(const Vector& params) const;  // M x A
   // q(u) of minibatch training (InputError for a full-batch model, which has none).
   InducingPosterior inducing_posterior(const Vector& params) const;
@@ -150,10 +132,6 @@ class SparseGplvmModel final : public Model {
   // bias; it stays at its initial value (gradient zero) and Z carries the translation
   // (docs/math/sparse_gplvm.md, "The translation").
   IndexRange frozen_translation_block() const;
-
-  Index local_values_per_row() const override;
-  RowMatrix local_block_rows(const Vector& values) const override;
-  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
 
   void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
   void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
@@ -271,11 +249,11 @@ class SparseGplvmModel final : public Model {
 
   SparseGplvmConfig config_;
   std::shared_ptr<const LatentSpace> latent_space_;
-  std::shared_ptr<const Kernel> kernel_prototype_;
-  std::vector<Index> fixed_parameters_;
+  ParameterLayout layout_;
+  std::optional<GpDecoder> decoder_;
   std::optional<LatentEncoders> encoders_;
+  std::optional<FreeLatents> free_latents_;
   Index kernel_offset_ = 0, noise_offset_ = 0, posterior_offset_ = 0, encoder_offset_ = 0;
-  Index num_shared_ = 0, num_local_ = 0;
   // Set by initialise_from_data (otherwise keyed random draws stand in).
   std::optional<Matrix> initial_latents_, initial_inducing_;
   std::optional<Vector> initial_posterior_, initial_mean_encoder_;

@@ -27,26 +27,12 @@ class VaeModel final : public Model {
   bool reproducible_sums() const noexcept { return reproducible_sums_; }
 
   std::string kind() const override { return "vae"; }
-  LatentKind latents() const override { return LatentKind::amortised; }
-  bool bayesian() const override { return true; }
-  Index latent_dim() const override { return elbo_.config().latent_dim; }
-  Index data_dim() const override { return elbo_.config().data_dim; }
-  Precision precision() const override { return Precision::float64; }
-  std::uint64_t seed() const override { return seed_; }
+  const ParameterLayout& parameter_layout() const override { return layout_; }
+  Vector initial_parameters() const override { return elbo_.initial_parameters(seed()); }
 
-  Index num_parameters() const override { return elbo_.num_parameters(); }
-  Index num_shared_parameters() const override { return elbo_.num_parameters(); }
-  IndexRange summed_block() const override { return {0, elbo_.num_parameters()}; }
-  Vector initial_parameters() const override { return elbo_.initial_parameters(seed_); }
-
-  bool has_gp_decoder() const override { return false; }
-  // Throws InputError naming model.kind: the decoder is a network, not a GP.
-  std::unique_ptr<Kernel> kernel(const Vector& params) const override;
-  double noise_variance(const Vector& params) const override;  // the decoder's sigma^2
-
-  Index local_values_per_row() const override { return 0; }
-  RowMatrix local_block_rows(const Vector& values) const override;
-  void set_local_block_rows(Vector& values, const RowMatrix& rows) const override;
+  // The decoder's sigma^2 (a network decoder with Gaussian noise; no GP, so no gp_decoder()).
+  double decoder_noise_variance(const Vector& params) const;
+  DecoderSummary decoder_summary(const Vector& params) const override;
 
   // /params/noise_variance, /params/decoder/layer<l>/{weight,bias} and the encoders under
   // /params/encoder/{mean,variance} as SasModel writes them.
@@ -70,7 +56,7 @@ class VaeModel final : public Model {
 
  private:
   VaeElbo elbo_;
-  std::uint64_t seed_;
+  ParameterLayout layout_;
   bool reproducible_sums_;
   mutable MlpWorkspace<double> mean_workspace_, variance_workspace_;  // encode's
 };
