@@ -14,6 +14,7 @@
 #include "gplvm/model/matern_kernel.hpp"
 #include "gplvm/model/periodic_kernel.hpp"
 #include "gplvm/model/product_kernel.hpp"
+#include "gplvm/model/sphere_eq_kernel.hpp"
 #include "gplvm/model/sum_kernel.hpp"
 
 namespace gplvm {
@@ -57,6 +58,11 @@ Registry::Registry() {
     return std::make_unique<HyperboloidExpKernel>(init.variance, init.lengthscale, q);
   };
   input_domains["hyperboloid_exp"] = "lorentz";
+  // Inputs are unit vectors in R^{Q+1} (q = Q + 1 columns).
+  factories["sphere_eq"] = [](Index q, const KernelInit& init) {
+    return std::make_unique<SphereEqKernel>(init.variance, init.lengthscale, q);
+  };
+  input_domains["sphere_eq"] = "sphere";
 }
 
 Registry& registry() {

@@ -7,8 +7,15 @@
 #include "gplvm/model/euclidean_latent_space.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
+#include "gplvm/model/sphere_latent_space.hpp"
 
 namespace gplvm {
+
+Vector LatentSpace::chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const {
+  Matrix riemannian = G;
+  riemannian_gradient(X, riemannian);
+  return tangent_squared_norms(X, riemannian).cwiseSqrt();
+}
 
 namespace {
 
@@ -19,6 +26,7 @@ NameRegistry<LatentSpaceFactory>& latent_space_registry() {
     NameRegistry<LatentSpaceFactory> t("model.latent_space", "latent space");
     t.add("euclidean", [](Index q) { return std::make_unique<EuclideanLatentSpace>(q); });
     t.add("lorentz", [](Index q) { return std::make_unique<LorentzLatentSpace>(q); });
+    t.add("sphere", [](Index q) { return std::make_unique<SphereLatentSpace>(q); });
     return t;
   }();
   return spaces;
@@ -33,6 +41,15 @@ void register_latent_space(const std::string& name, LatentSpaceFactory factory) 
 
 std::vector<std::string> registered_latent_spaces() {
   return latent_space_registry().names();
+}
+
+std::string latent_spaces_where(bool (LatentSpace::*property)() const) {
+  return latent_space_registry().names_where(
+      [&](const LatentSpaceFactory& make) { return (*make(1).*property)(); }, " or ");
+}
+
+bool latent_space_is(const std::string& name, bool (LatentSpace::*property)() const) {
+  return (*make_latent_space(name, 1).*property)();
 }
 
 std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index intrinsic_dim) {

@@ -66,6 +66,13 @@ void LorentzLatentSpace::transport(const ConstMatrixRef& from, const ConstMatrix
   lorentz::parallel_transport_rows(from, to, V);
 }
 
+Vector LorentzLatentSpace::chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const {
+  Vector norms(X.rows());
+  for (Index n = 0; n < X.rows(); ++n)
+    norms[n] = lorentz::chart_gradient(X.row(n).transpose(), G.row(n).transpose()).norm();
+  return norms;
+}
+
 // The wrapped normal's maps run over the whole row block (every row and sample, every step) through
 // lorentz::wrapped_normal_*_rows: nothing is allocated per row. Adjoints go to zeroed blocks first and
 // are then added to the caller's, as the per-row code before them did, so results keep their bits.

@@ -25,9 +25,10 @@ std::unique_ptr<Model> make_sparse_gplvm_model(const Config& config, const Model
                                             rows.local_begin, rows.local_rows);
 }
 
-ModelKind sas_kind(const std::string& name, const std::string& summary) {
+ModelKind sas_kind(const std::string& name, const std::string& summary, bool bayesian) {
   ModelKind k{name, summary, make_sas_model};
   k.curved_latents = true;
+  k.posterior_latents = bayesian;
   k.output_manifold = true;
   return k;
 }
@@ -50,12 +51,14 @@ ModelKind sparse_kind(const std::string& name, const std::string& summary, bool 
   k.inducing_points = true;
   k.curved_latents = true;
   k.wrapped_psi_statistics = bayesian;
+  k.posterior_latents = bayesian;
   return k;
 }
 
 ModelKind vae_kind() {
   ModelKind k{"vae", "variational autoencoder with an MLP decoder, vae.*", make_vae_model};
   k.gp_decoder = false;
+  k.posterior_latents = true;
   k.paper_uniform_start = false;
   return k;
 }
@@ -66,8 +69,8 @@ NameRegistry<ModelKind>& registry() {
   static NameRegistry<ModelKind> table = [] {
     NameRegistry<ModelKind> t("model.kind", "model kind");
     for (ModelKind k :
-         {sas_kind("sas", "stochastic active sets"),
-          sas_kind("bayesian_sas", "stochastic active sets and Gaussian latents"), exact_kind(),
+         {sas_kind("sas", "stochastic active sets", false),
+          sas_kind("bayesian_sas", "stochastic active sets and Gaussian latents", true), exact_kind(),
           sparse_kind("sparse_gplvm", "inducing points, sparse.*", false),
           sparse_kind("bayesian_gplvm", "inducing points and Gaussian latents, sparse.*", true), vae_kind()})
       t.add(k.name, k);

@@ -114,7 +114,8 @@ void SasModel::initialise_from_data(const Communicator& comm, const RowPartition
   initial_mean_encoder_.reset();
   const bool free = config_.latents == LatentKind::free;
   if (free ? config_.init != LatentInit::pca : config_.encoder_pretraining.steps == 0) return;
-  Matrix pca = pca_latents_of(local_rows, partition, comm, config_.latent_dim, config_.reproducible_sums);
+  const Index components = free ? free_latents_->start_components(config_.init) : config_.latent_dim;
+  Matrix pca = pca_latents_of(local_rows, partition, comm, components, config_.reproducible_sums);
   if (free) {
     initial_latents_ = std::move(pca);
     return;

@@ -1,6 +1,7 @@
 #include "gplvm/models/sparse_gplvm_config.hpp"
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/gp_decoder_settings.hpp"
 
 namespace gplvm {
@@ -12,7 +13,8 @@ SparseGplvmConfig sparse_gplvm_config(const Config& c, Index data_dim) {
   m.latent_space = c.get_string("model.latent_space");
   // The scale of the start applies to points of a curved space (tangent vectors at the origin);
   // on R^Q the PCA start keeps its unit variance per dimension, as before the key existed.
-  if (m.latent_space != "euclidean") m.free_latent_scale = c.get_double("model.free_latent_scale");
+  if (latent_space_is(m.latent_space, &LatentSpace::is_curved))
+    m.free_latent_scale = c.get_double("model.free_latent_scale");
   m.psi_samples = c.get_int("model.psi_samples");
   m.psi_noise = parse_psi_noise(c.get_string("model.psi_noise"));
   m.kl_mode = parse_kl_mode(c.get_string("model.kl_mode"), c.get_string("model.kl_estimator"));

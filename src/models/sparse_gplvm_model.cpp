@@ -29,9 +29,11 @@ void validate_active_set(const SparseGplvmConfig& c) {
   require(c.active_set_refresh >= 0, "the active-set refresh interval must be 0 (off) or a positive integer",
           {"", "sparse.active_set_refresh", k});
   if (c.active_set_refresh == 0) return;
-  require(c.latent_space != "euclidean",
-          "the active-set refresh redraws hyperbolic inducing inputs: it needs model.latent_space = "
-          "\"lorentz\" (set sparse.active_set_refresh = 0 on euclidean)",
+  require(latent_space_is(c.latent_space, &LatentSpace::is_curved),
+          "the active-set refresh redraws inducing inputs that are points of a curved space: it needs a "
+          "curved model.latent_space (" +
+              latent_spaces_where(&LatentSpace::is_curved) + "; set sparse.active_set_refresh = 0 on " +
+              c.latent_space + ")",
           {"", "sparse.active_set_refresh", k});
 }
 
@@ -52,7 +54,7 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
   require(c.psi_samples >= 1, "the number of wrapped-normal samples must be at least 1",
           {"", "model.psi_samples", std::to_string(c.psi_samples)});
   validate_active_set(c);
-  if (c.latent_space == "euclidean") return;
+  if (!latent_space_is(c.latent_space, &LatentSpace::is_curved)) return;
   // Points of a curved space move by Riemannian steps, which the minibatch and the Riemannian
   // full-batch trainers give free latents and Z; an encoder's tangent outputs and k-means centres
   // (Euclidean means of points, off the hyperboloid) have no such path here.
@@ -61,7 +63,7 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
       "the sparse and Bayesian GPLVMs on model.latent_space = \"" + c.latent_space + "\" need free latents",
       {"", "model.latents", "amortised"});
   require(c.inducing_init == InducingInit::random,
-          "k-means centres are Euclidean means, off the hyperboloid: on model.latent_space = \"" +
+          "k-means centres are Euclidean means, off a curved space: on model.latent_space = \"" +
               c.latent_space +
               "\" the inducing inputs start as a random subset of the initial latents "
               "(sparse.inducing_init = \"random\")",
@@ -458,10 +460,11 @@ void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowP
   initial_mean_encoder_.reset();
   Matrix latents;
   if (config_.latents == LatentKind::free) {
-    // The points initial_parameters() makes: PCA latents (tangent vectors at the origin, mapped to
-    // the space), or the keyed draws.
+    // The points initial_parameters() makes: from PCA scores (as the space maps them), or the
+    // keyed draws.
     if (config_.init == LatentInit::pca)
-      initial_latents_ = pca_latents(local, partition, comm, config_.latent_dim, config_.reproducible_sums);
+      initial_latents_ = pca_latents(local, partition, comm, free_latents_->start_components(config_.init),
+                                     config_.reproducible_sums);
     latents = Eigen::Map<const RowMatrix>(initial_parameters().data() + layout_.num_shared(),
                                           static_cast<Index>(this->local_rows()), ambient_dim());
   } else {

@@ -45,7 +45,7 @@ std::unique_ptr<Predictor> SparseGplvmModel::make_predictor(const Vector& params
   if (config_.training == SparseTraining::minibatch)
     return std::make_unique<InducingPointPredictor>(std::move(k), std::move(Z), inducing_posterior(params),
                                                     noise);
-  require(config_.latent_space == "euclidean", "full-batch sparse GPLVMs exist on euclidean latents only",
+  require(!latent_space_->is_curved(), "full-batch sparse GPLVMs predict from flat (euclidean) latents only",
           {"", "model.latent_space", config_.latent_space});
   require(static_cast<std::uint64_t>(training.latent_mean.rows()) == training.data.rows &&
               (!config_.bayesian || training.latent_variance != nullptr),

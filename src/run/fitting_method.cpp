@@ -2,6 +2,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/name_registry.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/run/full_batch_fit.hpp"
 #include "gplvm/run/minibatch_fit.hpp"
@@ -99,14 +100,14 @@ const FittingMethod& fitting_method(const std::string& name) {
 
 const FittingMethod& fitting_method_for(const Config& config) {
   const bool full_batch = trains_full_batch(config);
-  const bool curved = config.get_string("model.latent_space") != "euclidean";
+  const bool curved = latent_space_is(config.get_string("model.latent_space"), &LatentSpace::is_curved);
   const std::string name = config.get_string("optim.method");
   if (name == kAuto) return automatic_method(full_batch, curved);
   const FittingMethod& method = fitting_method(name);
   require(method.moves_euclidean_points || curved,
           "optim.method = \"" + name +
-              "\" moves points of a curved space: it needs a curved model.latent_space (\"lorentz\") and a "
-              "model trained full batch (" +
+              "\" moves points of a curved space: it needs a curved model.latent_space (" +
+              latent_spaces_where(&LatentSpace::is_curved) + ") and a model trained full batch (" +
               model_kinds_with(&ModelKind::full_batch_only) + ", or " +
               model_kinds_with(&ModelKind::inducing_points) + " with sparse.training = \"full_batch\")",
           {"", "optim.method", name});

@@ -24,12 +24,18 @@ constexpr double kMaxInt = std::numeric_limits<int>::max();
 // is checked with the method (run/fitting_method.hpp).
 void require_latent_space_support(const Config& c, const SasModelConfig& m) {
   require_kernel_fits_latent_space(m.kernel, m.latent_space);
-  if (m.latent_space == "euclidean") return;
+  if (!latent_space_is(m.latent_space, &LatentSpace::is_curved)) return;
   const std::string kind = c.get_string("model.kind");
   require(model_kind(kind).curved_latents,
           "model.latent_space = \"" + m.latent_space + "\" is supported by model.kind " +
               model_kinds_with(&ModelKind::curved_latents) + " only",
           {"", "model.kind", kind});
+  // Gaussian (Bayesian) latents need the space's posterior family.
+  require(!model_kind(kind).posterior_latents || latent_space_is(m.latent_space, &LatentSpace::has_posterior),
+          "model.kind = \"" + kind + "\" has Bayesian latents, for which model.latent_space = \"" +
+              m.latent_space + "\" has no posterior family: use a kind with point latents there, or " +
+              "model.latent_space = " + latent_spaces_where(&LatentSpace::has_posterior),
+          {"", "model.latent_space", m.latent_space});
 }
 
 // Keys that only some model kinds read are refused elsewhere rather than silently ignored.
@@ -59,21 +65,29 @@ void require_kind_specific_keys(const Config& c) {
   const double stop_above = c.get_double("optim.stop_above");
   std::ostringstream stop_text;
   stop_text << stop_above;
-  require(stop_above == std::numeric_limits<double>::infinity() ||
-              (full_batch && c.get_string("model.latent_space") == "lorentz"),
+  const std::string space = c.get_string("model.latent_space");
+  const bool curved = latent_space_is(space, &LatentSpace::is_curved);
+  require(stop_above == std::numeric_limits<double>::infinity() || (full_batch && curved),
           "optim.stop_above stops the Riemannian full-batch optimisers: a model trained full batch (" +
               model_kinds_with(&ModelKind::full_batch_only) + ", or " +
               model_kinds_with(&ModelKind::inducing_points) +
-              " with sparse.training = \"full_batch\") on model.latent_space = \"lorentz\"",
+              " with sparse.training = \"full_batch\") on a curved model.latent_space (" +
+              latent_spaces_where(&LatentSpace::is_curved) + ")",
           {"", "optim.stop_above", stop_text.str()});
-  // The wrapped-normal Monte Carlo keys belong to the Bayesian hGP-LVM alone.
-  const bool wrapped = kind.wrapped_psi_statistics && c.get_string("model.latent_space") == "lorentz";
+  // The wrapped-normal Monte Carlo keys belong to the Bayesian hGP-LVM alone: Gaussian latents on a
+  // curved space with a posterior family (the wrapped normal).
+  const auto wrapped_normal = [](const LatentSpace& s) { return s.is_curved() && s.has_posterior(); };
+  const bool wrapped = kind.wrapped_psi_statistics && wrapped_normal(*make_latent_space(space, 1));
+  std::string wrapped_spaces;
+  for (const std::string& name : registered_latent_spaces())
+    if (wrapped_normal(*make_latent_space(name, 1)))
+      wrapped_spaces += (wrapped_spaces.empty() ? "" : " or ") + ("\"" + name + "\"");
   require(
       wrapped || (c.get_int("model.psi_samples") == 10 && c.get_string("model.psi_noise") == "fixed" &&
                   c.get_string("model.kl_mode") == "exact" && c.get_string("model.kl_estimator") == "plain"),
       "model.psi_samples, model.psi_noise, model.kl_mode and model.kl_estimator are read by model.kind " +
           model_kinds_with(&ModelKind::wrapped_psi_statistics) +
-          " with model.latent_space = \"lorentz\" only",
+          " with model.latent_space = " + wrapped_spaces + " only",
       {"", "model.kind", kind_name});
 }
 
@@ -131,14 +145,17 @@ ConfigSchema train_config_schema() {
       .add_string("model.kernel", "eq_ard",
                   "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
                   "products (*) of them, e.g. \"eq_ard+linear\"; hyperboloid_exp for "
-                  "model.latent_space = \"lorentz\" (model.lengthscale is its kappa)",
+                  "model.latent_space = \"lorentz\" (model.lengthscale is its kappa), sphere_eq for "
+                  "model.latent_space = \"sphere\"",
                   {R::non_empty()})
       .add_string(
           "model.latent_space", "euclidean",
           "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
           "space H^Q, Q + 1 coordinates per latent, with the hyperboloid_exp kernel: sas and "
           "bayesian_sas with amortised or free latents, exact, and sparse_gplvm / bayesian_gplvm with "
-          "free latents, minibatch or full-batch training and sparse.inducing_init = random)",
+          "free latents, minibatch or full-batch training and sparse.inducing_init = random), or sphere "
+          "(the unit sphere S^Q, Q + 1 coordinates per latent, with the sphere_eq kernel: sas with "
+          "amortised or free latents, and the other kinds with point latents; no Bayesian latents)",
           {R::one_of(registered_latent_spaces())})
       .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
       .add_string("model.output_space", "euclidean",

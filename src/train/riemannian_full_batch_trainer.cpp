@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
@@ -110,17 +109,13 @@ double gradient_norm(const Communicator& comm, const LatentSpace& space, const P
 }
 
 // The paper's clipping: each point's step is its Riemannian gradient scaled so that the chart
-// gradient (the derivative along the coordinates x~ of lift(x~)) has Euclidean norm at most 1. In
-// R^Q the chart is the identity.
+// gradient (on the hyperboloid the derivative along the coordinates x~ of lift(x~); the space
+// says, LatentSpace::chart_gradient_norms) has Euclidean norm at most 1.
 void clip_chart_gradients(const LatentSpace& space, const Matrix& points, const Matrix& ambient,
                           Matrix& riemannian) {
-  const bool curved = space.ambient_dim() != space.intrinsic_dim();
-  for (Index n = 0; n < points.rows(); ++n) {
-    const double norm =
-        curved ? lorentz::chart_gradient(points.row(n).transpose(), ambient.row(n).transpose()).norm()
-               : ambient.row(n).norm();
-    if (norm > 1.0) riemannian.row(n) /= norm;
-  }
+  const Vector norms = space.chart_gradient_norms(points, ambient);
+  for (Index n = 0; n < points.rows(); ++n)
+    if (norms[n] > 1.0) riemannian.row(n) /= norms[n];
 }
 
 // The paper's clipped step of a point block along its Riemannian gradient at `rate`.

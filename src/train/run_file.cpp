@@ -197,9 +197,19 @@ std::pair<std::string, std::string> first_block_difference(const std::string& st
 // Checkpoints record the layout their state was written in: a state of another layout (another
 // model, kernel or encoder) is refused naming the first block that differs. Checkpoints written
 // before layouts were recorded are checked by their sizes alone.
-void check_layout(const Hdf5ResultReader& in, const Model& model) {
-  if (!in.has_attribute("/state/shared", "layout")) return;
-  const std::string stored = in.read_attribute_string("/state/shared", "layout");
+void check_layout(const Hdf5ResultReader& in, const Communicator& comm, const Model& model) {
+  std::string stored;
+  comm.all_or_none([&] {
+    try {
+      if (in.has_attribute("/state/shared", "layout")) stored = in.read_attribute_string("/state/shared", "layout");
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError("cannot read the checkpoint's parameter layout: " + e.reason(),
+                       {in.path(), "/state/shared", "layout"});
+    }
+  });
+  if (stored.empty()) return;
   const std::string expected = model.parameter_layout().describe();
   if (stored == expected) return;
   const auto [was, is] = first_block_difference(stored, expected);
@@ -207,12 +217,15 @@ void check_layout(const Hdf5ResultReader& in, const Model& model) {
 }
 
 // A replicated block of the state, InputError unless it has the model's length.
-Vector read_shared_block(const Hdf5ResultReader& in, const std::string& dataset, Index length) {
-  const Vector stored = in.read_vector(dataset);
+Vector shared_block_of_length(const Hdf5ResultReader& in, const std::string& dataset, Vector stored, Index length) {
   require(
       stored.size() == length, "checkpoint has a different number of model parameters",
       {in.path(), dataset, std::to_string(stored.size()) + " stored, model has " + std::to_string(length)});
   return stored;
+}
+
+Vector read_shared_block(const Hdf5ResultReader& in, const std::string& dataset, Index length) {
+  return shared_block_of_length(in, dataset, in.read_vector(dataset), length);
 }
 
 // This rank's rows of a per-row block of the state, InputError unless the width matches the model's.
@@ -312,13 +325,15 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   require(in.exists("/state"), "file is a run file without training state, not a checkpoint",
           {path, "/state", ""});
   check_identity(in, expected);
-  check_layout(in, model);
+  // The state first: a damaged dataset is the agreed input error that --resume auto skips.
+  Vector stored_shared = in.read_vector("/state/shared");
+  check_layout(in, comm, model);
   const Index shared = model.num_shared_parameters();
   TrainingState s;
   s.params = Vector::Zero(model.num_parameters());
   s.adam.first_moment = Vector::Zero(model.num_parameters());
   s.adam.second_moment = Vector::Zero(model.num_parameters());
-  s.params.head(shared) = read_shared_block(in, "/state/shared", shared);
+  s.params.head(shared) = shared_block_of_length(in, "/state/shared", std::move(stored_shared), shared);
   s.adam.first_moment.head(shared) = read_shared_block(in, "/state/adam_m_shared", shared);
   s.adam.second_moment.head(shared) = read_shared_block(in, "/state/adam_v_shared", shared);
   if (model.local_values_per_row() > 0) {

@@ -2,7 +2,7 @@
 // Kernels by name: `model.kernel` in a configuration is an expression over registered names,
 // e.g. "eq_ard", "matern52", "eq_ard+linear", "(matern32+linear)*periodic" (+ is a sum, * a
 // product, * binds tighter). Built-in kernels: eq_ard, matern32, matern52, linear, periodic,
-// hyperboloid_exp (inputs in Lorentz coordinates).
+// hyperboloid_exp (inputs in Lorentz coordinates), sphere_eq (inputs unit vectors).
 // A program (or a test) can register its own kernel under a new name; nothing else changes.
 #include <functional>
 #include <map>

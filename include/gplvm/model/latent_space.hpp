@@ -34,6 +34,14 @@ class LatentSpace {
   // coordinates)"); empty for plain coordinates.
   virtual std::string coordinates_note() const { return ""; }
 
+  // Curved: points have coordinates beyond their intrinsic ones (the hyperboloid, the sphere) and
+  // move by Riemannian steps; R^Q is the one flat space.
+  bool is_curved() const { return ambient_dim() != intrinsic_dim(); }
+  // Whether sample_posterior and kl_to_prior are defined on the space (Bayesian latents:
+  // bayesian_sas, bayesian_gplvm); where not, they throw InputError naming model.latent_space, and the
+  // train configuration refuses Bayesian kinds up front.
+  virtual bool has_posterior() const { return true; }
+
   // Membership: the first row of X (n x ambient) that is not a point of the space to `tolerance`
   // (relative where the space's test is), or -1 when every row is. A row of non-finite values, or
   // one whose test overflows, is never a point.
@@ -47,6 +55,14 @@ class LatentSpace {
   virtual void from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
                                             MatrixRef dV) const = 0;
 
+  // Free latents started from principal components (model.init = "pca"): how many leading
+  // components a start takes, and the points their scores P (n x start_components(), already
+  // scaled) give. By default Q components, as tangent coordinates at the origin
+  // (from_origin_tangent). The sphere takes Q + 1 and projects them radially onto itself: a loop in
+  // the data then starts as a loop around the sphere, where Q tangent coordinates would fold it.
+  virtual Index start_components() const { return intrinsic_dim(); }
+  virtual void from_start_components(const ConstMatrixRef& P, Matrix& X) const { from_origin_tangent(P, X); }
+
   // Projects the ambient (Euclidean) gradient G at X onto the Riemannian gradient, in place.
   virtual void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const = 0;
   // Moves X along the tangent step (an update from riemannian_gradient), staying on the space.
@@ -56,6 +72,11 @@ class LatentSpace {
   // the rows of `from` to those of `to`.
   virtual Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const = 0;
   virtual void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const = 0;
+  // For the hGP-LVM paper's optimiser, which clips each point's gradient: the length of each row's
+  // gradient in the space's chart, from the ambient gradient G at X (exact along tangent
+  // directions). The hyperboloid's chart is its spatial coordinates; by default the length of the
+  // Riemannian gradient (riemannian_gradient, then tangent_squared_norms).
+  virtual Vector chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const;
 
   // Samples of q(x_n) at locations L (n x ambient) with tangent variances V (n x intrinsic) from
   // standard normal eps (n x intrinsic), and the adjoint: given dL/dX, ADDS dL/dL and dL/dV.
@@ -90,11 +111,18 @@ class LatentSpace {
                                            MatrixRef d_variance) const {}
 };
 
-// Latent spaces by name (model.latent_space): built-in euclidean and lorentz; a program may add
+// Latent spaces by name (model.latent_space): built-in euclidean, lorentz and sphere; a program may add
 // its own (or replace one), and the train configuration accepts every registered name.
 using LatentSpaceFactory = std::function<std::unique_ptr<LatentSpace>(Index intrinsic_dim)>;
 void register_latent_space(const std::string& name, LatentSpaceFactory factory);
 std::vector<std::string> registered_latent_spaces();  // sorted
+
+// The registered spaces with a property, as "a, b or c" (for messages; "none" when none has it),
+// e.g. latent_spaces_where(&LatentSpace::is_curved).
+std::string latent_spaces_where(bool (LatentSpace::*property)() const);
+// Whether the registered space of that name has the property (InputError naming
+// model.latent_space for an unknown name).
+bool latent_space_is(const std::string& name, bool (LatentSpace::*property)() const);
 
 // The space of a registered model.latent_space value with Q intrinsic dimensions; InputError
 // naming model.latent_space and the registered names otherwise.
@@ -104,8 +132,9 @@ std::unique_ptr<LatentSpace> make_latent_space(const std::string& name, Index in
 std::unique_ptr<LatentSpace> latent_space_with_ambient_dim(const std::string& name, Index ambient_dim);
 
 // Kernels read ambient coordinates, so a kernel expression must suit the space its inputs come
-// from: on "lorentz" every kernel named in it must be one defined on the hyperboloid
-// (hyperboloid_exp), elsewhere none may be (a kernel of Lorentz points applied to R^Q would read the
+// from: every kernel named in it must have been registered with that space as its input domain
+// (kernel_registry.hpp): on "lorentz" the hyperboloid's (hyperboloid_exp), on "sphere" the sphere's
+// (sphere_eq), on "euclidean" the others (a kernel of Lorentz points applied to R^Q would read the
 // first coordinate as time-like). InputError naming model.kernel otherwise.
 void require_kernel_fits_latent_space(const std::string& kernel_expression, const std::string& space_name);
 

@@ -35,6 +35,8 @@ class LorentzLatentSpace final : public LatentSpace {
   void retract(MatrixRef X, const ConstMatrixRef& step) const override;
   Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const override;
   void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const override;
+  // The gradient's length in the chart x~ -> lift(x~) (lorentz::chart_gradient).
+  Vector chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const override;
   void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                         const ConstMatrixRef& eps, Matrix& X) const override;
   void sample_posterior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,

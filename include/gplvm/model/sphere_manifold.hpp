@@ -2,8 +2,10 @@
 // The unit sphere S^n in R^{n+1} with the round metric (docs/math/manifolds.md):
 //   Exp_p(v) = cos|v| p + sin|v| v/|v|,  Log_p(q) = theta (q - <p,q> p)/|q - <p,q> p|,
 //   d(p, q) = theta = arccos <p, q>, computed as 2 atan2(|p - q|, |p + q|) (accurate at every angle).
-// Log at the antipode returns a vector of norm pi along the first tangent basis vector.
+// Log at the antipode returns a vector of norm pi along the first tangent basis vector. The
+// formulas are sphere_geometry.hpp's, shared with the sphere latent space.
 #include "gplvm/model/output_manifold.hpp"
+#include "gplvm/model/sphere_geometry.hpp"
 
 namespace gplvm {
 
@@ -28,17 +30,5 @@ class SphereManifold final : public OutputManifold {
  private:
   Index ambient_;
 };
-
-namespace sphere {
-// The formulas on any unit sphere (Kendall's pre-shape sphere reuses them).
-Vector exp_map(const ConstVectorRef& p, const ConstVectorRef& v);
-Vector log_map(const ConstVectorRef& p, const ConstVectorRef& q);
-double angle(const ConstVectorRef& p, const ConstVectorRef& q);
-// sin(t) / t, finite at 0.
-double sinc(double t);
-// Columns 'normals.cols()' .. of the full Q of a Householder QR of `normals` (orthonormal columns):
-// an orthonormal basis of their orthogonal complement.
-Matrix orthogonal_complement(const ConstMatrixRef& normals);
-}  // namespace sphere
 
 }  // namespace gplvm

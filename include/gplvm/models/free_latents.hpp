@@ -31,10 +31,14 @@ class FreeLatents {
   Index mean_offset() const noexcept { return mean_offset_; }
   Index log_variance_offset() const noexcept { return log_variance_offset_; }  // -1 unless Bayesian
 
-  // Writes the start into params: a tangent vector at the origin per row (the PCA latents of the
-  // local rows when given, else draws keyed by global row from local_begin), times start.scale,
-  // mapped to a point by the space; Bayesian log variances log(start.variance).
-  void initialise(Vector& params, const std::optional<Matrix>& pca_tangents, const FreeLatentStart& start,
+  // How many principal components a start from PCA scores takes (model.init = "pca": the space's
+  // start_components(), Q + 1 on the sphere; otherwise Q).
+  Index start_components(LatentInit init) const;
+  // Writes the start into params: the space's points for the principal-component scores of the
+  // local rows when given (start_components() columns, times start.scale), else tangent vectors at
+  // the origin drawn keyed by global row from local_begin, times start.scale, mapped to points;
+  // Bayesian log variances log(start.variance).
+  void initialise(Vector& params, const std::optional<Matrix>& pca_scores, const FreeLatentStart& start,
                   const CounterRng& rng, std::uint64_t local_begin) const;
 
  private:

@@ -43,6 +43,9 @@ struct ModelKind {
   bool inducing_points = false;
   // Latents on a curved latent space (model.latent_space other than euclidean).
   bool curved_latents = false;
+  // Gaussian (Bayesian) latents q(x): the latent space must have a posterior family
+  // (LatentSpace::has_posterior).
+  bool posterior_latents = false;
   // model.init = "paper_uniform" (free latents drawn near the origin).
   bool paper_uniform_start = true;
   // Data on an output manifold (model.output_space other than euclidean) with a constant basepoint,
