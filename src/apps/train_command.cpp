@@ -8,6 +8,7 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/io/data_transform.hpp"
@@ -53,6 +54,8 @@ int train_command(const Arguments& args, const Communicator& comm) {
   const ResolvedTrainConfig resolved =
       resolve_train_config(schema, cl.value_or("config", ""), cl.overrides());
   const Config& config = resolved.config;
+  if (comm.is_root())
+    for (const std::string& warning : resolved.warnings) log_warning(warning);
   if (comm.is_root())
     std::fprintf(stderr, "# %s\n# ranks: %d, %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
                  comm.size(), thread_note().c_str(), config.to_toml().c_str());

@@ -107,6 +107,13 @@ RowMatrix to_data_matrix(NumericArray array, const std::string& file, double sca
                          std::to_string(array.shape.size()) + "-D (a labels file?)",
                      ErrorContext(file, "dimensions", std::to_string(array.shape.size())));
   }
+  // An input of zero rows or columns is refused here, naming it, rather than when the (empty)
+  // output would be written.
+  if (array.values.rows() == 0 || array.values.cols() == 0) {
+    std::string shape;
+    for (const auto extent : array.shape) shape += (shape.empty() ? "" : " x ") + std::to_string(extent);
+    throw InputError("the input holds no data: its array is " + shape, ErrorContext(file, "shape", shape));
+  }
   if (scale != 1.0) array.values *= scale;
   return std::move(array.values);
 }

@@ -20,8 +20,9 @@ Index FreeLatents::start_components(LatentInit init) const {
   return init == LatentInit::pca ? space_->start_components() : space_->intrinsic_dim();
 }
 
-void FreeLatents::initialise(Vector& params, const std::optional<Matrix>& pca_scores, const FreeLatentStart& start,
-                             const CounterRng& rng, std::uint64_t local_begin) const {
+void FreeLatents::initialise(Vector& params, const std::optional<Matrix>& pca_scores,
+                             const FreeLatentStart& start, const CounterRng& rng,
+                             std::uint64_t local_begin) const {
   Matrix points;
   if (pca_scores) {  // the space decides how principal-component scores become points
     space_->from_start_components(start.scale * *pca_scores, points);
@@ -30,11 +31,14 @@ void FreeLatents::initialise(Vector& params, const std::optional<Matrix>& pca_sc
     Matrix tangent(rows_, q);
     for (Index r = 0; r < rows_; ++r)
       for (Index j = 0; j < q; ++j)
-        tangent(r, j) = initial_latent_draw(rng, start.init, local_begin + static_cast<std::uint64_t>(r), q, j);
+        tangent(r, j) =
+            initial_latent_draw(rng, start.init, local_begin + static_cast<std::uint64_t>(r), q, j);
     space_->from_origin_tangent(start.scale * tangent, points);
   }
   Eigen::Map<RowMatrix>(params.data() + mean_offset_, rows_, space_->ambient_dim()) = points;
-  if (bayesian_) params.segment(log_variance_offset_, rows_ * space_->intrinsic_dim()).setConstant(std::log(start.variance));
+  if (bayesian_)
+    params.segment(log_variance_offset_, rows_ * space_->intrinsic_dim())
+        .setConstant(std::log(start.variance));
 }
 
 }  // namespace gplvm

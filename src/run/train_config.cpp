@@ -16,6 +16,13 @@
 namespace gplvm {
 namespace {
 
+// "a, b, c"
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 // Keys held in an int (iteration limits, ScaLAPACK block and grid) are range-checked to fit one.
 constexpr double kMaxInt = std::numeric_limits<int>::max();
 
@@ -155,9 +162,14 @@ ConfigSchema train_config_schema() {
           "bayesian_sas with amortised or free latents, exact, and sparse_gplvm / bayesian_gplvm with "
           "free latents, minibatch or full-batch training and sparse.inducing_init = random), or sphere "
           "(the unit sphere S^Q, Q + 1 coordinates per latent, with the sphere_eq kernel: sas with "
-          "amortised or free latents, and the other kinds with point latents; no Bayesian latents)",
+          "amortised or free latents, and the other kinds with point latents; no Bayesian latents); "
+          "registered: " +
+              joined(registered_latent_spaces()),
           {R::one_of(registered_latent_spaces())})
-      .add_string("model.likelihood", "gaussian", "the data term: gaussian", {R::one_of({"gaussian"})})
+      .add_string("model.likelihood", "gaussian",
+                  "deprecated and ignored: the data term is Gaussian, on the data (model.output_space = "
+                  "euclidean) or on a manifold's tangent coordinates (model.output_space)",
+                  {R::one_of({"gaussian"})})
       .add_string("model.output_space", "euclidean",
                   "where the data live: euclidean (R^D), or a manifold for a wrapped GPLVM with a constant "
                   "basepoint (exact, sas, bayesian_sas): sphere (rows are unit vectors), kendall (planar "
@@ -388,7 +400,12 @@ ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::
   // The paper optimiser's own initial rate (Watanabe et al.'s code) unless the user chose one.
   if (!given.was_set("train.learning_rate") && given.get_string("optim.method") == "riemannian_gd_paper")
     absolute.push_back("train.learning_rate=0.01");
-  return {resolve_config(schema, config_path, absolute), given.get_string("data.path")};
+  std::vector<std::string> warnings;
+  if (given.was_set("model.likelihood"))
+    warnings.push_back(
+        "model.likelihood is deprecated and ignored (the data term is Gaussian, on the data or, with "
+        "model.output_space, on a manifold's tangent coordinates): remove it from the configuration");
+  return {resolve_config(schema, config_path, absolute), given.get_string("data.path"), std::move(warnings)};
 }
 
 TrainSettings train_settings(const Config& c, Index data_dim) {

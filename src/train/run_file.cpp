@@ -201,7 +201,8 @@ void check_layout(const Hdf5ResultReader& in, const Communicator& comm, const Mo
   std::string stored;
   comm.all_or_none([&] {
     try {
-      if (in.has_attribute("/state/shared", "layout")) stored = in.read_attribute_string("/state/shared", "layout");
+      if (in.has_attribute("/state/shared", "layout"))
+        stored = in.read_attribute_string("/state/shared", "layout");
     } catch (const InputError&) {
       throw;
     } catch (const Error& e) {
@@ -217,7 +218,8 @@ void check_layout(const Hdf5ResultReader& in, const Communicator& comm, const Mo
 }
 
 // A replicated block of the state, InputError unless it has the model's length.
-Vector shared_block_of_length(const Hdf5ResultReader& in, const std::string& dataset, Vector stored, Index length) {
+Vector shared_block_of_length(const Hdf5ResultReader& in, const std::string& dataset, Vector stored,
+                              Index length) {
   require(
       stored.size() == length, "checkpoint has a different number of model parameters",
       {in.path(), dataset, std::to_string(stored.size()) + " stored, model has " + std::to_string(length)});

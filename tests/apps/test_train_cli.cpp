@@ -86,6 +86,26 @@ TEST(TrainCli, WritesRunFileAndJsonSummary) {
   EXPECT_EQ(read_fixture_matrix(r.dir / "out/run.h5", "/labels").rows(), kRows);
 }
 
+// model.likelihood is read by nothing: setting it trains as before, with one warning (from one rank)
+// that says so; leaving it out warns of nothing.
+TEST(TrainCli, TheDeprecatedLikelihoodKeyWarnsOnceAndChangesNothing) {
+  Sandbox r;
+  const std::string warning = "model.likelihood is deprecated and ignored";
+  const CliResult with = run_gplvm(
+      "train --config config.toml --train.max_steps=3 --model.likelihood=gaussian --output.path=out/l.h5", 2,
+      r.dir);
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  const std::size_t first = with.err.find(warning);
+  EXPECT_NE(first, std::string::npos) << with.err;
+  EXPECT_EQ(with.err.find(warning, first + 1), std::string::npos) << "one warning, not one per rank";
+  const CliResult without =
+      run_gplvm("train --config config.toml --train.max_steps=3 --output.path=out/n.h5", 2, r.dir);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(without.err.find(warning), std::string::npos);
+  EXPECT_TRUE(read_fixture_matrix(r.dir / "out/l.h5", "/latent/mean") ==
+              read_fixture_matrix(r.dir / "out/n.h5", "/latent/mean"));
+}
+
 TEST(TrainCli, DefaultLengthscaleFollowsTheInitialLatentsScale) {
   // One step at a learning rate of 1e-12 (Adam moves each log-parameter by about that) of a config that
   // leaves model.lengthscale unset: PCA-started free latents (unit variance) take 1.0, everything else the

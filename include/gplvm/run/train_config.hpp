@@ -21,6 +21,8 @@ ConfigSchema train_config_schema();
 struct ResolvedTrainConfig {
   Config config;
   std::string data_path_as_given;
+  // What the user should change (a deprecated key that was set), for the root rank to print.
+  std::vector<std::string> warnings;
 };
 ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::string& config_path,
                                          const std::vector<std::string>& overrides);
