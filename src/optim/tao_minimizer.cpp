@@ -1,8 +1,10 @@
 #include "gplvm/optim/tao_minimizer.hpp"
 
+#include <petsc/private/taoimpl.h>  // Tao's context pointer: TAOBLMVM's BFGS matrix (below)
 #include <petsctao.h>
 
 #include <cmath>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <string>
@@ -16,6 +18,7 @@ namespace gplvm {
 namespace {
 
 using TaoHandle = PetscHandle<Tao, TaoDestroy>;
+using MatHandle = PetscHandle<Mat, MatDestroy>;
 
 // ---------------------------------------------------------------------------------------------
 // Collective validation
@@ -83,8 +86,14 @@ struct SolveContext {
   const DistributedObjective* objective = nullptr;
   const TaoOptions* options = nullptr;
   std::vector<TaoIterate> history;
+  // The latest iterates (the memory's points and the current iterate), oldest first: a resumed
+  // solve starts with its memory's points.
+  std::deque<TaoMemoryPoint> recent;
   std::exception_ptr error;
 };
+
+// Enough for the memory of a solve stopped now: kTaoLbfgsHistory + 1 points before the current one.
+constexpr std::size_t kRecentPoints = kTaoLbfgsHistory + 2;
 
 // Called with context.error set: makes TaoSolve unwind with PETSC_ERR_USER.
 PetscErrorCode report_exception(const char* where) {
@@ -122,8 +131,15 @@ PetscErrorCode record_iteration(Tao tao, void* raw_context) {
   TaoConvergedReason reason;
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &iteration, &f, &gnorm, &cnorm, &xdiff, &reason));
+  Vec x = nullptr, g = nullptr;
+  PetscCall(TaoGetSolution(tao, &x));
+  PetscCall(TaoGetGradient(tao, &g, nullptr, nullptr));
   bool stop = false;
   try {
+    // BLMVM's next step records (x, projected gradient) in its matrix: the gradient vector holds
+    // the projected one at every monitor call.
+    context.recent.push_back({copy_out(x), copy_out(g), f, gnorm});
+    if (context.recent.size() > kRecentPoints) context.recent.pop_front();
     context.history.push_back({static_cast<int>(iteration), f, gnorm});
     if (context.options->on_iteration) context.options->on_iteration(context.history.back());
     stop = context.options->should_stop && context.options->should_stop();
@@ -134,6 +150,78 @@ PetscErrorCode record_iteration(Tao tao, void* raw_context) {
   // The monitor runs just before TAO's convergence test, which keeps a reason already set.
   if (stop) PetscCall(TaoSetConvergedReason(tao, TAO_CONVERGED_USER));
   PetscFunctionReturn(0);
+}
+
+// TAOBLMVM's BFGS matrix. PETSc 3.18 has no call that returns it (TaoGetLMVMMatrix answers only
+// the BQNK family: src/tao/bound/impls/bqnk/bqnk.c), so it is read from the solver's context,
+// whose first member it is (TAO_BLMVM, src/tao/bound/impls/blmvm/blmvm.h: `Mat M;` first), and
+// checked to be an LMVM BFGS matrix before use.
+struct BlmvmContextHead {
+  Mat M;
+};
+
+PetscErrorCode blmvm_matrix(Tao tao, Mat* M) {
+  PetscBool is_blmvm = PETSC_FALSE, is_bfgs = PETSC_FALSE;
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(tao), TAOBLMVM, &is_blmvm));
+  PetscCheck(is_blmvm && tao->data != nullptr, PetscObjectComm(reinterpret_cast<PetscObject>(tao)),
+             PETSC_ERR_ARG_WRONG, "the solver is not TAOBLMVM");
+  *M = static_cast<BlmvmContextHead*>(tao->data)->M;
+  PetscCheck(*M != nullptr && reinterpret_cast<PetscObject>(*M)->classid == MAT_CLASSID,
+             PetscObjectComm(reinterpret_cast<PetscObject>(tao)), PETSC_ERR_LIB,
+             "TAOBLMVM's context does not start with its matrix (another PETSc version?)");
+  PetscCall(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(*M), MATLMVMBFGS, &is_bfgs));
+  PetscCheck(is_bfgs, PetscObjectComm(reinterpret_cast<PetscObject>(tao)), PETSC_ERR_LIB,
+             "TAOBLMVM's matrix is not MATLMVMBFGS");
+  PetscFunctionReturn(0);
+}
+
+// BLMVM's initial-Hessian value at an iterate (TaoSolve_BLMVM sets it before each update).
+PetscReal blmvm_delta(double f, double gnorm) {
+  PetscReal gnorm2 = gnorm * gnorm;
+  if (gnorm2 == 0.0) gnorm2 = PETSC_MACHINE_EPSILON;
+  return f == 0.0 ? 2.0 / gnorm2 : 2.0 * std::abs(f) / gnorm2;
+}
+
+// The one BFGS configuration of every solve: kTaoLbfgsHistory pairs, and a scalar initial Hessian
+// (y's / y'y of the newest pair) instead of PETSc's default diagonal one, whose vector accumulates
+// every update since the last reset and so could not be rebuilt from a bounded record.
+PetscErrorCode configure_lbfgs(Mat M) {
+  PetscFunctionBeginUser;
+  PetscCall(MatLMVMSetHistorySize(M, kTaoLbfgsHistory));
+  PetscCall(MatLMVMSymBroydenSetScaleType(M, MAT_LMVM_SYMBROYDEN_SCALE_SCALAR));
+  PetscFunctionReturn(0);
+}
+
+// Feeds the memory's points to an allocated BFGS matrix as TaoSolve_BLMVM fed them (x and g are
+// work vectors of the solution's layout).
+PetscErrorCode replay(Mat M, const std::vector<TaoMemoryPoint>& points, Vec x, Vec g) {
+  PetscFunctionBeginUser;
+  for (const TaoMemoryPoint& p : points) {
+    copy_into(x, p.x);
+    copy_into(g, p.gradient);
+    PetscCall(MatLMVMSymBroydenSetDelta(M, blmvm_delta(p.objective, p.gradient_norm)));
+    PetscCall(MatLMVMUpdate(M, x, g));
+  }
+  PetscFunctionReturn(0);
+}
+
+std::string memory_problem(const TaoMemory& memory, Index local_size, int rank) {
+  if (memory.points.size() > static_cast<std::size_t>(kTaoLbfgsHistory) + 1)
+    return "the L-BFGS memory holds " + std::to_string(memory.points.size()) + " points (at most " +
+           std::to_string(kTaoLbfgsHistory + 1) + ")";
+  for (std::size_t i = 0; i < memory.points.size(); ++i) {
+    const TaoMemoryPoint& p = memory.points[i];
+    const std::string which = "L-BFGS memory point " + std::to_string(i);
+    std::string problem = size_problem(p.x.size(), local_size, (which + "'s iterate").c_str(), rank);
+    if (problem.empty())
+      problem = size_problem(p.gradient.size(), local_size, (which + "'s gradient").c_str(), rank);
+    if (!problem.empty()) return problem;
+    if (!p.x.allFinite() || !p.gradient.allFinite() || !std::isfinite(p.objective) ||
+        !std::isfinite(p.gradient_norm) || p.gradient_norm < 0)
+      return which + " on rank " + std::to_string(rank) + " contains NaN, Inf or a negative norm";
+  }
+  return "";
 }
 
 }  // namespace
@@ -240,18 +328,21 @@ void TaoMinimizer::set_bounds(const ConstVectorRef& lower, const ConstVectorRef&
   copy_into(state_->upper.get(), upper.unaryExpr(&to_petsc_bound));
 }
 
-TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const DistributedObjective& objective) {
+TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const DistributedObjective& objective,
+                                 const TaoMemory* memory) {
   State& s = *state_;
   std::string problem = size_problem(initial.size(), s.local_size, "the initial point", s.comm.rank());
   if (problem.empty() && !initial.allFinite())
     problem = "the initial point on rank " + std::to_string(s.comm.rank()) + " contains NaN or Inf";
   s.comm.agree_on_problem(problem, "initial point");
+  const bool resumed = memory != nullptr && !memory->points.empty();
+  if (resumed) s.comm.agree_on_problem(memory_problem(*memory, s.local_size, s.comm.rank()), "L-BFGS memory");
 
   SolveContext context;
   context.objective = &objective;
   context.options = &s.options;
   PetscErrorScope scope(s.petsc_error);
-  // A fresh Tao per solve: no L-BFGS memory or state carries over from an earlier solve.
+  // A fresh Tao per solve: no state carries over from an earlier solve but the memory passed in.
   VecHandle x;
   TaoHandle tao;
   s.create_vector(x);
@@ -267,6 +358,20 @@ TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const Distribute
   s.check(TaoSetMaximumFunctionEvaluations(tao.get(), s.options.max_function_evaluations),
           "TaoSetMaximumFunctionEvaluations");
   s.check(TaoSetMonitor(tao.get(), record_iteration, &context, nullptr), "TaoSetMonitor");
+  Mat lbfgs = nullptr;
+  s.check(blmvm_matrix(tao.get(), &lbfgs), "TAOBLMVM's BFGS matrix");
+  s.check(configure_lbfgs(lbfgs), "configuring the L-BFGS matrix");
+  VecHandle work_x, work_g;
+  s.create_vector(work_x);
+  s.create_vector(work_g);
+  if (resumed) {
+    // The matrix as the stopped solve left it; BLMVM keeps a recycled matrix instead of resetting
+    // it, and its next update pairs the resumed iterate with the memory's last point.
+    s.check(TaoSetUp(tao.get()), "TaoSetUp");
+    s.check(replay(lbfgs, memory->points, work_x.get(), work_g.get()), "replaying the L-BFGS memory");
+    s.check(TaoLMVMRecycle(tao.get(), PETSC_TRUE), "TaoLMVMRecycle");
+    context.recent.assign(memory->points.begin(), memory->points.end());
+  }
 
   const PetscErrorCode solved = TaoSolve(tao.get());
   if (context.error) std::rethrow_exception(context.error);
@@ -284,6 +389,34 @@ TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const Distribute
   result.iterations = static_cast<int>(iterations);
   result.solution = copy_out(x.get());
   result.history = std::move(context.history);
+  if (result.reason == TaoStopReason::stop_requested && !context.recent.empty()) {
+    // The points before the final iterate, checked against the matrix itself: a replay on a fresh
+    // matrix must apply the same inverse to the final gradient, bit for bit.
+    std::vector<TaoMemoryPoint> points(context.recent.begin(), context.recent.end() - 1);
+    if (points.size() > static_cast<std::size_t>(kTaoLbfgsHistory) + 1)
+      points.erase(points.begin(), points.end() - (kTaoLbfgsHistory + 1));
+    bool same = true;
+    if (!points.empty()) {
+      MatHandle shadow;
+      s.check(MatCreate(s.comm.raw(), shadow.out()), "MatCreate");
+      s.check(MatSetType(shadow.get(), MATLMVMBFGS), "MatSetType");
+      s.check(configure_lbfgs(shadow.get()), "configuring the L-BFGS matrix");
+      s.check(MatLMVMAllocate(shadow.get(), work_x.get(), work_g.get()), "MatLMVMAllocate");
+      s.check(replay(shadow.get(), points, work_x.get(), work_g.get()), "replaying the L-BFGS memory");
+      VecHandle probe, expected, actual;
+      s.create_vector(probe);
+      s.create_vector(expected);
+      s.create_vector(actual);
+      copy_into(probe.get(), context.recent.back().gradient);
+      s.check(MatSolve(lbfgs, probe.get(), expected.get()), "MatSolve");
+      s.check(MatSolve(shadow.get(), probe.get(), actual.get()), "MatSolve");
+      PetscBool equal = PETSC_FALSE;
+      s.check(VecEqual(expected.get(), actual.get(), &equal), "VecEqual");
+      same = equal == PETSC_TRUE;
+    }
+    result.memory_restorable = same;
+    if (same) result.memory.points = std::move(points);
+  }
   return result;
 }
 

@@ -57,8 +57,11 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   require(objective != nullptr, "this model kind is trained by steps only",
           {"", "sparse.training", "full_batch"});
   const RunMetadata metadata = run.metadata();
-  // A stopped full-batch run resumes from its checkpoint's iterate; the optimiser's own memory
-  // (L-BFGS's history, Riemannian Adam's moments, the paper method's rate) starts afresh there.
+  // A stopped full-batch run resumes from its checkpoint's iterate and, for L-BFGS, its memory
+  // (the latest iterates and gradients: the resumed run continues as the uninterrupted one, bit for
+  // bit under train.reproducible); a checkpoint without it (written before it was kept, or after a
+  // reset of the memory) resumes with an empty one. The Riemannian methods' own state (Adam's
+  // moments, the paper method's rate) starts afresh there.
   ResumePoint resumed = find_resume_point(run.resume, s.checkpoint_dir, comm, run.model, metadata);
   const TrainingOutputs outputs = prepare_training_outputs(s, comm, run.force, run.config_file, resumed.file);
   TrainingState state = std::move(resumed.state);
@@ -97,10 +100,14 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   riemannian_options.max_iterations = std::max(1, riemannian_options.max_iterations - done);
   riemannian_options.on_iteration = options.on_iteration;
   riemannian_options.should_stop = options.should_stop;
+  const LbfgsMemory* memory = resuming && !riemannian && state.lbfgs.size() > 0 ? &state.lbfgs : nullptr;
+  if (comm.is_root() && resuming && !riemannian && memory == nullptr)
+    std::fprintf(stderr, "the checkpoint holds no L-BFGS memory: L-BFGS starts with an empty one\n");
   const FullBatchResult r =
       riemannian ? train_full_batch_riemannian(run.model, *objective, comm, initial, riemannian_options)
-                 : train_full_batch(run.model, *objective, comm, initial, options);
+                 : train_full_batch(run.model, *objective, comm, initial, options, memory);
   state.params = r.params;
+  state.lbfgs = r.lbfgs;
   state.step = first_iteration + static_cast<std::uint64_t>(r.iterations);
   state.wall_seconds = earlier_seconds + std::chrono::duration<double>(Clock::now() - start).count();
   const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
@@ -109,6 +116,10 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
     state.adam.first_moment = Vector::Zero(run.model.num_parameters());
     state.adam.second_moment = Vector::Zero(run.model.num_parameters());
     state.adam.steps = 0;
+    if (comm.is_root() && !riemannian && !r.lbfgs_restorable)
+      std::fprintf(stderr,
+                   "L-BFGS reset its memory within its last iterations: the checkpoint holds none, and "
+                   "a resumed run starts with an empty one\n");
     const std::string checkpoint = checkpoint_name(s.checkpoint_dir, state.step);
     write_run_file(checkpoint, comm, {run.model, state, latents, run.labels, metadata}, true);
     if (comm.is_root()) prune_checkpoints(s.checkpoint_dir, s.keep_checkpoints);

@@ -21,8 +21,9 @@ std::vector<int> row_counts(const Model& model, const Communicator& comm) {
 
 // Vectors of the replicated length that TAO's L-BFGS (TAOBLMVM) holds: its limited memory (5
 // pairs of steps and gradient changes, PETSc's default) and about a dozen of its own (iterate,
-// gradients, bounds, step, line-search work), with the layout's copies: 24 in all, rounded up.
-constexpr double kReplicatedVectors = 24;
+// gradients, bounds, step, line-search work), with the layout's copies: 24, rounded up; and the
+// record of its latest iterates and gradients that a checkpoint keeps (7 of each): 38 in all.
+constexpr double kReplicatedVectors = 38;
 
 // Refuses (InputError naming the key, on every rank) a replicated vector that would not fit.
 void check_replicated_memory(const Model& model, const Communicator& comm) {
@@ -155,7 +156,7 @@ TaoOptions tao_options(const FullBatchOptions& o) {
 
 FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& objective,
                                  const Communicator& comm, const Vector& initial_params,
-                                 const FullBatchOptions& options) {
+                                 const FullBatchOptions& options, const LbfgsMemory* memory) {
   require(initial_params.size() == model.num_parameters(), "initial parameters do not fit the model",
           {"", "parameters", std::to_string(initial_params.size())});
   if (options.replicated) check_replicated_memory(model, comm);
@@ -181,7 +182,22 @@ FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& o
     x_gradient = -layout.slice(gradient);
     return -value;
   };
-  const TaoResult tao = minimizer.minimize(layout.slice(initial_params), negated);
+  TaoMemory resume;
+  if (memory != nullptr) {
+    std::string problem;
+    if (memory->gradient.size() != memory->size() || memory->objective.size() != memory->size() ||
+        memory->gradient_norm.size() != memory->size())
+      problem = "the L-BFGS memory's parts have different lengths";
+    for (std::size_t i = 0; problem.empty() && i < memory->size(); ++i)
+      if (memory->x[i].size() != model.num_parameters() ||
+          memory->gradient[i].size() != model.num_parameters())
+        problem = "L-BFGS memory point " + std::to_string(i) + " does not fit the model's parameters";
+    comm.agree_on_problem(problem, "L-BFGS memory");
+    for (std::size_t i = 0; i < memory->size(); ++i)
+      resume.points.push_back({layout.slice(memory->x[i]), layout.slice(memory->gradient[i]),
+                               memory->objective[i], memory->gradient_norm[i]});
+  }
+  const TaoResult tao = minimizer.minimize(layout.slice(initial_params), negated, &resume);
 
   FullBatchResult result;
   layout.unslice(tao.solution, result.params);
@@ -193,6 +209,16 @@ FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& o
   result.iterations = tao.iterations;
   result.evaluations = evaluations;
   result.gradient_norm = tao.gradient_norm;
+  result.lbfgs_restorable = tao.memory_restorable;
+  for (const TaoMemoryPoint& p : tao.memory.points) {
+    Vector x, g;
+    layout.unslice(p.x, x);
+    layout.unslice(p.gradient, g);
+    result.lbfgs.x.push_back(std::move(x));
+    result.lbfgs.gradient.push_back(std::move(g));
+    result.lbfgs.objective.push_back(p.objective);
+    result.lbfgs.gradient_norm.push_back(p.gradient_norm);
+  }
   return result;
 }
 

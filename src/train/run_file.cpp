@@ -119,6 +119,37 @@ void write_best(Hdf5ResultWriter& out, const Model& model, const TrainingState& 
   out.write_attribute("/best", "smoothed_objective", s.convergence.best_smoothed);
 }
 
+// Full-batch L-BFGS's memory (LbfgsMemory) under /state/lbfgs, p points oldest first:
+// objective and gradient_norm (p values), x_shared and gradient_shared (p x shared block), and for a
+// model with per-row values x_local and gradient_local (rows in global order, each row the p points'
+// values of that row side by side).
+constexpr const char* kLbfgs = "/state/lbfgs";
+
+RowMatrix stacked_local_rows(const Model& model, const std::vector<Vector>& points) {
+  const Index width = model.local_values_per_row(), p = static_cast<Index>(points.size());
+  RowMatrix rows(static_cast<Index>(model.local_rows()), p * width);
+  for (Index i = 0; i < p; ++i) rows.middleCols(i * width, width) = model.local_block_rows(points[i]);
+  return rows;
+}
+
+void write_lbfgs_memory(Hdf5ResultWriter& out, const Model& model, const LbfgsMemory& m) {
+  if (m.size() == 0) return;
+  const Index shared = model.num_shared_parameters(), p = static_cast<Index>(m.size());
+  out.write_vector(std::string(kLbfgs) + "/objective", Eigen::Map<const Vector>(m.objective.data(), p));
+  out.write_vector(std::string(kLbfgs) + "/gradient_norm",
+                   Eigen::Map<const Vector>(m.gradient_norm.data(), p));
+  for (const auto& [name, points] : {std::pair{"x", &m.x}, std::pair{"gradient", &m.gradient}}) {
+    Matrix head(p, shared);
+    for (Index i = 0; i < p; ++i)
+      head.row(i) = (*points)[static_cast<std::size_t>(i)].head(shared).transpose();
+    out.write_matrix(std::string(kLbfgs) + "/" + name + "_shared", head);
+    if (model.local_values_per_row() > 0)
+      out.write_distributed_rows(std::string(kLbfgs) + "/" + name + "_local",
+                                 stacked_local_rows(model, *points), model.local_begin(), model.num_data());
+  }
+  out.write_attribute(kLbfgs, "points", static_cast<std::int64_t>(p));
+}
+
 void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& model,
                  const TrainingState& s) {
   const Index shared = model.num_shared_parameters();
@@ -136,6 +167,7 @@ void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& m
   out.write_attribute("/state", "adam_steps", static_cast<std::int64_t>(s.adam.steps));
   out.write_attribute("/state", "wall_seconds", s.wall_seconds);
   write_convergence_state(out, model, s);
+  write_lbfgs_memory(out, model, s.lbfgs);
 }
 
 // Values must match bit for bit: they are written and read as float64.
@@ -237,6 +269,47 @@ RowMatrix read_local_block(const Hdf5ResultReader& in, const std::string& datase
   require(rows.cols() == width || rows.rows() == 0, "checkpoint has a different number of values per row",
           {in.path(), dataset, std::to_string(rows.cols()) + " stored, model has " + std::to_string(width)});
   return rows;
+}
+
+// Checkpoints without /state/lbfgs (written before it was kept, by a minibatch run, or after a
+// reset of the memory) give an empty memory. A malformed one is an InputError naming the dataset.
+LbfgsMemory read_lbfgs_memory(const Hdf5ResultReader& in, const Model& model) {
+  LbfgsMemory m;
+  if (!in.exists(kLbfgs)) return m;
+  const std::string base = kLbfgs;
+  const Vector objective = in.read_vector(base + "/objective");
+  const Vector gradient_norm = in.read_vector(base + "/gradient_norm");
+  const Index p = objective.size(), shared = model.num_shared_parameters(),
+              width = model.local_values_per_row();
+  require(p >= 1 && p <= 64, "checkpoint's L-BFGS memory has an impossible number of points",
+          {in.path(), base + "/objective", std::to_string(p)});
+  require(gradient_norm.size() == p, "checkpoint's L-BFGS memory parts have different numbers of points",
+          {in.path(), base + "/gradient_norm",
+           std::to_string(gradient_norm.size()) + " (objective: " + std::to_string(p) + ")"});
+  require(objective.allFinite() && gradient_norm.allFinite() && (gradient_norm.array() >= 0).all(),
+          "checkpoint's L-BFGS memory holds non-finite values or negative norms",
+          {in.path(), base + "/objective", ""});
+  m.objective.assign(objective.data(), objective.data() + p);
+  m.gradient_norm.assign(gradient_norm.data(), gradient_norm.data() + p);
+  for (const std::string name : {"x", "gradient"}) {
+    std::vector<Vector>& points = name == "x" ? m.x : m.gradient;
+    const std::string head_path = base + "/" + name + "_shared";
+    const Matrix head = in.read_matrix(head_path);
+    require(head.rows() == p && head.cols() == shared, "checkpoint's L-BFGS memory does not fit the model",
+            {in.path(), head_path,
+             std::to_string(head.rows()) + " x " + std::to_string(head.cols()) + " stored, expected " +
+                 std::to_string(p) + " x " + std::to_string(shared)});
+    points.assign(static_cast<std::size_t>(p), Vector::Zero(model.num_parameters()));
+    for (Index i = 0; i < p; ++i) points[static_cast<std::size_t>(i)].head(shared) = head.row(i).transpose();
+    if (width > 0) {
+      const std::string local_path = base + "/" + name + "_local";
+      const RowMatrix rows =
+          read_local_block(in, local_path, model.local_begin(), model.local_rows(), p * width);
+      for (Index i = 0; i < p; ++i)
+        model.set_local_block_rows(points[static_cast<std::size_t>(i)], rows.middleCols(i * width, width));
+    }
+  }
+  return m;
 }
 
 }  // namespace
@@ -362,6 +435,12 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
     s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)),
                        curve(i, 2), curve(i, 3)});
   read_convergence_state(in, model, s);
+  s.lbfgs = read_lbfgs_memory(in, model);
+  comm.all_or_none([&] {
+    for (std::size_t i = 0; i < s.lbfgs.size(); ++i)
+      require(s.lbfgs.x[i].allFinite() && s.lbfgs.gradient[i].allFinite(),
+              "checkpoint's L-BFGS memory holds non-finite values (NaN or Inf)", {path, kLbfgs, ""});
+  });
   return s;
 }
 

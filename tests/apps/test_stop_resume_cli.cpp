@@ -157,6 +157,46 @@ TEST(StopResumeCli, FullBatchTrainingStopsWithACheckpointAndResumesFromIt) {
   EXPECT_LE(after(after.rows() - 1, 0), 200);
 }
 
+TEST(StopResumeCli, FullBatchResumedAfterASignalIsBitwiseTheUninterruptedRun) {
+  // The checkpoint keeps L-BFGS's memory: wherever the signal stops the exact GPLVM, the resumed
+  // run continues as the uninterrupted one and ends with the same bits (same rank count).
+  ScratchDir dir;
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(300, 6, 8));
+  testing::write_text(dir / "config.toml", kConfig);
+  fs::create_directories(dir.path() / "out");
+  const std::string exact =
+      " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 "
+      "--exact.max_iterations=60";
+  const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " +
+                              std::string(GPLVM_MPI_FLAGS) + " " + GPLVM_CLI + exact +
+                              " > stop.out 2> stop.err & pid=$!; "
+                              "for i in $(seq 600); do [ -e out/run.h5.lock ] && break; sleep 0.1; done; "
+                              "sleep 0.3; kill -USR1 $pid; wait $pid; echo $? > stop.code)";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  int code = -1;
+  std::ifstream(dir / "stop.code") >> code;
+  ASSERT_EQ(code, 3) << testing::read_text(dir / "stop.err");
+  const std::string stop_err = testing::read_text(dir / "stop.err");
+  EXPECT_EQ(stop_err.find("holds none"), std::string::npos) << stop_err;
+
+  const auto resumed = run_gplvm(exact.substr(1) + " --resume auto", 2, dir);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming from"), std::string::npos) << resumed.err;
+  EXPECT_EQ(resumed.err.find("no L-BFGS memory"), std::string::npos) << resumed.err;
+  const auto full =
+      run_gplvm(exact.substr(1) + " --output.path=out/full.h5 --output.checkpoint_dir=ck_full", 2, dir);
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  for (const char* dataset : {"/params/shared", "/latent/mean"}) {
+    const RowMatrix a = testing::read_fixture_matrix(dir / "out/full.h5", dataset);
+    const RowMatrix b = testing::read_fixture_matrix(dir / "out/run.h5", dataset);
+    EXPECT_TRUE(a == b) << dataset << " differs by " << (a - b).cwiseAbs().maxCoeff();
+  }
+  const RowMatrix a = testing::read_fixture_matrix(dir / "out/full.h5", "/train/curve");
+  const RowMatrix b = testing::read_fixture_matrix(dir / "out/run.h5", "/train/curve");
+  ASSERT_EQ(a.rows(), b.rows());
+  EXPECT_TRUE(a.leftCols(3) == b.leftCols(3)) << "the curve's steps and objectives";
+}
+
 TEST(StopResumeCli, ResumeAutoWithoutCheckpointsStartsFresh) {
   ScratchDir dir;
   testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(100, 6, 8));

@@ -60,6 +60,24 @@ struct TaoOptions {
   std::function<bool()> should_stop;
 };
 
+// L-BFGS's memory: the iterates whose updates built TAO's limited-memory BFGS matrix, oldest first
+// (at most kTaoLbfgsHistory + 1 of them; the last is the iterate before the solve's final one).
+// Replaying them (MatLMVMUpdate, each after the initial-scaling value TAO sets there) on a fresh
+// matrix rebuilds it bit for bit: its pairs are differences of consecutive points, and its initial
+// Hessian scaling (TAO's scalar one, fixed here) is a function of the newest pair. A solve that
+// starts with this memory at the iterate that followed it continues as the solve that recorded it.
+struct TaoMemoryPoint {
+  Vector x;                  // this rank's slice of the iterate
+  Vector gradient;           // this rank's slice of the projected gradient there (what BLMVM records)
+  double objective = 0;      // TAO's (minimised) objective there
+  double gradient_norm = 0;  // of the projected gradient
+};
+struct TaoMemory {
+  std::vector<TaoMemoryPoint> points;
+};
+// The BFGS matrix's number of pairs (PETSc's default, set explicitly).
+constexpr int kTaoLbfgsHistory = 5;
+
 struct TaoResult {
   Vector solution;  // this rank's slice of the final iterate
   TaoStopReason reason = TaoStopReason::still_iterating;
@@ -68,6 +86,13 @@ struct TaoResult {
   double objective = 0;             // at the solution
   double gradient_norm = 0;         // projected, at the solution
   std::vector<TaoIterate> history;  // one entry per monitor call, iteration 0 first
+  // Set when the solve was stopped by TaoOptions::should_stop (reason stop_requested) and its
+  // memory was verified to be rebuilt exactly by a replay (the matrix's inverse applied to the last
+  // gradient, compared bit for bit); false (points empty) when a reset of the memory (a gradient
+  // step after a non-descent direction, a failed line search) or a rejected pair made the recent
+  // iterates an incomplete record of it.
+  bool memory_restorable = false;
+  TaoMemory memory;
 };
 
 // Collective: given this rank's slice of x, returns the GLOBAL objective (the same on every rank)
@@ -95,7 +120,11 @@ class TaoMinimizer {
   // Minimises from this rank's slice of the initial point (projected onto the bounds first, as
   // BLMVM does). Collective. An exception thrown by the objective is rethrown unchanged; a PETSc
   // failure is a gplvm::Error with PETSc's message. Can be called again (a fresh solve each time).
-  TaoResult minimize(const ConstVectorRef& initial, const DistributedObjective& objective);
+  // With `memory` (TaoResult::memory of a stopped solve, `initial` its final iterate) the L-BFGS
+  // matrix is rebuilt from it before the first step instead of starting empty; InputError on every
+  // rank if its points do not fit (sizes, NaN or Inf, more than kTaoLbfgsHistory + 1 points).
+  TaoResult minimize(const ConstVectorRef& initial, const DistributedObjective& objective,
+                     const TaoMemory* memory = nullptr);
 
  private:
   struct State;

@@ -14,7 +14,7 @@
 // distributed vector add the ranks' parts in an order that follows the rank count). Each
 // evaluation takes this rank's rows from it and gathers every rank's local gradient rows (a move,
 // no sum). With an objective whose sums do not depend on the rank count, the run is then the same
-// bits at any rank count. Memory: about 24 vectors of (shared + N x local values per row) doubles
+// bits at any rank count. Memory: about 38 vectors of (shared + N x local values per row) doubles
 // on every rank; a run that would not fit is refused (InputError naming train.reproducible).
 #include <functional>
 #include <string>
@@ -24,6 +24,7 @@
 #include "gplvm/models/model.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 #include "gplvm/parallel/communicator.hpp"
+#include "gplvm/train/training_state.hpp"
 
 namespace gplvm {
 
@@ -51,10 +52,17 @@ struct FullBatchResult {
   int iterations = 0;
   std::int64_t evaluations = 0;
   double gradient_norm = 0;
+  // After a stop (reason stop_requested): L-BFGS's memory, which a solve resumed from params with
+  // it continues exactly as this one would have (TaoMemory); lbfgs_restorable false (lbfgs empty)
+  // when it could not be recorded (TaoResult::memory_restorable).
+  bool lbfgs_restorable = false;
+  LbfgsMemory lbfgs;
 };
 
+// `memory`: a stopped run's FullBatchResult::lbfgs, initial_params its params: L-BFGS continues with
+// it instead of an empty memory (InputError on every rank if it does not fit the model).
 FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& objective,
                                  const Communicator& comm, const Vector& initial_params,
-                                 const FullBatchOptions& options = {});
+                                 const FullBatchOptions& options = {}, const LbfgsMemory* memory = nullptr);
 
 }  // namespace gplvm

@@ -17,6 +17,16 @@ struct CurvePoint {
   double wall_seconds = 0.0;
 };
 
+// Full-batch L-BFGS's memory (TaoMemory) in the model's parameter layout (this process's view:
+// shared block + its local block), oldest point first: TAO's iterates and the projected gradients of
+// its minimised objective (the negated one) there, with that objective and the gradient's norm.
+// Empty: none (a fresh memory on resume).
+struct LbfgsMemory {
+  std::vector<Vector> x, gradient;
+  std::vector<double> objective, gradient_norm;
+  std::size_t size() const noexcept { return x.size(); }
+};
+
 struct TrainingState {
   Vector params;              // this process's view: shared block + its local block
   AdamState adam;             // same layout as params
@@ -25,6 +35,7 @@ struct TrainingState {
   std::vector<CurvePoint> curve;
   ConvergenceState convergence;  // the stopping rule's, the best-so-far's and the rollbacks' state
   Vector best_params;            // parameters at convergence.best_step (layout of params; empty: none yet)
+  LbfgsMemory lbfgs;             // full-batch training's L-BFGS memory at the step (empty: none)
 };
 
 }  // namespace gplvm
