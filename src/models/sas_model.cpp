@@ -14,6 +14,7 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/models/fixed_hyperparameters.hpp"
+#include "gplvm/models/gp_decoder_settings.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 
@@ -46,13 +47,7 @@ namespace {
 ModelFacts sas_facts(const SasModelConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
                      std::uint64_t local_rows) {
   validate_config(c, num_data, local_begin, local_rows);
-  return {.num_data = num_data,
-          .local_begin = local_begin,
-          .local_rows = local_rows,
-          .data_dim = c.data_dim,
-          .precision = c.precision,
-          .seed = c.seed,
-          .latents = {c.latents, c.bayesian, c.latent_dim, c.latent_space}};
+  return gp_model_facts(c, c.precision, num_data, local_begin, local_rows);
 }
 
 ParameterBlock encoder_block_of(std::string name, const Mlp& encoder) {

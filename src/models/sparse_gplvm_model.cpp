@@ -11,6 +11,7 @@
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/models/fixed_hyperparameters.hpp"
+#include "gplvm/models/gp_decoder_settings.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
 #include "gplvm/objectives/inducing_posterior_transfer.hpp"
@@ -95,12 +96,7 @@ namespace {
 ModelFacts sparse_facts(const SparseGplvmConfig& c, std::uint64_t num_data, std::uint64_t local_begin,
                         std::uint64_t local_rows) {
   validate_config(c, num_data, local_begin, local_rows);
-  return {.num_data = num_data,
-          .local_begin = local_begin,
-          .local_rows = local_rows,
-          .data_dim = c.data_dim,
-          .seed = c.seed,
-          .latents = {c.latents, c.bayesian, c.latent_dim, c.latent_space}};
+  return gp_model_facts(c, Precision::float64, num_data, local_begin, local_rows);
 }
 
 }  // namespace

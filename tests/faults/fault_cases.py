@@ -182,6 +182,8 @@ IMPORT_CASES = [
          ["short.npy"]),
     Case("import", "IDX shorter than its header", "import --input {fx}/short.idx --output out.h5", BAD_INPUT,
          ["short.idx"]),
+    Case("import", "IDX of zero rows names the input", "import --input {fx}/zero_rows.idx --output out.h5",
+         BAD_INPUT, ["zero_rows.idx", "no data", "0 x 4 x 4"]),
     Case("import", "NPY 1-D data", "import --input {fx}/vector.npy --output out.h5", BAD_INPUT,
          ["vector.npy", "2 dimensions"]),
     Case("import", "kendall: 3-D landmarks", "import --input {fx}/landmarks3d.npy --output-space kendall "

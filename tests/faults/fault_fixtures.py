@@ -116,6 +116,7 @@ def make_import_files(d):
     write_text(f"{d}/header_only.csv", "a,b,c\n")
     write_npy_claiming(f"{d}/short.npy", (10, 5), np.zeros(30))
     write_idx_claiming(f"{d}/short.idx", (10, 4, 4), 100)
+    write_idx_claiming(f"{d}/zero_rows.idx", (0, 4, 4), 0)
     np.save(f"{d}/vector.npy", np.arange(6.0))
     # Four landmarks in 3-D per row: 12 numbers, as many as six planar landmarks.
     np.save(f"{d}/landmarks3d.npy", np.random.default_rng(5).standard_normal((10, 4, 3)))

@@ -11,6 +11,19 @@
 
 namespace gplvm {
 
+// What a GP-decoder model of these settings is built with (Model's ModelFacts).
+template <typename Settings>
+ModelFacts gp_model_facts(const Settings& m, Precision precision, std::uint64_t num_data,
+                          std::uint64_t local_begin, std::uint64_t local_rows) {
+  return {.num_data = num_data,
+          .local_begin = local_begin,
+          .local_rows = local_rows,
+          .data_dim = m.data_dim,
+          .precision = precision,
+          .seed = m.seed,
+          .latents = {m.latents, m.bayesian, m.latent_dim, m.latent_space}};
+}
+
 template <typename Settings>
 void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.data_dim = data_dim;
