@@ -17,8 +17,8 @@
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/model/euclidean_latent_space.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
 #include "gplvm/run/json_summary.hpp"
 
@@ -53,21 +53,21 @@ std::unique_ptr<LatentSpace> latent_space_of(const Hdf5ResultReader& file, const
     }
     reason = "attribute latent_space";
     const std::string note = space->coordinates_note();
-    require(space->first_row_outside(latents, kLatentTolerance) < 0,
+    require(space->manifold().first_row_outside(latents, kLatentTolerance) < 0,
             "latents marked " + name + " are not points of that space" +
                 (note.empty() ? std::string() : ": they must lie " + note),
             {file.path(), path, ""});
     return space;
   }
   for (const std::string& name : registered_latent_spaces()) {
-    if (name == EuclideanLatentSpace(1).name()) continue;  // what is left when no curved space fits
+    if (!latent_space_is(name, &LatentSpace::is_curved)) continue;  // what is left when no curved space fits
     std::unique_ptr<LatentSpace> space;
     try {
       space = latent_space_with_ambient_dim(name, width);
     } catch (const InputError&) {
       continue;  // too few columns for this space's points
     }
-    if (space->first_row_outside(latents, kLatentTolerance) >= 0) continue;
+    if (space->manifold().first_row_outside(latents, kLatentTolerance) >= 0) continue;
     // "rows on the hyperboloid": the space's own words for its points, before any parenthesis.
     const std::string note = space->coordinates_note();
     reason = "rows " + (note.empty() ? "of " + name : note.substr(0, note.find(" (")));
@@ -127,7 +127,7 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
 // The metrics that the inputs allow, by name (in output order).
 std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) {
   std::map<std::string, double> out;
-  const Matrix geodesic = in.space->distances(in.latents, in.latents);
+  const Matrix geodesic = in.space->manifold().distances(in.latents, in.latents);
   require(geodesic.allFinite(),
           "the latents' pairwise distances overflow the double range: rescale the latents",
           {in.latents_file, in.latents_path,

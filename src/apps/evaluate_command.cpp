@@ -23,6 +23,7 @@
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/manifold_data.hpp"
 #include "gplvm/run/trained_run.hpp"
@@ -78,12 +79,12 @@ struct ManifoldEvaluation {
 
 // basepoint: a linear basepoint's m(x) at the test latents (Exp_{m(x)} instead of Exp_mu).
 ManifoldEvaluation evaluate_on_manifold(const std::optional<TangentChart>& chart,
-                                        const std::shared_ptr<const OutputManifold>& projection,
+                                        const std::shared_ptr<const Manifold>& projection,
                                         const RowMatrix& mean, const RowMatrix& truth,
                                         const std::optional<SphereLinearBasepoint>& basepoint,
                                         const RowMatrix& test_latents, const Communicator& comm) {
   ManifoldEvaluation m;
-  const OutputManifold& manifold = chart ? *chart->manifold : *projection;
+  const Manifold& manifold = chart ? *chart->manifold : *projection;
   m.output_space = manifold.name();
   m.point_shape = manifold.point_shape();
   m.prediction = chart ? "exp_map" : "projected";
@@ -214,8 +215,8 @@ struct EvaluationData {
   Matrix train_latents;
   DistributedDataset train, test;
   std::optional<TangentChart> chart;
-  std::shared_ptr<const OutputManifold> projection;  // --project-to
-  RowMatrix test_points;                             // the test rows as given, before the chart
+  std::shared_ptr<const Manifold> projection;  // --project-to
+  RowMatrix test_points;                       // the test rows as given, before the chart
   DataTransform transform;
   std::optional<std::vector<std::int64_t>> train_labels;
 };
@@ -292,10 +293,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm) {
   }
   PredictiveEvaluationOptions options = evaluation_options(cl);  // before any file is read
   const std::optional<std::string> project_to = cl.value("project-to");
-  if (project_to)
-    require(std::find(output_manifold_names().begin(), output_manifold_names().end(), *project_to) !=
-                output_manifold_names().end(),
-            "unknown output space", {"", "--project-to", *project_to});
+  if (project_to) require_output_manifold(*project_to, "--project-to");
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   if (const auto output = cl.value("output")) {
     require_output_not_input({*output, "--output"}, {{run.path, "--run"},

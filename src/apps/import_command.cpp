@@ -10,6 +10,7 @@
 #include "gplvm/io/importers.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/manifold_data.hpp"
 
@@ -100,7 +101,8 @@ int import_command(const Arguments& args, const Communicator& comm) {
         .key("labels")
         .value(summary.has_labels)
         .key("output_space")
-        .value(summary.layout.output_space.empty() ? std::string("euclidean") : summary.layout.output_space)
+        .value(summary.layout.output_space.empty() ? std::string(kEuclideanSpace)
+                                                   : summary.layout.output_space)
         .end_object();
     std::printf("%s\n", w.str().c_str());
   } else {

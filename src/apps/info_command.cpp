@@ -9,6 +9,7 @@
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/model/latent_space.hpp"
 
 namespace gplvm {
@@ -55,18 +56,26 @@ std::string describe_kernel(const Hdf5ResultReader& file, Description& d) {
   return ", kernel " + file.read_attribute_string("/", "kernel") + " (" + text + ")";
 }
 
-// The latent space /latent/mean's rows are points of ("euclidean" when the file does not say).
+// The latent space /latent/mean's rows are points of (R^Q when the file does not say).
 std::string latent_space_of(const Hdf5ResultReader& file) {
   if (file.exists("/latent/mean") && file.has_attribute("/latent/mean", "latent_space"))
     return file.read_attribute_string("/latent/mean", "latent_space");
-  return "euclidean";
+  return kEuclideanSpace;
+}
+
+// Whether latents of that space are plain coordinates (a flat registered space), which the text
+// line does not name.
+bool is_flat_latent_space(const std::string& name) {
+  const std::vector<std::string> known = registered_latent_spaces();
+  return std::find(known.begin(), known.end(), name) != known.end() &&
+         !latent_space_is(name, &LatentSpace::is_curved);
 }
 
 // A manifold run's chart (/output_space): the output space, the constant basepoint (the training
 // data's Fréchet mean) and the number of tangent coordinates. Returns the text line ("" if none).
 std::string describe_output_space(const Hdf5ResultReader& file, Description& d) {
   if (!file.exists("/output_space/basepoint")) {
-    d.json.key("output_space").value("euclidean");
+    d.json.key("output_space").value(kEuclideanSpace);
     return "";
   }
   const std::string name = file.read_attribute_string("/output_space", "name");
@@ -124,8 +133,8 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   char line[1024];
   std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s, noise = %.4g%s\n",
                 file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run",
-                (space == "euclidean" ? latents : latents + " " + space).c_str(), static_cast<long long>(n),
-                static_cast<long long>(steps), kernel_text.c_str(), noise,
+                (is_flat_latent_space(space) ? latents : latents + " " + space).c_str(),
+                static_cast<long long>(n), static_cast<long long>(steps), kernel_text.c_str(), noise,
                 data_file.empty() ? "" : (", data " + data_file).c_str());
   d.text = line + chart_text;
 }

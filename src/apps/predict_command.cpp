@@ -16,6 +16,7 @@
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/manifold_data.hpp"
@@ -40,7 +41,7 @@ constexpr double kLatentTolerance = 1e-8;
 
 void require_latents_in_space(const LatentSpace& space, const DistributedDataset& latents,
                               const Communicator& comm) {
-  const Index local_bad = space.first_row_outside(Matrix(latents.local), kLatentTolerance);
+  const Index local_bad = space.manifold().first_row_outside(Matrix(latents.local), kLatentTolerance);
   const std::int64_t none = std::numeric_limits<std::int64_t>::max();
   const std::int64_t first_bad = comm.allreduce_min(
       local_bad < 0 ? none : static_cast<std::int64_t>(latents.partition.begin(comm.rank()) + local_bad));
@@ -56,16 +57,16 @@ void require_latents_in_space(const LatentSpace& space, const DistributedDataset
 // With a linear basepoint, Exp_{m(x)} of the coordinates in the frame at m(x), x the row's latent.
 struct PointMap {
   std::optional<TangentChart> chart;
-  std::shared_ptr<const OutputManifold> projection;
+  std::shared_ptr<const Manifold> projection;
   std::optional<SphereLinearBasepoint> basepoint;
   Matrix latents;  // this rank's latents, one per output row (the linear basepoint's x)
 
-  const OutputManifold* manifold() const { return chart ? chart->manifold.get() : projection.get(); }
+  const Manifold* manifold() const { return chart ? chart->manifold.get() : projection.get(); }
   // rows of model outputs (tangent coordinates or ambient vectors) -> rows of points.
   RowMatrix points(const RowMatrix& outputs) const {
     if (chart && basepoint) return linear_basepoint_points(*chart, *basepoint, latents, outputs);
     if (chart) return chart->points(outputs);
-    RowMatrix p(outputs.rows(), projection->data_dim());
+    RowMatrix p(outputs.rows(), projection->ambient_dim());
     for (Index i = 0; i < outputs.rows(); ++i)
       p.row(i) = projection->project(outputs.row(i).transpose()).transpose();
     return p;
@@ -74,7 +75,7 @@ struct PointMap {
 
 // samples: rows x (S * d) model outputs -> rows x (S * D) points, sample by sample.
 RowMatrix sample_points(const PointMap& map, const RowMatrix& samples, int count) {
-  const Index d = samples.cols() / std::max(count, 1), D = map.manifold()->data_dim();
+  const Index d = samples.cols() / std::max(count, 1), D = map.manifold()->ambient_dim();
   RowMatrix out(samples.rows(), static_cast<Index>(count) * D);
   for (int s = 0; s < count; ++s) out.middleCols(s * D, D) = map.points(samples.middleCols(s * d, d));
   return out;
@@ -99,7 +100,7 @@ void write_prediction(const std::string& path, const TrainedRun& run, const Dist
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", latents.local, begin, latents.rows);
   out.write_attribute("/latent/mean", "latent_space", latent_space);
-  const OutputManifold* manifold = map.manifold();
+  const Manifold* manifold = map.manifold();
   RowMatrix points;
   if (manifold) comm.all_or_none([&] { points = map.points(mean); });
   if (map.chart) {
@@ -211,6 +212,7 @@ int predict_command(const Arguments& args, const Communicator& comm) {
     require(!training.chart,
             "--project-to is for runs on Euclidean data; this run predicts on its output space",
             {run.path, "--project-to", *project_to});
+    require_output_manifold(*project_to, "--project-to");
     map.projection = make_output_manifold(*project_to, model->data_dim(), "--project-to");
   }
   const Vector params = run.parameters(*model);

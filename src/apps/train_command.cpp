@@ -14,6 +14,7 @@
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/run/fitting_method.hpp"
 #include "gplvm/run/manifold_data.hpp"
@@ -72,7 +73,7 @@ int train_command(const Arguments& args, const Communicator& comm) {
   // Data on a manifold: the model sees their tangent coordinates at the Fréchet mean.
   const std::string output_space = config.get_string("model.output_space");
   std::optional<TangentChart> output_chart;
-  if (output_space != "euclidean") {
+  if (output_space_is(output_space, &Manifold::is_curved)) {
     require_output_space_model(config.get_string("model.kind"), output_space);
     output_chart = map_training_data_to_tangent(data, output_space, comm);
   }

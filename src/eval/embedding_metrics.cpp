@@ -8,7 +8,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/eval/metrics.hpp"
-#include "gplvm/model/euclidean_latent_space.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
 
 namespace gplvm {
 namespace {
@@ -60,7 +60,7 @@ Vector average_ranks(const ConstVectorRef& v) {
 }  // namespace
 
 Matrix pairwise_euclidean_distances(const ConstMatrixRef& X) {
-  return EuclideanLatentSpace(std::max<Index>(X.cols(), 1)).distances(X, X);
+  return EuclideanManifold(std::max<Index>(X.cols(), 1)).distances(X, X);
 }
 
 Matrix pairwise_hamming_distances(const ConstMatrixRef& codes) {

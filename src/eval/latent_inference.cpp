@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gplvm/eval/conditioning_set.hpp"
+#include "gplvm/model/euclidean_latent_space.hpp"
 
 namespace gplvm {
 namespace {
@@ -105,26 +106,27 @@ Matrix maximise_log_density(const GpPredictiveDensity& density, const LatentSpac
 Matrix maximise_log_density(const RowLogDensity& density, const LatentSpace& space, Matrix start,
                             const LatentInferenceOptions& options, const std::optional<LatentBox>& box) {
   const auto allowed = [&](const auto& row) { return representable(row) && (!box || box->contains(row)); };
-  const bool flat = space.ambient_dim() == space.intrinsic_dim();
+  const Manifold& manifold = space.manifold();
+  const bool flat = !manifold.is_curved();
   Matrix x = std::move(start), direction, candidate_gradient;
   Vector f = density(x, &direction);
-  space.riemannian_gradient(x, direction);
+  manifold.riemannian_gradient(x, direction);
   Vector step = Vector::Constant(x.rows(), options.initial_step);
   for (int s = 0; s < options.steps; ++s) {
     // Each row moves a distance step[n] (in the space's metric) along its Riemannian gradient.
-    const Vector lengths = space.tangent_squared_norms(x, direction).cwiseSqrt();
+    const Vector lengths = manifold.tangent_squared_norms(x, direction).cwiseSqrt();
     Matrix move = Matrix::Zero(x.rows(), x.cols());
     for (Index n = 0; n < x.rows(); ++n)
       if (lengths[n] > 0) move.row(n) = (step[n] / lengths[n]) * direction.row(n);
     Matrix candidate = x;
-    space.retract(candidate, move);
+    manifold.retract(candidate, move);
     // In R^Q the candidate is clamped to the box, so a row slides along its face towards a maximum
     // inside; a point of a curved space would leave the space, so there it is only refused.
     if (box && flat)
       for (Index n = 0; n < candidate.rows(); ++n)
         candidate.row(n) = candidate.row(n).cwiseMax(box->lower.transpose()).cwiseMin(box->upper.transpose());
     const Vector candidate_f = density(candidate, &candidate_gradient);
-    space.riemannian_gradient(candidate, candidate_gradient);
+    manifold.riemannian_gradient(candidate, candidate_gradient);
     for (Index n = 0; n < x.rows(); ++n) {
       if (candidate_f[n] > f[n] && allowed(candidate.row(n))) {
         x.row(n) = candidate.row(n);
@@ -212,13 +214,12 @@ RowMatrix infer_latents_linear_basepoint(const Kernel& kernel, double noise_vari
     f.maxCoeff(&best);
     start.row(i) = conditioning_latents.row(best);
   }
-  const std::unique_ptr<LatentSpace> latent_space =
-      make_latent_space("euclidean", conditioning_latents.cols());
+  const EuclideanLatentSpace latent_space(conditioning_latents.cols());
   return maximise_log_density(
       [&](const ConstMatrixRef& X, Matrix* gradient) {
         return linear_basepoint_log_density(density, basepoint, X, points, gradient);
       },
-      *latent_space, std::move(start), options, LatentBox::around(conditioning_latents));
+      latent_space, std::move(start), options, LatentBox::around(conditioning_latents));
 }
 
 }  // namespace gplvm

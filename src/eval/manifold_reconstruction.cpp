@@ -6,7 +6,7 @@
 
 namespace gplvm {
 
-ManifoldReconstruction manifold_reconstruction(const OutputManifold& manifold, const DataRef& predicted,
+ManifoldReconstruction manifold_reconstruction(const Manifold& manifold, const DataRef& predicted,
                                                const DataRef& truth, const Communicator& comm) {
   require(predicted.rows() == truth.rows() && predicted.cols() == truth.cols(),
           "predicted and true points differ in shape", {"", "rows", std::to_string(predicted.rows())});

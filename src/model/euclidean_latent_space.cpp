@@ -5,9 +5,7 @@
 
 namespace gplvm {
 
-EuclideanLatentSpace::EuclideanLatentSpace(Index dim) : dim_(dim) {
-  require(dim >= 1, "latent dimension must be at least 1", {"", "model.latent_dim", std::to_string(dim)});
-}
+EuclideanLatentSpace::EuclideanLatentSpace(Index dim) : manifold_(checked_latent_dim(dim)) {}
 
 void EuclideanLatentSpace::from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const {
   X = V;
@@ -17,33 +15,6 @@ void EuclideanLatentSpace::from_origin_tangent_backward(const ConstMatrixRef&, c
                                                         MatrixRef dV) const {
   dV += dX;
 }
-
-void EuclideanLatentSpace::riemannian_gradient(const ConstMatrixRef&, MatrixRef) const {}
-
-Index EuclideanLatentSpace::first_row_outside(const ConstMatrixRef& X, double /*tolerance*/) const {
-  if (X.cols() != ambient_dim()) return X.rows() > 0 ? 0 : -1;
-  for (Index i = 0; i < X.rows(); ++i)
-    if (!X.row(i).allFinite()) return i;
-  return -1;
-}
-
-Matrix EuclideanLatentSpace::distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const {
-  Matrix D(A.rows(), B.rows());
-  for (Index j = 0; j < B.rows(); ++j)
-    for (Index i = 0; i < A.rows(); ++i) D(i, j) = (A.row(i) - B.row(j)).norm();
-  return D;
-}
-
-void EuclideanLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
-  X += step;
-}
-
-Vector EuclideanLatentSpace::tangent_squared_norms(const ConstMatrixRef&, const ConstMatrixRef& V) const {
-  return V.rowwise().squaredNorm();
-}
-
-// Tangent spaces of R^Q are all R^Q: transport is the identity.
-void EuclideanLatentSpace::transport(const ConstMatrixRef&, const ConstMatrixRef&, MatrixRef) const {}
 
 void EuclideanLatentSpace::sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                                             const ConstMatrixRef& eps, Matrix& X) const {

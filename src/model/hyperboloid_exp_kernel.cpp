@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "kernel_checks.hpp"
 
 namespace gplvm {

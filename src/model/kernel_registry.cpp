@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/manifold/lorentz_manifold.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/hyperboloid_exp_kernel.hpp"
 #include "gplvm/model/linear_kernel.hpp"
@@ -57,12 +59,12 @@ Registry::Registry() {
   factories["hyperboloid_exp"] = [](Index q, const KernelInit& init) {
     return std::make_unique<HyperboloidExpKernel>(init.variance, init.lengthscale, q);
   };
-  input_domains["hyperboloid_exp"] = "lorentz";
+  input_domains["hyperboloid_exp"] = kLorentzSpace;
   // Inputs are unit vectors in R^{Q+1} (q = Q + 1 columns).
   factories["sphere_eq"] = [](Index q, const KernelInit& init) {
     return std::make_unique<SphereEqKernel>(init.variance, init.lengthscale, q);
   };
-  input_domains["sphere_eq"] = "sphere";
+  input_domains["sphere_eq"] = kSphereSpace;
 }
 
 Registry& registry() {

@@ -4,6 +4,9 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/name_registry.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
+#include "gplvm/manifold/lorentz_manifold.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
 #include "gplvm/model/euclidean_latent_space.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
@@ -11,10 +14,10 @@
 
 namespace gplvm {
 
-Vector LatentSpace::chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const {
-  Matrix riemannian = G;
-  riemannian_gradient(X, riemannian);
-  return tangent_squared_norms(X, riemannian).cwiseSqrt();
+Index checked_latent_dim(Index intrinsic_dim) {
+  require(intrinsic_dim >= 1, "latent dimension must be at least 1",
+          {"", "model.latent_dim", std::to_string(intrinsic_dim)});
+  return intrinsic_dim;
 }
 
 namespace {
@@ -24,9 +27,9 @@ namespace {
 NameRegistry<LatentSpaceFactory>& latent_space_registry() {
   static NameRegistry<LatentSpaceFactory> spaces = [] {
     NameRegistry<LatentSpaceFactory> t("model.latent_space", "latent space");
-    t.add("euclidean", [](Index q) { return std::make_unique<EuclideanLatentSpace>(q); });
-    t.add("lorentz", [](Index q) { return std::make_unique<LorentzLatentSpace>(q); });
-    t.add("sphere", [](Index q) { return std::make_unique<SphereLatentSpace>(q); });
+    t.add(kEuclideanSpace, [](Index q) { return std::make_unique<EuclideanLatentSpace>(q); });
+    t.add(kLorentzSpace, [](Index q) { return std::make_unique<LorentzLatentSpace>(q); });
+    t.add(kSphereSpace, [](Index q) { return std::make_unique<SphereLatentSpace>(q); });
     return t;
   }();
   return spaces;

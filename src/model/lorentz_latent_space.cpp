@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 
 namespace gplvm {
 namespace {
@@ -16,16 +16,15 @@ Matrix tangent_samples(const ConstMatrixRef& variance, const ConstMatrixRef& eps
 
 void require_columns(const ConstMatrixRef& M, Index expected, const char* what) {
   if (M.cols() != expected)
-    throw InputError(std::string("lorentz latent space: ") + what + " has the wrong number of columns",
-                     {"", "model.latent_dim", std::to_string(M.cols())});
+    throw InputError(
+        std::string(kLorentzSpace) + " latent space: " + what + " has the wrong number of columns",
+        {"", "model.latent_dim", std::to_string(M.cols())});
 }
 
 }  // namespace
 
-LorentzLatentSpace::LorentzLatentSpace(Index intrinsic_dim) : dim_(intrinsic_dim) {
-  require(intrinsic_dim >= 1, "latent dimension must be at least 1",
-          {"", "model.latent_dim", std::to_string(intrinsic_dim)});
-}
+LorentzLatentSpace::LorentzLatentSpace(Index intrinsic_dim)
+    : dim_(checked_latent_dim(intrinsic_dim)), manifold_(intrinsic_dim) {}
 
 void LorentzLatentSpace::from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const {
   require_columns(V, dim_, "tangent vectors at the origin");
@@ -36,41 +35,6 @@ void LorentzLatentSpace::from_origin_tangent(const ConstMatrixRef& V, Matrix& X)
 void LorentzLatentSpace::from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
                                                       MatrixRef dV) const {
   lorentz::exp_at_origin_backward_rows(V, dX, dV);
-}
-
-// The optimiser's maps run over whole row blocks (every local point, every step), without a
-// temporary per row.
-void LorentzLatentSpace::riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const {
-  lorentz::riemannian_gradient_rows(X, G);
-}
-
-Index LorentzLatentSpace::first_row_outside(const ConstMatrixRef& X, double tolerance) const {
-  if (X.cols() != ambient_dim()) return X.rows() > 0 ? 0 : -1;
-  return lorentz::first_row_off_sheet(X, tolerance);
-}
-
-Matrix LorentzLatentSpace::distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const {
-  return lorentz::pairwise_distances(A, B);
-}
-
-void LorentzLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
-  lorentz::retract_rows(X, step);
-}
-
-// Tangent vectors are space-like: <v, v>_L >= 0 is their squared length.
-Vector LorentzLatentSpace::tangent_squared_norms(const ConstMatrixRef&, const ConstMatrixRef& V) const {
-  return lorentz::minkowski_dot_rows(V, V);
-}
-
-void LorentzLatentSpace::transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const {
-  lorentz::parallel_transport_rows(from, to, V);
-}
-
-Vector LorentzLatentSpace::chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const {
-  Vector norms(X.rows());
-  for (Index n = 0; n < X.rows(); ++n)
-    norms[n] = lorentz::chart_gradient(X.row(n).transpose(), G.row(n).transpose()).norm();
-  return norms;
 }
 
 // The wrapped normal's maps run over the whole row block (every row and sample, every step) through
@@ -113,7 +77,7 @@ void LorentzLatentSpace::kl_to_prior_backward(const ConstMatrixRef& location, co
   // The estimate depends on the samples as well: without somewhere to put that part, the
   // gradient would be silently incomplete.
   require(d_samples != nullptr, "the lorentz KL estimate needs d_samples (its samples' part of the gradient)",
-          {"", "model.latent_space", "lorentz"});
+          {"", "model.latent_space", name()});
   if (d_samples->rows() != samples.rows() || d_samples->cols() != samples.cols())
     d_samples->setZero(samples.rows(), samples.cols());
   const Index n = samples.rows();

@@ -4,39 +4,29 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/sphere_geometry.hpp"
+#include "gplvm/manifold/sphere_geometry.hpp"
 
 namespace gplvm {
 namespace {
 
 void require_columns(const ConstMatrixRef& M, Index expected, const char* what) {
   if (M.cols() != expected)
-    throw InputError(std::string("sphere latent space: ") + what + " has the wrong number of columns",
-                     {"", "model.latent_dim", std::to_string(M.cols())});
+    throw InputError(
+        std::string(kSphereSpace) + " latent space: " + what + " has the wrong number of columns",
+        {"", "model.latent_dim", std::to_string(M.cols())});
 }
 
 [[noreturn]] void no_posterior() {
   throw InputError(
       "the sphere latent space has no posterior family (Bayesian latents: bayesian_sas, bayesian_gplvm); "
       "use a model with point latents (sas, exact, sparse_gplvm) or another model.latent_space",
-      {"", "model.latent_space", "sphere"});
+      {"", "model.latent_space", kSphereSpace});
 }
 
 }  // namespace
 
-SphereLatentSpace::SphereLatentSpace(Index intrinsic_dim) : dim_(intrinsic_dim) {
-  require(intrinsic_dim >= 1, "latent dimension must be at least 1",
-          {"", "model.latent_dim", std::to_string(intrinsic_dim)});
-}
-
-Index SphereLatentSpace::first_row_outside(const ConstMatrixRef& X, double tolerance) const {
-  if (X.cols() != ambient_dim()) return X.rows() > 0 ? 0 : -1;
-  return sphere::first_row_off_sphere(X, tolerance);
-}
-
-Matrix SphereLatentSpace::distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const {
-  return sphere::pairwise_angles(A, B);
-}
+SphereLatentSpace::SphereLatentSpace(Index intrinsic_dim)
+    : dim_(checked_latent_dim(intrinsic_dim)), manifold_(intrinsic_dim + 1) {}
 
 void SphereLatentSpace::from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const {
   require_columns(V, dim_, "tangent vectors at the origin");
@@ -61,23 +51,6 @@ void SphereLatentSpace::from_start_components(const ConstMatrixRef& P, Matrix& X
       X(n, 0) = 1.0;
     }
   }
-}
-
-void SphereLatentSpace::riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const {
-  sphere::project_tangent_rows(X, G);
-}
-
-void SphereLatentSpace::retract(MatrixRef X, const ConstMatrixRef& step) const {
-  sphere::retract_rows(X, step);
-}
-
-// The round metric is the ambient one on tangent vectors.
-Vector SphereLatentSpace::tangent_squared_norms(const ConstMatrixRef&, const ConstMatrixRef& V) const {
-  return sphere::squared_norm_rows(V);
-}
-
-void SphereLatentSpace::transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const {
-  sphere::parallel_transport_rows(from, to, V);
 }
 
 void SphereLatentSpace::sample_posterior(const ConstMatrixRef&, const ConstMatrixRef&, const ConstMatrixRef&,

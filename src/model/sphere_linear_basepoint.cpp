@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
 
 namespace gplvm {
 namespace {

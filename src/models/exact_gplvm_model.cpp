@@ -136,7 +136,7 @@ ExactGplvmConfig exact_gplvm_config(const Config& c, Index data_dim) {
   e.gp.grid_rows = static_cast<int>(c.get_int("exact.grid_rows"));
   e.gp.grid_cols = static_cast<int>(c.get_int("exact.grid_cols"));
   e.linear_basepoint = c.get_string("model.basepoint") == "linear";
-  require(!e.linear_basepoint || e.decoder.latent_space == "euclidean",
+  require(!e.linear_basepoint || !latent_space_is(e.decoder.latent_space, &LatentSpace::is_curved),
           "model.basepoint = \"linear\" takes Euclidean latents (m(x) = Exp_mu0(B0 A x))",
           {"", "model.latent_space", e.decoder.latent_space});
   return e;

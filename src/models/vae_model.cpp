@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/models/mlp_parameters.hpp"
 #include "gplvm/models/vae_training_step.hpp"
 
@@ -27,7 +28,7 @@ VaeModel::VaeModel(VaeConfig config, std::uint64_t seed, std::uint64_t num_data,
              .local_rows = local_rows,
              .data_dim = config.data_dim,
              .seed = seed,
-             .latents = {LatentKind::amortised, true, config.latent_dim, "euclidean"}}),
+             .latents = {LatentKind::amortised, true, config.latent_dim, kEuclideanSpace}}),
       elbo_(std::move(config)),
       layout_(static_cast<Index>(local_rows)),
       reproducible_sums_(reproducible_sums) {

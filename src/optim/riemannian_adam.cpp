@@ -8,10 +8,10 @@
 
 namespace gplvm {
 
-RiemannianAdam::RiemannianAdam(const PointManifold& manifold, Index num_points, AdamOptions options)
+RiemannianAdam::RiemannianAdam(const Manifold& manifold, Index num_points, AdamOptions options)
     : manifold_(manifold),
       options_(options),
-      first_moment_(Matrix::Zero(num_points, manifold.point_dim())),
+      first_moment_(Matrix::Zero(num_points, manifold.ambient_dim())),
       second_moment_(Vector::Zero(num_points)) {
   validate_adam_options(options);
 }
@@ -42,7 +42,7 @@ void RiemannianAdam::ascend(MatrixRef points, const ConstMatrixRef& objective_gr
   gradient_ = objective_gradient;
   manifold_.riemannian_gradient(points, gradient_);
   first_moment_ = b1 * first_moment_ + (1.0 - b1) * gradient_;
-  second_moment_ = b2 * second_moment_ + (1.0 - b2) * manifold_.squared_norms(points, gradient_);
+  second_moment_ = b2 * second_moment_ + (1.0 - b2) * manifold_.tangent_squared_norms(points, gradient_);
   ++steps_;
   const double correction1 = 1.0 - std::pow(b1, static_cast<double>(steps_));
   const double correction2 = 1.0 - std::pow(b2, static_cast<double>(steps_));

@@ -1,14 +1,19 @@
 #include "gplvm/run/manifold_data.hpp"
 
+#include <algorithm>
+
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
+#include "gplvm/model/sphere_linear_basepoint.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/train/tangent_chart_file.hpp"
 
 namespace gplvm {
 
-void require_rows_on_manifold(const OutputManifold& manifold, const DataRef& rows, std::uint64_t row_begin,
+void require_rows_on_manifold(const Manifold& manifold, const DataRef& rows, std::uint64_t row_begin,
                               const std::string& file, double tolerance) {
   const OffManifoldRow bad = first_off_manifold_row(manifold, rows, tolerance);
   if (bad.row < 0) return;
@@ -21,8 +26,9 @@ void require_rows_on_manifold(const OutputManifold& manifold, const DataRef& row
 DatasetLayout manifold_dataset_layout(const std::string& output_space, const RowMatrix& Y,
                                       const std::vector<std::uint64_t>& row_shape, const std::string& file,
                                       double tolerance) {
-  std::unique_ptr<OutputManifold> manifold;
+  std::unique_ptr<Manifold> manifold;
   try {
+    require_output_manifold(output_space, "--output-space");
     manifold = make_output_manifold(output_space, Y.cols(), "--output-space");
   } catch (InputError& e) {
     throw InputError(e.reason(), {file, e.context().key, e.context().value});
@@ -47,13 +53,13 @@ std::optional<TangentChart> read_run_chart(const std::string& run_path, const Co
 void apply_run_chart(const std::optional<TangentChart>& chart, DistributedDataset& data,
                      const Communicator& comm) {
   if (!chart) return;
-  const OutputManifold& manifold = *chart->manifold;
-  require(data.cols == static_cast<std::uint64_t>(manifold.data_dim()) &&
-              data.local.cols() == manifold.data_dim(),
+  const Manifold& manifold = *chart->manifold;
+  require(data.cols == static_cast<std::uint64_t>(manifold.ambient_dim()) &&
+              data.local.cols() == manifold.ambient_dim(),
           "data rows do not fit the run's output space " + manifold.name(),
           {data.file, data.path,
            std::to_string(data.cols) + " numbers per row, the run's points have " +
-               std::to_string(manifold.data_dim())});
+               std::to_string(manifold.ambient_dim())});
   const std::uint64_t begin = data.partition.begin(comm.rank());
   comm.all_or_none([&] {
     require_rows_on_manifold(manifold, data.local, begin, data.file);
@@ -92,9 +98,9 @@ void require_basepoint_supported(const Config& config) {
                     output_space = config.get_string("model.output_space"),
                     kind = config.get_string("model.kind");
   if (basepoint == "constant") return;
-  require(output_space == "sphere",
-          "model.basepoint = \"" + basepoint + "\" is defined on model.output_space = \"sphere\" only; \"" +
-              output_space + "\" takes the constant basepoint",
+  require(output_space == kLinearBasepointSpace,
+          "model.basepoint = \"" + basepoint + "\" is defined on model.output_space = \"" +
+              kLinearBasepointSpace + "\" only; \"" + output_space + "\" takes the constant basepoint",
           {"", "model.basepoint", basepoint});
   require(model_kind(kind).linear_basepoint,
           "model.basepoint = \"linear\" is trained by model.kind " +
@@ -109,11 +115,35 @@ void require_basepoint_supported(const Config& config) {
           {"", "model.basepoint", basepoint});
 }
 
+namespace {
+
+bool is_registered_output_space(const std::string& name) {
+  const std::vector<std::string> known = registered_output_spaces();
+  return std::find(known.begin(), known.end(), name) != known.end();
+}
+
+bool is_flat_output_space(const std::string& name) {
+  return is_registered_output_space(name) && !output_space_is(name, &Manifold::is_curved);
+}
+
+// Whether two output spaces have the same points for rows of `width` numbers.
+bool same_points(const std::string& a, const std::string& b, Index width) {
+  if (a == b) return true;
+  if (!is_registered_output_space(a) || !is_registered_output_space(b)) return false;
+  try {
+    return make_output_manifold(a, width)->point_set() == make_output_manifold(b, width)->point_set();
+  } catch (const InputError&) {
+    return false;  // a width that one of them has no points of
+  }
+}
+
+}  // namespace
+
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm) {
   const Hdf5ResultReader reader(file, comm.raw());
   return reader.has_attribute(path, kOutputSpaceAttribute)
              ? reader.read_attribute_string(path, kOutputSpaceAttribute)
-             : std::string("euclidean");
+             : std::string(kEuclideanSpace);
 }
 
 TangentChart map_training_data_to_tangent(DistributedDataset& data, const std::string& output_space,
@@ -121,12 +151,12 @@ TangentChart map_training_data_to_tangent(DistributedDataset& data, const std::s
   require(data.local_f32.size() == 0 || data.local.size() > 0,
           "data on an output manifold are trained in float64 only", {"", "model.precision", "float32"});
   const std::string stored = dataset_output_space(data.file, data.path, comm);
-  // Both SPD metrics are metrics on the same points: the data's SPD label fits either.
-  const bool both_spd = stored.rfind("spd_", 0) == 0 && output_space.rfind("spd_", 0) == 0;
-  if (stored != "euclidean" && stored != output_space && !both_spd)
+  // Data labelled R^D fit any space (its check follows); otherwise the label must name the same
+  // points, under this metric or another (both SPD metrics are metrics on the same matrices).
+  if (!is_flat_output_space(stored) && !same_points(stored, output_space, static_cast<Index>(data.cols)))
     throw InputError("the data set names output space '" + stored + "', the configuration another",
                      {data.file, "model.output_space", output_space});
-  std::shared_ptr<const OutputManifold> manifold =
+  std::shared_ptr<const Manifold> manifold =
       make_output_manifold(output_space, static_cast<Index>(data.cols), "model.output_space");
   const std::uint64_t begin = data.partition.begin(comm.rank());
   comm.all_or_none([&] { require_rows_on_manifold(*manifold, data.local, begin, data.file); });

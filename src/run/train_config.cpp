@@ -5,9 +5,10 @@
 #include <sstream>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/latent_space.hpp"
-#include "gplvm/model/output_manifold.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
@@ -98,13 +99,6 @@ void require_kind_specific_keys(const Config& c) {
       {"", "model.kind", kind_name});
 }
 
-// model.output_space's values: euclidean data, or a registered output manifold.
-std::vector<std::string> output_space_names() {
-  std::vector<std::string> names = {"euclidean"};
-  for (const std::string& name : output_manifold_names()) names.push_back(name);
-  return names;
-}
-
 // optim.method's help and values: "auto" and every registered method.
 std::string fitting_method_help() {
   std::string text =
@@ -156,7 +150,7 @@ ConfigSchema train_config_schema() {
                   "model.latent_space = \"sphere\"",
                   {R::non_empty()})
       .add_string(
-          "model.latent_space", "euclidean",
+          "model.latent_space", kEuclideanSpace,
           "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
           "space H^Q, Q + 1 coordinates per latent, with the hyperboloid_exp kernel: sas and "
           "bayesian_sas with amortised or free latents, exact, and sparse_gplvm / bayesian_gplvm with "
@@ -170,12 +164,12 @@ ConfigSchema train_config_schema() {
                   "deprecated and ignored: the data term is Gaussian, on the data (model.output_space = "
                   "euclidean) or on a manifold's tangent coordinates (model.output_space)",
                   {R::one_of({"gaussian"})})
-      .add_string("model.output_space", "euclidean",
+      .add_string("model.output_space", kEuclideanSpace,
                   "where the data live: euclidean (R^D), or a manifold for a wrapped GPLVM with a constant "
                   "basepoint (exact, sas, bayesian_sas): sphere (rows are unit vectors), kendall (planar "
                   "shapes, k x 2 landmarks), spd_log_euclidean or spd_affine (n x n SPD matrices); the "
                   "model is trained on tangent coordinates at the data's Frechet mean",
-                  {R::one_of(output_space_names())})
+                  {R::one_of(registered_output_spaces())})
       .add_string("model.basepoint", "constant",
                   "wrapped GPLVM basepoint: constant (the Frechet mean mu0 of the training data) or linear "
                   "(m(x) = Exp_mu0(B0 A x), A a D x Q map into the tangent space at mu0, learnt with the "

@@ -9,8 +9,10 @@
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/spd_matrix_functions.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
+#include "gplvm/manifold/kendall_shape_space.hpp"
+#include "gplvm/manifold/spd_log_euclidean.hpp"
+#include "gplvm/manifold/spd_matrix_functions.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
 
 namespace gplvm {
 namespace {
@@ -82,7 +84,7 @@ SyntheticData sphere_curve(Index N, std::uint64_t seed, double noise) {
     data.labels[static_cast<std::size_t>(n)] = bin_of(t, 0.0, 2.0 * kPi, 6);
   }
   data.point_shape = {3};
-  data.output_space = "sphere";
+  data.output_space = kSphereSpace;
   data.description =
       "sphere_curve: N=" + std::to_string(N) + " seed=" + std::to_string(seed) + " noise=" + str(noise);
   return data;
@@ -114,7 +116,7 @@ SyntheticData planar_shapes(Index N, Index landmarks, std::uint64_t seed, double
     data.labels[static_cast<std::size_t>(n)] = (a > 0) + 2 * (b > 0);
   }
   data.point_shape = {static_cast<std::uint64_t>(landmarks), 2};
-  data.output_space = "kendall";
+  data.output_space = kKendallSpace;
   data.description = "shapes: N=" + std::to_string(N) + " landmarks=" + std::to_string(landmarks) +
                      " seed=" + std::to_string(seed) + " noise=" + str(noise);
   return data;
@@ -139,7 +141,7 @@ SyntheticData spd_tensors(Index N, std::uint64_t seed, double noise) {
     data.labels[static_cast<std::size_t>(n)] = bin_of(fractional_anisotropy(observed), 0.0, 1.0, 5);
   }
   data.point_shape = {3, 3};
-  data.output_space = "spd_log_euclidean";
+  data.output_space = kSpdLogEuclideanSpace;
   data.description =
       "spd_tensors: N=" + std::to_string(N) + " seed=" + std::to_string(seed) + " noise=" + str(noise);
   return data;
@@ -176,7 +178,7 @@ SyntheticData spd_covariances(Index N, std::uint64_t seed, double noise) {
     data.labels[static_cast<std::size_t>(n)] = bin_of(t, 0.0, 1.0, 5);
   }
   data.point_shape = {10, 10};
-  data.output_space = "spd_log_euclidean";
+  data.output_space = kSpdLogEuclideanSpace;
   data.description =
       "spd_covariances: N=" + std::to_string(N) + " seed=" + std::to_string(seed) + " noise=" + str(noise);
   return data;

@@ -8,7 +8,7 @@ namespace gplvm {
 
 PointRowsAdam::PointRowsAdam(const Model& model, AdamOptions options)
     : model_(model),
-      manifold_(*model.curved_point_space()),
+      manifold_(model.curved_point_space()->manifold()),
       point_cols_(model.curved_point_space()->ambient_dim()),
       local_offset_(model.curved_local_points_offset()),
       shared_(model.curved_shared_points()),

@@ -8,7 +8,6 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/models/active_set.hpp"
-#include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
 
 namespace gplvm {
@@ -28,8 +27,8 @@ constexpr double kPaperRefreshRate = 1e-3;
 // is not a parameter.
 class ParameterSplit {
  public:
-  ParameterSplit(const Model& model, const LatentSpace& space)
-      : model_(model), point_cols_(space.ambient_dim()), shared_points_(model.curved_shared_points()) {
+  ParameterSplit(const Model& model, const Manifold& manifold)
+      : model_(model), point_cols_(manifold.ambient_dim()), shared_points_(model.curved_shared_points()) {
     std::vector<bool> excluded(static_cast<std::size_t>(model.num_shared_parameters()), false);
     for (const Model::SharedPoints& block : {shared_points_, model.active_set().points})
       for (Index i = 0; i < block.rows * point_cols_; ++i) excluded[block.offset + i] = true;
@@ -91,39 +90,39 @@ struct PointGradient {
   Matrix points, riemannian;
 };
 
-PointGradient riemannian_of(const LatentSpace& space, Matrix points, Matrix ambient) {
-  space.riemannian_gradient(points, ambient);
+PointGradient riemannian_of(const Manifold& manifold, Matrix points, Matrix ambient) {
+  manifold.riemannian_gradient(points, ambient);
   return {std::move(points), std::move(ambient)};
 }
 
 // The norm of the whole gradient (Riemannian for the points), summed over the ranks; the replicated
 // parts counted once.
-double gradient_norm(const Communicator& comm, const LatentSpace& space, const PointGradient& local_points,
+double gradient_norm(const Communicator& comm, const Manifold& manifold, const PointGradient& local_points,
                      const PointGradient& shared_points, const Vector& euclidean_gradient, Index shared) {
-  double local = space.tangent_squared_norms(local_points.points, local_points.riemannian).sum() +
+  double local = manifold.tangent_squared_norms(local_points.points, local_points.riemannian).sum() +
                  euclidean_gradient.tail(euclidean_gradient.size() - shared).squaredNorm();
   if (comm.is_root())
     local += euclidean_gradient.head(shared).squaredNorm() +
-             space.tangent_squared_norms(shared_points.points, shared_points.riemannian).sum();
+             manifold.tangent_squared_norms(shared_points.points, shared_points.riemannian).sum();
   return std::sqrt(comm.allreduce_sum(local));
 }
 
 // The paper's clipping: each point's step is its Riemannian gradient scaled so that the chart
-// gradient (on the hyperboloid the derivative along the coordinates x~ of lift(x~); the space
-// says, LatentSpace::chart_gradient_norms) has Euclidean norm at most 1.
-void clip_chart_gradients(const LatentSpace& space, const Matrix& points, const Matrix& ambient,
+// gradient (on the hyperboloid the derivative along the coordinates x~ of lift(x~); the manifold
+// says, Manifold::chart_gradient_norms) has Euclidean norm at most 1.
+void clip_chart_gradients(const Manifold& manifold, const Matrix& points, const Matrix& ambient,
                           Matrix& riemannian) {
-  const Vector norms = space.chart_gradient_norms(points, ambient);
+  const Vector norms = manifold.chart_gradient_norms(points, ambient);
   for (Index n = 0; n < points.rows(); ++n)
     if (norms[n] > 1.0) riemannian.row(n) /= norms[n];
 }
 
 // The paper's clipped step of a point block along its Riemannian gradient at `rate`.
-void paper_point_step(const LatentSpace& space, Matrix& points, const Matrix& ambient, double rate) {
+void paper_point_step(const Manifold& manifold, Matrix& points, const Matrix& ambient, double rate) {
   Matrix step = ambient;
-  space.riemannian_gradient(points, step);
-  clip_chart_gradients(space, points, ambient, step);
-  space.retract(points, rate * step);
+  manifold.riemannian_gradient(points, step);
+  clip_chart_gradients(manifold, points, ambient, step);
+  manifold.retract(points, rate * step);
 }
 
 // The paper's Bayesian code steps each latent's standard deviation sigma = exp(theta / 2) for a
@@ -155,8 +154,8 @@ class RiemannianRun {
         objective_(objective),
         comm_(comm),
         options_(options),
-        space_(*model.curved_point_space()),
-        split_(model, space_) {}
+        manifold_(model.curved_point_space()->manifold()),
+        split_(model, manifold_) {}
 
   FullBatchResult run(const Vector& initial) {
     Iterate now{initial, Vector(), 0.0};
@@ -179,8 +178,8 @@ class RiemannianRun {
  private:
   void report(int iteration, const Iterate& at) {
     result_.gradient_norm = gradient_norm(
-        comm_, space_, riemannian_of(space_, split_.points(at.params), split_.points(at.gradient)),
-        riemannian_of(space_, split_.shared_points(at.params), split_.shared_points(at.gradient)),
+        comm_, manifold_, riemannian_of(manifold_, split_.points(at.params), split_.points(at.gradient)),
+        riemannian_of(manifold_, split_.shared_points(at.params), split_.shared_points(at.gradient)),
         split_.euclidean(at.gradient), split_.euclidean_shared());
     if (options_.on_iteration) options_.on_iteration(iteration, at.value, result_.gradient_norm);
   }
@@ -239,11 +238,10 @@ class RiemannianRun {
   }
 
   void run_adam(Iterate& now) {
-    const LatentSpaceManifold manifold(space_);
     Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
     Vector euclidean = split_.euclidean(now.params);
-    RiemannianAdam point_adam(manifold, points.rows(), options_.adam);
-    RiemannianAdam shared_point_adam(manifold, shared_points.rows(), options_.adam);
+    RiemannianAdam point_adam(manifold_, points.rows(), options_.adam);
+    RiemannianAdam shared_point_adam(manifold_, shared_points.rows(), options_.adam);
     Adam euclidean_adam(euclidean.size(), options_.adam);
     for (int iteration = 1;; ++iteration) {
       point_adam.ascend(points, split_.points(now.gradient));
@@ -272,8 +270,8 @@ class RiemannianRun {
   // once the first kPaperHeldVarianceIterations iterations have passed.
   Vector paper_trial(const Iterate& now, double rate, int iteration) const {
     Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
-    paper_point_step(space_, points, split_.points(now.gradient), rate);
-    paper_point_step(space_, shared_points, split_.shared_points(now.gradient), rate);
+    paper_point_step(manifold_, points, split_.points(now.gradient), rate);
+    paper_point_step(manifold_, shared_points, split_.shared_points(now.gradient), rate);
     Vector euclidean = split_.euclidean(now.params);
     const Vector gradient = split_.euclidean(now.gradient);
     const Index shared = split_.euclidean_shared();
@@ -319,7 +317,7 @@ class RiemannianRun {
   const FullBatchObjective& objective_;
   const Communicator& comm_;
   RiemannianFullBatchOptions options_;
-  const LatentSpace& space_;
+  const Manifold& manifold_;
   ParameterSplit split_;
   FullBatchResult result_;
   std::int64_t evaluations_ = 0;

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "gplvm/linalg/cholesky.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/sphere_linear_basepoint.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
 #include "support/cli_runner.hpp"
 #include "support/hdf5_fixture.hpp"
 

@@ -11,9 +11,10 @@
 #include <vector>
 
 #include "gplvm/core/counter_rng.hpp"
+#include "gplvm/manifold/manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/gp_prior_sample.hpp"
-#include "gplvm/model/output_manifold.hpp"
 #include "support/cli_runner.hpp"
 #include "support/hdf5_fixture.hpp"
 
@@ -40,7 +41,7 @@ RowMatrix wrapped_gp_points(Index n, std::uint64_t seed) {
   for (Index i = 0; i < n; ++i) x(i, 0) = -2.0 + 4.0 * rng.uniform(RngPurpose::test, 0, 0, i);
   const EqArdKernel kernel(0.1, 0.7, 1);
   const RowMatrix tangent = sample_gp_outputs(kernel, 0.004, x, kTangentDim, rng, 1);
-  const std::unique_ptr<OutputManifold> sphere = make_output_manifold("sphere", kTangentDim + 1);
+  const std::unique_ptr<Manifold> sphere = make_output_manifold("sphere", kTangentDim + 1);
   Vector pole = Vector::Zero(kTangentDim + 1);
   pole[0] = 1.0;
   RowMatrix points(n, kTangentDim + 1);
@@ -61,7 +62,7 @@ void write_sphere_data(const std::string& file, const RowMatrix& points) {
 // the row itself.
 std::vector<double> sample_fractions(const RowMatrix& truth, const RowMatrix& mean,
                                      const RowMatrix& samples) {
-  const std::unique_ptr<OutputManifold> sphere = make_output_manifold("sphere", truth.cols());
+  const std::unique_ptr<Manifold> sphere = make_output_manifold("sphere", truth.cols());
   const Index width = truth.cols();
   std::vector<double> f;
   for (Index i = 0; i < truth.rows(); ++i) {

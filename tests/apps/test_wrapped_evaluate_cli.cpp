@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "gplvm/model/output_manifold.hpp"
+#include "gplvm/manifold/manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "support/cli_runner.hpp"
 #include "support/hdf5_fixture.hpp"
 #include "support/python_reference.hpp"
@@ -119,7 +120,7 @@ TEST(WrappedPredictCli, SamplesLieOnTheManifoldAndDoNotDependOnTheRankCount) {
   ASSERT_EQ(s1.rows(), 30);
   ASSERT_EQ(s1.cols(), 40 * 9);
   EXPECT_EQ((s1 - s3).cwiseAbs().maxCoeff(), 0.0);
-  const std::unique_ptr<OutputManifold> m = make_output_manifold("spd_log_euclidean", 9);
+  const std::unique_ptr<Manifold> m = make_output_manifold("spd_log_euclidean", 9);
   const RowMatrix mean = read_fixture_matrix(dir / "p1.h5", "/predictive/mean");
   const std::vector<double> variance = read_fixture_vector(dir / "p1.h5", "/predictive/variance");
   // Log-Euclidean: the squared distance to the mean is s^2 times a chi-square with 6 degrees of

@@ -10,8 +10,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "gplvm/model/output_manifold.hpp"
-#include "gplvm/model/tangent_chart.hpp"
+#include "gplvm/manifold/manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "support/cli_runner.hpp"
 #include "support/hdf5_fixture.hpp"
 #include "support/test_support.hpp"
@@ -76,7 +77,7 @@ TEST(WrappedPredictCli, MeanPredictionsLieOnTheManifoldInTheDataLayout) {
     const RowMatrix points = read_rows_any_rank(dir / data, "/Y", data_dims);
     EXPECT_EQ(dims, data_dims) << c.space;
     const std::vector<double> mu = read_fixture_vector(dir / run, "/output_space/basepoint");
-    const std::shared_ptr<const OutputManifold> m = make_output_manifold(c.space, points.cols());
+    const std::shared_ptr<const Manifold> m = make_output_manifold(c.space, points.cols());
     const TangentChart chart = TangentChart::at(m, Eigen::Map<const Vector>(mu.data(), mu.size()));
     const RowMatrix pushed = chart.points(read_fixture_matrix(dir / pred, "/predictive/tangent_mean"));
     double to_data = 0, to_mean = 0;

@@ -12,8 +12,8 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/eval/embedding_metrics.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/model/euclidean_latent_space.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
 #include "support/lorentz_points.hpp"
 #include "support/python_reference.hpp"
@@ -54,7 +54,8 @@ TEST(EmbeddingMetrics, EuclideanMetricsMatchScikitLearnAndScipy) {
       "print(cross_val_score(KNeighborsClassifier(5), E, y, cv=LeaveOneOut()).mean())\n",
       {X, E, as_column(labels), codes});
   if (ref.size() != 5) GTEST_SKIP() << "python3 with numpy, scipy and scikit-learn is not available";
-  const Matrix DX = pairwise_euclidean_distances(X), DE = EuclideanLatentSpace(E.cols()).distances(E, E);
+  const Matrix DX = pairwise_euclidean_distances(X),
+               DE = EuclideanLatentSpace(E.cols()).manifold().distances(E, E);
   EXPECT_NEAR(trustworthiness(DX, DE, k), ref[0], 1e-12);
   EXPECT_NEAR(continuity(DX, DE, k), ref[1], 1e-12);
   EXPECT_NEAR(spearman_correlation(pair_values(DX), pair_values(DE)), ref[2], 1e-12);
@@ -71,7 +72,7 @@ TEST(EmbeddingMetrics, LorentzMetricsUseGeodesicDistances) {
   const Matrix L = random_lorentz_points(n, 2, 4, 1.5);
   const Matrix X = L.rightCols(2) * random_normal(2, 6, 5) + 0.3 * random_normal(n, 6, 6);
   const Matrix codes = (random_normal(n, 5, 7).array() > 0).cast<double>();
-  ASSERT_LT(LorentzLatentSpace(2).first_row_outside(L, 1e-8), 0);
+  ASSERT_LT(LorentzLatentSpace(2).manifold().first_row_outside(L, 1e-8), 0);
   const std::vector<double> ref = python_reference(
       "from scipy.spatial.distance import pdist, squareform\n"
       "from scipy.stats import pearsonr, spearmanr\n"
@@ -84,7 +85,7 @@ TEST(EmbeddingMetrics, LorentzMetricsUseGeodesicDistances) {
       "print(pearsonr(squareform(D, checks=False), pdist(C, 'cityblock'))[0])\n",
       {L, X, codes});
   if (ref.size() != 3) GTEST_SKIP() << "python3 with numpy, scipy and scikit-learn is not available";
-  const Matrix DX = pairwise_euclidean_distances(X), DL = LorentzLatentSpace(2).distances(L, L);
+  const Matrix DX = pairwise_euclidean_distances(X), DL = LorentzLatentSpace(2).manifold().distances(L, L);
   EXPECT_NEAR(continuity(DX, DL, k), ref[0], 1e-12);
   EXPECT_NEAR(spearman_correlation(pair_values(DX), pair_values(DL)), ref[1], 1e-12);
   EXPECT_NEAR(pearson_correlation(pair_values(DL), pair_values(pairwise_hamming_distances(codes))), ref[2],
@@ -103,15 +104,15 @@ TEST(EmbeddingMetrics, ExactCases) {
   EXPECT_THROW(trustworthiness(D, D, 15), InputError);  // k must be below N / 2
   // Points on the hyperboloid are recognised; the same numbers off it are not.
   Matrix L = random_lorentz_points(10, 2, 9);
-  EXPECT_LT(LorentzLatentSpace(2).first_row_outside(L, 1e-8), 0);
+  EXPECT_LT(LorentzLatentSpace(2).manifold().first_row_outside(L, 1e-8), 0);
   L(3, 0) += 1e-3;
-  EXPECT_EQ(LorentzLatentSpace(2).first_row_outside(L, 1e-8), 3);
-  EXPECT_EQ(LorentzLatentSpace(3).first_row_outside(X, 1e-8), 0);
+  EXPECT_EQ(LorentzLatentSpace(2).manifold().first_row_outside(L, 1e-8), 3);
+  EXPECT_EQ(LorentzLatentSpace(3).manifold().first_row_outside(X, 1e-8), 0);
   // Rows so large that the Minkowski square overflows are no points either.
   Matrix huge = Matrix::Zero(2, 3);
   huge(0, 0) = 1e300;
   huge(1, 0) = 2e300;
-  EXPECT_EQ(LorentzLatentSpace(2).first_row_outside(huge, 1e-8), 0);
+  EXPECT_EQ(LorentzLatentSpace(2).manifold().first_row_outside(huge, 1e-8), 0);
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/model/hyperboloid_exp_kernel.hpp"
 #include "gplvm/model/kernel_registry.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
 #include "support/lorentz_points.hpp"
 
 namespace gplvm {

@@ -26,10 +26,10 @@ TEST(EuclideanLatentSpace, MapsAreTheIdentityAndTheReparameterisation) {
   space->sample_posterior(V, var, eps, X);
   EXPECT_LT((X - (V.array() + var.array().sqrt() * eps.array()).matrix()).norm(), 1e-14);
   Matrix moved = V;
-  space->retract(moved, eps);
+  space->manifold().retract(moved, eps);
   EXPECT_LT((moved - (V + eps)).norm(), 1e-15);
   Matrix G = eps;
-  space->riemannian_gradient(V, G);
+  space->manifold().riemannian_gradient(V, G);
   EXPECT_EQ((G - eps).norm(), 0.0);
 }
 

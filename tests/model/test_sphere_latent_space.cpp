@@ -9,7 +9,7 @@
 #include <numbers>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/sphere_geometry.hpp"
+#include "gplvm/manifold/sphere_geometry.hpp"
 #include "gplvm/model/sphere_latent_space.hpp"
 #include "support/test_support.hpp"
 
@@ -119,7 +119,7 @@ TEST(SphereLatentSpace, FromOriginTangentIsTheExpMapAtTheNorthPoleWithItsAdjoint
     const double r = V.row(i).norm();
     ASSERT_LT(r, std::numbers::pi);
     // The geodesic distance to the pole is |v|, and the point lies along v.
-    EXPECT_NEAR(space.distances(pole.transpose(), X.row(i))(0, 0), r, 1e-14);
+    EXPECT_NEAR(space.manifold().distances(pole.transpose(), X.row(i))(0, 0), r, 1e-14);
     EXPECT_NEAR(X(i, 0), std::cos(r), 1e-15);
     if (r > 0) {
       EXPECT_LT((X.row(i).tail(kQ) - std::sin(r) / r * V.row(i)).norm(), 1e-15);
@@ -179,22 +179,22 @@ TEST(SphereLatentSpace, StartsFromQPlusOnePrincipalComponentsProjectedOntoTheSph
 TEST(SphereLatentSpace, MembershipIsTheUnitNormWithinTheTolerance) {
   const SphereLatentSpace space(kQ);
   Matrix X = random_sphere_points(5, kQ, 5);
-  EXPECT_EQ(space.first_row_outside(X, 1e-12), -1);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e-12), -1);
   X.row(3) *= 1.0 + 1e-6;
-  EXPECT_EQ(space.first_row_outside(X, 1e-8), 3);
-  EXPECT_EQ(space.first_row_outside(X, 1e-5), -1);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e-8), 3);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e-5), -1);
   X.row(1) *= 0.5;
-  EXPECT_EQ(space.first_row_outside(X, 1e-5), 1);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e-5), 1);
   X = random_sphere_points(4, kQ, 6);
   X(2, 1) = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(space.first_row_outside(X, 1.0), 2);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1.0), 2);
   X = random_sphere_points(4, kQ, 6);
   X(0, 0) = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(space.first_row_outside(X, 1e300), 0);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e300), 0);
   X.row(0).setConstant(1e300);  // the norm overflows
-  EXPECT_EQ(space.first_row_outside(X, 1e300), 0);
-  EXPECT_EQ(space.first_row_outside(Matrix::Ones(3, kQ), 1e-8), 0);  // Q coordinates: not points
-  EXPECT_EQ(space.first_row_outside(Matrix(0, kQ + 1), 1e-8), -1);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e300), 0);
+  EXPECT_EQ(space.manifold().first_row_outside(Matrix::Ones(3, kQ), 1e-8), 0);  // Q coordinates: not points
+  EXPECT_EQ(space.manifold().first_row_outside(Matrix(0, kQ + 1), 1e-8), -1);
 }
 
 // Against arccos <x, y> where it is well conditioned, and at the ends, where it is not: nearby
@@ -202,7 +202,7 @@ TEST(SphereLatentSpace, MembershipIsTheUnitNormWithinTheTolerance) {
 TEST(SphereLatentSpace, DistancesAreTheGeodesicAngle) {
   const SphereLatentSpace space(kQ);
   const Matrix A = random_sphere_points(6, kQ, 7), B = random_sphere_points(4, kQ, 8);
-  const Matrix D = space.distances(A, B);
+  const Matrix D = space.manifold().distances(A, B);
   ASSERT_EQ(D.rows(), 6);
   ASSERT_EQ(D.cols(), 4);
   for (Index i = 0; i < 6; ++i)
@@ -213,10 +213,11 @@ TEST(SphereLatentSpace, DistancesAreTheGeodesicAngle) {
   for (const double t : {1e-9, 1e-5, 0.3, 2.5, 3.1}) {
     const Matrix moved = move_along(A, T, t);
     for (Index i = 0; i < 6; ++i)
-      EXPECT_NEAR(space.distances(A.row(i), moved.row(i))(0, 0), t, 1e-15 + 1e-14 * t) << "t = " << t;
+      EXPECT_NEAR(space.manifold().distances(A.row(i), moved.row(i))(0, 0), t, 1e-15 + 1e-14 * t)
+          << "t = " << t;
   }
-  EXPECT_NEAR(space.distances(A.row(0), -A.row(0))(0, 0), std::numbers::pi, 1e-15);
-  EXPECT_EQ(space.distances(A.row(0), A.row(0))(0, 0), 0.0);
+  EXPECT_NEAR(space.manifold().distances(A.row(0), -A.row(0))(0, 0), std::numbers::pi, 1e-15);
+  EXPECT_EQ(space.manifold().distances(A.row(0), A.row(0))(0, 0), 0.0);
 }
 
 // F(x) = sum_n w_n . x_n: its Riemannian gradient is tangent and pairs with every tangent
@@ -225,7 +226,7 @@ TEST(SphereLatentSpace, RiemannianGradientIsTheTangentProjection) {
   const SphereLatentSpace space(kQ);
   const Matrix X = random_sphere_points(5, kQ, 10), W = random_normal(5, kQ + 1, 11);
   Matrix G = W;
-  space.riemannian_gradient(X, G);
+  space.manifold().riemannian_gradient(X, G);
   const Matrix Xi = random_sphere_tangents(X, 12);
   for (Index i = 0; i < X.rows(); ++i) {
     EXPECT_NEAR(G.row(i).dot(X.row(i)), 0.0, 1e-15 * W.row(i).norm());
@@ -234,11 +235,12 @@ TEST(SphereLatentSpace, RiemannianGradientIsTheTangentProjection) {
     EXPECT_LT(relative_error(G.row(i).dot(Xi.row(i)), fd), 1e-8);
   }
   Matrix again = G;  // idempotent
-  space.riemannian_gradient(X, again);
+  space.manifold().riemannian_gradient(X, again);
   EXPECT_LT((again - G).norm(), 1e-15 * G.norm());
-  const Vector norms = space.chart_gradient_norms(X, W);  // the Riemannian gradient's length
+  const Vector norms = space.manifold().chart_gradient_norms(X, W);  // the Riemannian gradient's length
   EXPECT_LT((norms - G.rowwise().norm()).norm(), 1e-15 * norms.norm());
-  EXPECT_LT((space.tangent_squared_norms(X, G) - G.rowwise().squaredNorm()).norm(), 1e-15 * G.squaredNorm());
+  EXPECT_LT((space.manifold().tangent_squared_norms(X, G) - G.rowwise().squaredNorm()).norm(),
+            1e-15 * G.squaredNorm());
 }
 
 TEST(SphereLatentSpace, RetractIsTheExpMapOfTheTangentPartAndStaysOnTheSphere) {
@@ -247,7 +249,7 @@ TEST(SphereLatentSpace, RetractIsTheExpMapOfTheTangentPartAndStaysOnTheSphere) {
   const Matrix T = random_sphere_tangents(X, 14);
   const Matrix expected = move_along(X, T, 1.0);
   Matrix Y = X;
-  space.retract(Y, T + 0.7 * X);  // a normal component is dropped
+  space.manifold().retract(Y, T + 0.7 * X);  // a normal component is dropped
   EXPECT_LT((Y - expected).norm(), 1e-14 * expected.norm());
   // Many steps of noisy Riemannian gradient descent on the squared distance to a target.
   const Matrix target = random_sphere_points(8, kQ, 15);
@@ -259,11 +261,11 @@ TEST(SphereLatentSpace, RetractIsTheExpMapOfTheTangentPartAndStaysOnTheSphere) {
       to_target.row(i) = sphere::log_map(X.row(i).transpose(), target.row(i).transpose()).transpose();
     const Matrix noise = step < 2000 ? Matrix(0.05 * random_normal(X.rows(), X.cols(), 100 + step))
                                      : Matrix(Matrix::Zero(X.rows(), X.cols()));
-    space.retract(X, 0.1 * to_target + noise);
+    space.manifold().retract(X, 0.1 * to_target + noise);
     worst = std::max(worst, max_norm_deviation(X));
   }
   EXPECT_LT(worst, 1e-15);
-  EXPECT_EQ(space.first_row_outside(X, 1e-15), -1);
+  EXPECT_EQ(space.manifold().first_row_outside(X, 1e-15), -1);
   EXPECT_LT((X - target).norm(), 1e-10);
 }
 
@@ -272,14 +274,14 @@ TEST(SphereLatentSpace, TransportKeepsLengthAndTangencyAndFollowsTheGeodesic) {
   const Matrix from = random_sphere_points(6, kQ + 1, 17), to = random_sphere_points(6, kQ + 1, 18);
   const Matrix V = random_sphere_tangents(from, 19);
   Matrix moved = V;
-  space.transport(from, to, moved);
+  space.manifold().transport(from, to, moved);
   for (Index i = 0; i < 6; ++i) {
     EXPECT_NEAR(moved.row(i).dot(to.row(i)), 0.0, 1e-14 * V.row(i).norm());
     EXPECT_NEAR(moved.row(i).norm(), V.row(i).norm(), 1e-14 * V.row(i).norm());
     // The geodesic's own velocity is transported to its velocity at the end: Log_to(from) reversed.
     const Vector x = from.row(i).transpose(), y = to.row(i).transpose();
     Matrix velocity = sphere::log_map(x, y).transpose();
-    space.transport(from.row(i), to.row(i), velocity);
+    space.manifold().transport(from.row(i), to.row(i), velocity);
     EXPECT_LT((velocity.transpose() + sphere::log_map(y, x)).norm(), 1e-13);
     // Inner products are kept (transport is an isometry between the tangent spaces).
     Matrix pair(2, kQ + 2);
@@ -289,12 +291,12 @@ TEST(SphereLatentSpace, TransportKeepsLengthAndTangencyAndFollowsTheGeodesic) {
     Matrix f2(2, kQ + 2), t2(2, kQ + 2);
     f2 << from.row(i), from.row(i);
     t2 << to.row(i), to.row(i);
-    space.transport(f2, t2, pair);
+    space.manifold().transport(f2, t2, pair);
     EXPECT_NEAR(pair.row(0).dot(pair.row(1)), before, 1e-13);
   }
   // Transport to the same point is the identity.
   Matrix same = V;
-  space.transport(from, from, same);
+  space.manifold().transport(from, from, same);
   EXPECT_LT((same - V).norm(), 1e-15 * V.norm());
 }
 

@@ -13,9 +13,9 @@
 #include <random>
 #include <vector>
 
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/hyperboloid_exp_kernel.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
 #include "gplvm/models/inducing_predictor.hpp"
 #include "gplvm/objectives/inducing_posterior_transfer.hpp"
 

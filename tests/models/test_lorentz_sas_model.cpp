@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/models/sas_model.hpp"
 #include "support/test_support.hpp"
 

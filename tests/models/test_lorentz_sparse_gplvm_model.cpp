@@ -12,7 +12,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/objectives/inducing_jitter.hpp"

@@ -1,4 +1,4 @@
-// Riemannian Adam on the hyperboloid through the latent-space adapter: the Frechet mean of points
+// Riemannian Adam on the hyperboloid through the latent space's manifold: the Frechet mean of points
 // of H^2 (maximising -1/2 sum_i d(x, p_i)^2, whose Riemannian gradient is sum_i Log_x(p_i)) against
 // the geodesic midpoint (two points, closed form) and a long Riemannian gradient-descent
 // reference (five points); the iterates stay on the sheet; on R^1 it is Adam.
@@ -6,9 +6,9 @@
 
 #include <cmath>
 
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
+#include "gplvm/manifold/manifold.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
-#include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
 #include "support/test_support.hpp"
 
@@ -32,7 +32,7 @@ Vector frechet_gradient(const Vector& x, const std::vector<Vector>& points) {
 // distance from the sheet seen on the way.
 Vector adam_frechet_mean(const std::vector<Vector>& points, double* sheet_deviation) {
   const LorentzLatentSpace space(2);
-  const LatentSpaceManifold manifold(space);
+  const Manifold& manifold = space.manifold();
   RiemannianAdam adam(manifold, 1, {.learning_rate = 0.2});
   Matrix x = lorentz::origin(2).transpose();
   *sheet_deviation = 0.0;
@@ -73,7 +73,7 @@ TEST(RiemannianAdam, FindsTheFrechetMeanOfFivePointsOfRiemannianGradientDescent)
 
 TEST(RiemannianAdam, LargeStepsFarFromTheOriginStayOnTheSheet) {
   const LorentzLatentSpace space(3);
-  const LatentSpaceManifold manifold(space);
+  const Manifold& manifold = space.manifold();
   const Index n = 20;
   RiemannianAdam adam(manifold, n, {.learning_rate = 0.5});
   Matrix X(n, 4);
@@ -97,7 +97,7 @@ TEST(RiemannianAdam, LargeStepsFarFromTheOriginStayOnTheSheet) {
 
 TEST(RiemannianAdam, OnTheRealLineIsAdam) {
   const auto space = make_latent_space("euclidean", 1);
-  const LatentSpaceManifold manifold(*space);
+  const Manifold& manifold = space->manifold();
   const AdamOptions options{.learning_rate = 0.05};
   RiemannianAdam riemannian(manifold, 5, options);
   Adam adam(5, options);

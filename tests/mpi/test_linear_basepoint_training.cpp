@@ -8,8 +8,8 @@
 
 #include <cmath>
 
+#include "gplvm/manifold/sphere_manifold.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
 #include "gplvm/models/exact_gplvm_model.hpp"
 #include "gplvm/objectives/wrapped_linear_basepoint.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"

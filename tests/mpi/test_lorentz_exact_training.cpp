@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/models/exact_gplvm_model.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <string>
 
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/train/run_file.hpp"
 #include "gplvm/train/trainer.hpp"

@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/objectives/inducing_posterior_transfer.hpp"

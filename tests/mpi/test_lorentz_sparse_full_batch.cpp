@@ -17,7 +17,7 @@
 #include <set>
 #include <utility>
 
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/train/riemannian_full_batch_trainer.hpp"

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <string>
 
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/train/trainer.hpp"
 #include "support/test_support.hpp"

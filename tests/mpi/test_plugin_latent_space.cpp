@@ -22,30 +22,13 @@ class PlaneLatentSpace final : public LatentSpace {
  public:
   explicit PlaneLatentSpace(Index q) : flat_(q) {}
   std::string name() const override { return "plane"; }
-  Index intrinsic_dim() const override { return flat_.intrinsic_dim(); }
-  Index ambient_dim() const override { return flat_.ambient_dim(); }
-  Index first_row_outside(const ConstMatrixRef& X, double tolerance) const override {
-    return flat_.first_row_outside(X, tolerance);
-  }
-  Matrix distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const override {
-    return flat_.distances(A, B);
-  }
+  const Manifold& manifold() const override { return flat_.manifold(); }
   void from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const override {
     flat_.from_origin_tangent(V, X);
   }
   void from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
                                     MatrixRef dV) const override {
     flat_.from_origin_tangent_backward(V, dX, dV);
-  }
-  void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const override {
-    flat_.riemannian_gradient(X, G);
-  }
-  void retract(MatrixRef X, const ConstMatrixRef& step) const override { flat_.retract(X, step); }
-  Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const override {
-    return flat_.tangent_squared_norms(X, V);
-  }
-  void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const override {
-    flat_.transport(from, to, V);
   }
   void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                         const ConstMatrixRef& eps, Matrix& X) const override {

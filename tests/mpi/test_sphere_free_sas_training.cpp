@@ -15,7 +15,7 @@
 #include <numeric>
 #include <vector>
 
-#include "gplvm/model/sphere_geometry.hpp"
+#include "gplvm/manifold/sphere_geometry.hpp"
 #include "gplvm/synthetic/synthetic.hpp"
 #include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/train/trainer.hpp"
@@ -157,7 +157,7 @@ TEST(SphereFreeLatents, TrainerEqualsSerialAtEveryRankCountAndPointsStayOnTheSph
     }
     const Matrix points = mine.leftCols(kPointCols);
     EXPECT_LT(max_norm_deviation(points), 1e-14);
-    EXPECT_EQ(model.curved_point_space()->first_row_outside(points, 1e-14), -1);
+    EXPECT_EQ(model.curved_point_space()->manifold().first_row_outside(points, 1e-14), -1);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/importers.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/run/manifold_data.hpp"
 #include "gplvm/synthetic/manifold_generators.hpp"

@@ -13,8 +13,9 @@
 #include <complex>
 #include <numbers>
 
+#include "gplvm/manifold/output_space_registry.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
-#include "gplvm/model/tangent_chart.hpp"
 #include "gplvm/objectives/gp_marginal.hpp"
 #include "gplvm/synthetic/manifold_generators.hpp"
 #include "support/test_support.hpp"
@@ -123,7 +124,7 @@ TEST(WrappedGplvmObjective, ConstantBasepointObjectiveIsTheGplvmOnTangentCoordin
     const SyntheticData data = space == "sphere"    ? sphere_curve(N, 3, 0.05)
                                : space == "kendall" ? planar_shapes(N, 6, 3, 0.02)
                                                     : spd_tensors(N, 3, 0.05);
-    const std::shared_ptr<const OutputManifold> manifold = make_output_manifold(space, data.Y.cols());
+    const std::shared_ptr<const Manifold> manifold = make_output_manifold(space, data.Y.cols());
     const TangentChart chart = TangentChart::at_frechet_mean(manifold, data.Y);
     const double gplvm =
         exact_log_marginal_likelihood(kernel, noise, X, chart.coordinates(data.Y), false).value;

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <functional>
 
+#include "gplvm/manifold/sphere_manifold.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
-#include "gplvm/model/tangent_chart.hpp"
 #include "gplvm/objectives/wrapped_linear_basepoint.hpp"
 #include "support/test_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <functional>
 
 #include "gplvm/core/types.hpp"
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm::testing {

@@ -8,7 +8,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "gplvm/model/output_manifold.hpp"
+#include "gplvm/manifold/manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/synthetic/manifold_generators.hpp"
 
 namespace gplvm {

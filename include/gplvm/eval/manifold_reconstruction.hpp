@@ -1,11 +1,11 @@
 #pragma once
 // Reconstruction errors of points on an output manifold (docs/math/wrapped_gplvm.md): the RMSE of
 // the intrinsic (geodesic) distance and of the Euclidean distance of the ambient coordinates
-// (OutputManifold::ambient_distance) between predicted and true points, over all ranks' rows.
+// (Manifold::ambient_distance) between predicted and true points, over all ranks' rows.
 #include <cstdint>
 
 #include "gplvm/core/types.hpp"
-#include "gplvm/model/output_manifold.hpp"
+#include "gplvm/manifold/manifold.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm {
@@ -17,7 +17,7 @@ struct ManifoldReconstruction {
 };
 
 // predicted and truth hold this rank's rows (points of `manifold`, n x data_dim). Collective.
-ManifoldReconstruction manifold_reconstruction(const OutputManifold& manifold, const DataRef& predicted,
+ManifoldReconstruction manifold_reconstruction(const Manifold& manifold, const DataRef& predicted,
                                                const DataRef& truth, const Communicator& comm);
 
 // The root of the mean squared Euclidean distance between rows, over all ranks (a Euclidean model's

@@ -1,7 +1,9 @@
 #pragma once
 // R^Q with the standard normal prior: every map is the identity or a closed form, so models on
 // it cost nothing beyond the plain Euclidean formulas (the reparameterisation
-// x = mu + sqrt(v) o eps and the analytic KL of gaussian_kl.hpp).
+// x = mu + sqrt(v) o eps and the analytic KL of gaussian_kl.hpp). Its geometry is
+// manifold/euclidean_manifold.hpp's.
+#include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/model/latent_space.hpp"
 
 namespace gplvm {
@@ -10,19 +12,11 @@ class EuclideanLatentSpace final : public LatentSpace {
  public:
   explicit EuclideanLatentSpace(Index dim);
 
-  std::string name() const override { return "euclidean"; }
-  Index intrinsic_dim() const override { return dim_; }
-  Index ambient_dim() const override { return dim_; }
-  Index first_row_outside(const ConstMatrixRef& X, double tolerance) const override;
-  Matrix distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const override;
+  const Manifold& manifold() const override { return manifold_; }
 
   void from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const override;
   void from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
                                     MatrixRef dV) const override;
-  void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const override;
-  void retract(MatrixRef X, const ConstMatrixRef& step) const override;
-  Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const override;
-  void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const override;
   void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                         const ConstMatrixRef& eps, Matrix& X) const override;
   void sample_posterior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
@@ -36,7 +30,7 @@ class EuclideanLatentSpace final : public LatentSpace {
                             MatrixRef d_variance, Matrix* d_samples) const override;
 
  private:
-  Index dim_;
+  EuclideanManifold manifold_;
 };
 
 }  // namespace gplvm

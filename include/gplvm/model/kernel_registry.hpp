@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/model/kernel.hpp"
 
 namespace gplvm {
@@ -39,11 +40,11 @@ struct KernelSetting {
 using KernelFactory = std::function<std::unique_ptr<Kernel>(Index input_dim, const KernelInit& init)>;
 
 // The inputs of most kernels: coordinates in R^Q.
-inline constexpr const char* kEuclideanKernelDomain = "euclidean";
+inline constexpr const char* kEuclideanKernelDomain = kEuclideanSpace;
 
 // Adds (or replaces) a kernel name. Names are lower-case letters, digits and '_'. input_domain
 // names the latent space whose points the kernel takes (its model.latent_space value, e.g.
-// "lorentz" for points of the hyperboloid in Lorentz coordinates).
+// kLorentzSpace for points of the hyperboloid in Lorentz coordinates).
 void register_kernel(const std::string& name, KernelFactory factory,
                      const std::string& input_domain = kEuclideanKernelDomain,
                      std::vector<KernelSetting> settings = {});

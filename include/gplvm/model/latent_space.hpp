@@ -1,12 +1,13 @@
 #pragma once
 // Where latents live. A model asks its latent space, never assumes R^Q, for everything that
 // depends on the geometry:
-//   - coordinates: a latent is stored as ambient_dim() numbers (R^Q: Q; the hyperboloid of the
-//     Lorentz model: Q + 1), of which intrinsic_dim() = Q are free;
+//   - the manifold of its points (manifold(), gplvm/manifold/manifold.hpp): membership,
+//     distances, and what optimisers of point parameters (free latents, inducing inputs) call to
+//     stay on it (riemannian_gradient, retract, tangent_squared_norms, transport). A latent is
+//     stored as ambient_dim() numbers (R^Q: Q; the hyperboloid and the sphere: Q + 1), of which
+//     intrinsic_dim() = Q are free;
 //   - encoders output tangent vectors at the origin (R^Q), mapped to latents by from_origin_tangent
 //     (the identity in R^Q, the exponential map at the hyperboloid's origin for Lorentz);
-//   - point parameters moved by an optimiser (free latents, inducing inputs) stay on the space
-//     through riemannian_gradient (ambient gradient -> tangent) and retract (x <- R_x(step));
 //   - a variational posterior q(x) is a location (ambient) and diagonal variances in the tangent
 //     space at it: sample_posterior draws a reparameterised sample from standard normal noise, and
 //     kl_to_prior gives KL(q || p) summed over rows, in closed form where one exists or as a
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "gplvm/core/types.hpp"
+#include "gplvm/manifold/manifold.hpp"
 
 namespace gplvm {
 
@@ -27,27 +29,22 @@ class LatentSpace {
  public:
   virtual ~LatentSpace() = default;
 
-  virtual std::string name() const = 0;  // the model.latent_space value
-  virtual Index intrinsic_dim() const = 0;
-  virtual Index ambient_dim() const = 0;
+  // The geometry of the latents: every geometric question goes here.
+  virtual const Manifold& manifold() const = 0;
+  // The model.latent_space value: the manifold's name unless the space registers another.
+  virtual std::string name() const { return manifold().name(); }
+  Index intrinsic_dim() const { return manifold().intrinsic_dim(); }
+  Index ambient_dim() const { return manifold().ambient_dim(); }
   // How its points are written, for messages and `gplvm info` (e.g. "on the hyperboloid (Lorentz
   // coordinates)"); empty for plain coordinates.
   virtual std::string coordinates_note() const { return ""; }
 
-  // Curved: points have coordinates beyond their intrinsic ones (the hyperboloid, the sphere) and
-  // move by Riemannian steps; R^Q is the one flat space.
-  bool is_curved() const { return ambient_dim() != intrinsic_dim(); }
+  // Curved: points move by Riemannian steps (the hyperboloid, the sphere); R^Q is the one flat space.
+  bool is_curved() const { return manifold().is_curved(); }
   // Whether sample_posterior and kl_to_prior are defined on the space (Bayesian latents:
   // bayesian_sas, bayesian_gplvm); where not, they throw InputError naming model.latent_space, and the
   // train configuration refuses Bayesian kinds up front.
   virtual bool has_posterior() const { return true; }
-
-  // Membership: the first row of X (n x ambient) that is not a point of the space to `tolerance`
-  // (relative where the space's test is), or -1 when every row is. A row of non-finite values, or
-  // one whose test overflows, is never a point.
-  virtual Index first_row_outside(const ConstMatrixRef& X, double tolerance) const = 0;
-  // Geodesic distances between the rows of A and of B (ambient coordinates): |A| x |B|.
-  virtual Matrix distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const = 0;
 
   // X (n x ambient) from tangent vectors V (n x intrinsic) at the origin, and the adjoint:
   // given dL/dX, ADDS dL/dV.
@@ -62,21 +59,6 @@ class LatentSpace {
   // the data then starts as a loop around the sphere, where Q tangent coordinates would fold it.
   virtual Index start_components() const { return intrinsic_dim(); }
   virtual void from_start_components(const ConstMatrixRef& P, Matrix& X) const { from_origin_tangent(P, X); }
-
-  // Projects the ambient (Euclidean) gradient G at X onto the Riemannian gradient, in place.
-  virtual void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const = 0;
-  // Moves X along the tangent step (an update from riemannian_gradient), staying on the space.
-  virtual void retract(MatrixRef X, const ConstMatrixRef& step) const = 0;
-  // For optimisers that keep tangent vectors (Riemannian Adam's first moment): the squared length
-  // of each row of V, tangent at the same row of X, and V moved in place by parallel transport from
-  // the rows of `from` to those of `to`.
-  virtual Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const = 0;
-  virtual void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const = 0;
-  // For the hGP-LVM paper's optimiser, which clips each point's gradient: the length of each row's
-  // gradient in the space's chart, from the ambient gradient G at X (exact along tangent
-  // directions). The hyperboloid's chart is its spatial coordinates; by default the length of the
-  // Riemannian gradient (riemannian_gradient, then tangent_squared_norms).
-  virtual Vector chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const;
 
   // Samples of q(x_n) at locations L (n x ambient) with tangent variances V (n x intrinsic) from
   // standard normal eps (n x intrinsic), and the adjoint: given dL/dX, ADDS dL/dL and dL/dV.
@@ -111,6 +93,10 @@ class LatentSpace {
                                            MatrixRef d_variance) const {}
 };
 
+// Q itself when Q >= 1; InputError naming model.latent_dim otherwise (a space checks its Q before
+// building its manifold).
+Index checked_latent_dim(Index intrinsic_dim);
+
 // Latent spaces by name (model.latent_space): built-in euclidean, lorentz and sphere; a program may add
 // its own (or replace one), and the train configuration accepts every registered name.
 using LatentSpaceFactory = std::function<std::unique_ptr<LatentSpace>(Index intrinsic_dim)>;
@@ -133,8 +119,8 @@ std::unique_ptr<LatentSpace> latent_space_with_ambient_dim(const std::string& na
 
 // Kernels read ambient coordinates, so a kernel expression must suit the space its inputs come
 // from: every kernel named in it must have been registered with that space as its input domain
-// (kernel_registry.hpp): on "lorentz" the hyperboloid's (hyperboloid_exp), on "sphere" the sphere's
-// (sphere_eq), on "euclidean" the others (a kernel of Lorentz points applied to R^Q would read the
+// (kernel_registry.hpp): on the hyperboloid its kernels (hyperboloid_exp), on the sphere the
+// sphere's (sphere_eq), on R^Q the others (a kernel of Lorentz points applied to R^Q would read the
 // first coordinate as time-like). InputError naming model.kernel otherwise.
 void require_kernel_fits_latent_space(const std::string& kernel_expression, const std::string& space_name);
 

@@ -1,18 +1,15 @@
 #pragma once
-// The hyperboloid (Lorentz) model of hyperbolic space H^Q as a latent space
-// (model.latent_space = "lorentz"): a latent is stored as Q + 1 ambient coordinates, time-like
-// first, on <x, x>_L = -1 (lorentz_geometry.hpp has the formulas; docs/math/lorentz.md derives them).
+// The hyperboloid (Lorentz) model of hyperbolic space H^Q as a latent space: a latent is stored as
+// Q + 1 ambient coordinates, time-like first, on <x, x>_L = -1 (manifold/lorentz_manifold.hpp is
+// its geometry, manifold/lorentz_geometry.hpp has the formulas; docs/math/lorentz.md derives them).
 //   - from_origin_tangent: the exponential map at the origin o of the tangent vector (0, v);
-//   - riemannian_gradient: the ambient gradient's time-like sign flipped (the Minkowski metric's
-//     inverse), then projected onto the tangent space;
-//   - retract: the exponential map along the (re-projected) tangent step, then re-projection onto
-//     the sheet, so rounding cannot accumulate over many steps;
 //   - sample_posterior: the wrapped normal (Nagano et al. 2019): v ~ N(0, diag(variance)) in the
 //     tangent space at o, parallel-transported to the location and mapped by its exponential map;
 //   - kl_to_prior: the one-sample Monte Carlo estimate log q(x) - log p(x) at the given samples,
 //     with the wrapped normal's density and the standard wrapped normal at o as the prior.
 // Ambient adjoints are exact along tangent directions, the only ones the hyperboloid has; their
 // normal component is arbitrary and removed by riemannian_gradient.
+#include "gplvm/manifold/lorentz_manifold.hpp"
 #include "gplvm/model/latent_space.hpp"
 
 namespace gplvm {
@@ -21,22 +18,11 @@ class LorentzLatentSpace final : public LatentSpace {
  public:
   explicit LorentzLatentSpace(Index intrinsic_dim);
 
-  std::string name() const override { return "lorentz"; }
-  Index intrinsic_dim() const override { return dim_; }
-  Index ambient_dim() const override { return dim_ + 1; }
+  const Manifold& manifold() const override { return manifold_; }
   std::string coordinates_note() const override { return "on the hyperboloid (Lorentz coordinates)"; }
-  Index first_row_outside(const ConstMatrixRef& X, double tolerance) const override;
-  Matrix distances(const ConstMatrixRef& A, const ConstMatrixRef& B) const override;
-
   void from_origin_tangent(const ConstMatrixRef& V, Matrix& X) const override;
   void from_origin_tangent_backward(const ConstMatrixRef& V, const ConstMatrixRef& dX,
                                     MatrixRef dV) const override;
-  void riemannian_gradient(const ConstMatrixRef& X, MatrixRef G) const override;
-  void retract(MatrixRef X, const ConstMatrixRef& step) const override;
-  Vector tangent_squared_norms(const ConstMatrixRef& X, const ConstMatrixRef& V) const override;
-  void transport(const ConstMatrixRef& from, const ConstMatrixRef& to, MatrixRef V) const override;
-  // The gradient's length in the chart x~ -> lift(x~) (lorentz::chart_gradient).
-  Vector chart_gradient_norms(const ConstMatrixRef& X, const ConstMatrixRef& G) const override;
   void sample_posterior(const ConstMatrixRef& location, const ConstMatrixRef& variance,
                         const ConstMatrixRef& eps, Matrix& X) const override;
   void sample_posterior_backward(const ConstMatrixRef& location, const ConstMatrixRef& variance,
@@ -59,6 +45,7 @@ class LorentzLatentSpace final : public LatentSpace {
 
  private:
   Index dim_;
+  LorentzManifold manifold_;
 };
 
 }  // namespace gplvm

@@ -1,6 +1,6 @@
 #pragma once
 // The squared-exponential kernel on the unit sphere S^Q (model.kernel = "sphere_eq", inputs unit
-// vectors in R^{Q+1}, model.latent_space = "sphere"):
+// vectors in R^{Q+1}, the sphere latent space):
 //   k(x, x') = theta exp(-(1 - <x, x'>) / l^2) = theta exp(-|x - x'|^2 / (2 l^2)),
 // a function of the chordal distance |x - x'| = 2 sin(d / 2), d the geodesic one, as
 // |x - x'|^2 = 2 (1 - <x, x'>) on the sphere. It is the EQ kernel of R^{Q+1} restricted to the

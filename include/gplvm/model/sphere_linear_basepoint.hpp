@@ -9,9 +9,13 @@
 // to u holds the derivative of Log in its base point (Jacobi fields, closed form on constant
 // curvature: sphere::log_base_derivative) carried by dExp, and the derivative of the frame.
 #include "gplvm/core/types.hpp"
-#include "gplvm/model/tangent_chart.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 
 namespace gplvm {
+
+// The output space the linear basepoint is defined on (model.basepoint = "linear").
+inline constexpr const char* kLinearBasepointSpace = kSphereSpace;
 
 namespace sphere {
 // D_m Log_m(p) in ambient coordinates: the (n+1) x (n+1) matrix J with

@@ -19,6 +19,7 @@
 #include "gplvm/core/precision.hpp"
 #include "gplvm/core/types.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/sphere_linear_basepoint.hpp"
@@ -97,7 +98,7 @@ struct LatentDescription {
   LatentKind kind = LatentKind::amortised;  // an encoder, or free parameters per row
   bool bayesian = false;                    // distributions (a variance per value) rather than points
   Index dim = 0;                            // Q, the intrinsic dimension
-  std::string space = "euclidean";          // the model.latent_space (gplvm/model/latent_space.hpp)
+  std::string space = kEuclideanSpace;      // the model.latent_space (gplvm/model/latent_space.hpp)
 };
 
 // What every model is built with: the data set's size and this rank's rows, the data width, the
@@ -130,7 +131,7 @@ class Model {
   LatentKind latents() const noexcept { return facts_.latents.kind; }
   bool bayesian() const noexcept { return facts_.latents.bayesian; }
   Index latent_dim() const noexcept { return facts_.latents.dim; }
-  // "lorentz" latents are written as Q + 1 ambient coordinates.
+  // Curved latents (the hyperboloid, the sphere) are written as their Q + 1 ambient coordinates.
   const std::string& latent_space() const noexcept { return facts_.latents.space; }
 
   // Where every value sits in the flat parameter vector (models/parameter_layout.hpp): what the

@@ -40,7 +40,7 @@ struct SasModelConfig {
   Activation encoder_activation = Activation::relu;
   // The covariance function: a kernel-registry expression (gplvm/model/kernel_registry.hpp).
   std::string kernel = "eq_ard";
-  std::string latent_space = "euclidean";  // gplvm/model/latent_space.hpp
+  std::string latent_space = kEuclideanSpace;  // gplvm/model/latent_space.hpp
   // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
   double kernel_variance = 0.5;
   double lengthscale = 0.1;

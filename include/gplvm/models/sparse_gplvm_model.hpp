@@ -11,7 +11,7 @@
 //   local, per row:      free latents: X rows (N_loc x A), or mu rows (N_loc x A) then log s rows
 //                        (N_loc x Q)
 //
-// On model.latent_space = "lorentz" (the sparse and Bayesian hGP-LVM, docs/math/lorentz.md) the
+// On the hyperboloid latent space (the sparse and Bayesian hGP-LVM, docs/math/lorentz.md) the
 // latents and Z are points of the hyperboloid, moved by Riemannian steps (curved_point_space,
 // curved_shared_points; minibatch or full batch), or Z is the active set (active_set: M latents
 // redrawn every sparse.active_set_refresh full-batch iterations or minibatch steps, no gradient);
@@ -73,10 +73,10 @@ struct SparseGplvmConfig {
   LatentKind latents = LatentKind::free;
   std::vector<Index> encoder_hidden{512, 256};
   Activation encoder_activation = Activation::relu;
-  std::string kernel = "eq_ard";           // a kernel-registry expression
-  std::string latent_space = "euclidean";  // or "lorentz" (free latents, minibatch training)
-  double free_latent_scale = 1.0;          // lorentz: the start's tangent vectors times this
-  Index psi_samples = 10;                  // L: wrapped-normal samples per row (Bayesian, lorentz)
+  std::string kernel = "eq_ard";               // a kernel-registry expression
+  std::string latent_space = kEuclideanSpace;  // or a curved one (free latents)
+  double free_latent_scale = 1.0;              // lorentz: the start's tangent vectors times this
+  Index psi_samples = 10;                      // L: wrapped-normal samples per row (Bayesian, lorentz)
   PsiNoise psi_noise = PsiNoise::fixed;
   KlMode kl_mode = KlMode::exact;
   double kernel_variance = 1.0;

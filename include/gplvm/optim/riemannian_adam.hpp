@@ -10,15 +10,15 @@
 // a manifold has no coordinates to keep per-coordinate moments in. On a one-dimensional Euclidean
 // manifold this is Adam. Only point blocks use it; every other parameter keeps (sharded) Adam.
 #include "gplvm/core/types.hpp"
+#include "gplvm/manifold/manifold.hpp"
 #include "gplvm/optim/adam.hpp"
-#include "gplvm/optim/point_manifold.hpp"
 
 namespace gplvm {
 
 class RiemannianAdam {
  public:
   // The manifold must outlive the optimiser.
-  RiemannianAdam(const PointManifold& manifold, Index num_points, AdamOptions options);
+  RiemannianAdam(const Manifold& manifold, Index num_points, AdamOptions options);
 
   // One ascent step of every point (rows of `points`, on the manifold) given the ambient gradient
   // of the objective at them.
@@ -33,7 +33,7 @@ class RiemannianAdam {
   std::int64_t steps() const noexcept { return steps_; }
 
  private:
-  const PointManifold& manifold_;
+  const Manifold& manifold_;
   AdamOptions options_;
   Matrix first_moment_;
   Vector second_moment_;

@@ -9,8 +9,8 @@
 #include "gplvm/core/config.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/importers.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "gplvm/model/sphere_linear_basepoint.hpp"
-#include "gplvm/model/tangent_chart.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm {
@@ -21,7 +21,7 @@ inline constexpr double kManifoldTolerance = 1e-8;
 
 // InputError naming the file and the first row (0-based, counted from row_begin) that is not on
 // the manifold, with the reason and the tolerance.
-void require_rows_on_manifold(const OutputManifold& manifold, const DataRef& rows, std::uint64_t row_begin,
+void require_rows_on_manifold(const Manifold& manifold, const DataRef& rows, std::uint64_t row_begin,
                               const std::string& file, double tolerance = kManifoldTolerance);
 
 // For gplvm import: checks every row of Y and returns how to store them (N x point shape, with the
@@ -64,7 +64,7 @@ void require_output_space_model(const std::string& kind, const std::string& outp
 // without data.center or data.standardize (InputError naming model.basepoint otherwise).
 void require_basepoint_supported(const Config& config);
 
-// The output_space attribute of a data set's dataset ("euclidean" when it has none). Collective.
+// The output_space attribute of a data set's dataset (kEuclideanSpace when it has none). Collective.
 std::string dataset_output_space(const std::string& file, const std::string& path, const Communicator& comm);
 
 }  // namespace gplvm

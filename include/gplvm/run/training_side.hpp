@@ -7,7 +7,7 @@
 
 #include "gplvm/io/data_transform.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
-#include "gplvm/model/tangent_chart.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "gplvm/models/predictor.hpp"
 #include "gplvm/run/trained_run.hpp"
 

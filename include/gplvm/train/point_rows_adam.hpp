@@ -14,7 +14,6 @@
 // with no dataset of its own. The shared points' gradient is the reduced one, the same on every
 // rank, so every rank takes the same step.
 #include "gplvm/model/latent_space.hpp"
-#include "gplvm/models/latent_space_manifold.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/optim/adam.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
@@ -49,7 +48,7 @@ class PointRowsAdam {
   Eigen::Map<RowMatrix> local_points(Vector& values) const;
 
   const Model& model_;
-  LatentSpaceManifold manifold_;
+  const Manifold& manifold_;  // the curved point space's
   Index point_cols_;
   Index local_offset_;
   Model::SharedPoints shared_;

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "gplvm/io/data_transform.hpp"
-#include "gplvm/model/tangent_chart.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "gplvm/models/model.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/train/training_state.hpp"

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "gplvm/io/result_writer.hpp"
-#include "gplvm/model/tangent_chart.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 
 namespace gplvm {
 

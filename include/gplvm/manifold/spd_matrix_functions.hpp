@@ -24,6 +24,12 @@ Matrix exp(const Matrix& s);
 Matrix sqrt(const Matrix& s);
 Matrix inverse_sqrt(const Matrix& s);
 
+// The derivative of the matrix exponential at symmetric S in the symmetric direction H,
+// d/dt exp(S + t H) at t = 0, by the Daleckii-Krein formula: U (Gamma o U^T H U) U^T with
+// Gamma_ij = (e^l_i - e^l_j) / (l_i - l_j) (e^l_i where they meet). Self-adjoint in the Frobenius
+// inner product, so it is its own adjoint.
+Matrix exp_derivative(const Matrix& s, const Matrix& h);
+
 // The symmetric part of A with its eigenvalues clipped below at relative_floor times the largest
 // |eigenvalue| (the projection of a Euclidean prediction onto SPD(n)). NumericalError for A = 0.
 Matrix clip_to_spd(const Matrix& a, double relative_floor);

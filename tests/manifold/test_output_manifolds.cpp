@@ -10,12 +10,13 @@
 #include <numbers>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/kendall_shape_space.hpp"
-#include "gplvm/model/spd_affine.hpp"
-#include "gplvm/model/spd_log_euclidean.hpp"
-#include "gplvm/model/spd_matrix_functions.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
-#include "gplvm/model/tangent_chart.hpp"
+#include "gplvm/manifold/kendall_shape_space.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
+#include "gplvm/manifold/spd_affine.hpp"
+#include "gplvm/manifold/spd_log_euclidean.hpp"
+#include "gplvm/manifold/spd_matrix_functions.hpp"
+#include "gplvm/manifold/sphere_manifold.hpp"
+#include "gplvm/manifold/tangent_chart.hpp"
 #include "support/python_reference.hpp"
 #include "support/test_support.hpp"
 
@@ -26,9 +27,9 @@ using testing::python_reference;
 using testing::random_normal;
 
 // A cluster of n points around one point (concentrated enough for a unique Fréchet mean).
-RowMatrix sample_points(const OutputManifold& m, Index n, std::uint64_t seed) {
-  const Matrix z = random_normal(n, m.data_dim(), seed);
-  RowMatrix rows(n, m.data_dim());
+RowMatrix sample_points(const Manifold& m, Index n, std::uint64_t seed) {
+  const Matrix z = random_normal(n, m.ambient_dim(), seed);
+  RowMatrix rows(n, m.ambient_dim());
   if (m.name() == "sphere") {
     for (Index i = 0; i < n; ++i) {
       Vector p = 0.5 * z.row(i).transpose();
@@ -36,7 +37,7 @@ RowMatrix sample_points(const OutputManifold& m, Index n, std::uint64_t seed) {
       rows.row(i) = p.normalized().transpose();
     }
   } else if (m.name() == "kendall") {
-    const Index k = m.data_dim() / 2;
+    const Index k = m.ambient_dim() / 2;
     for (Index i = 0; i < n; ++i) {
       // A regular polygon with noisy landmarks, rotated, scaled and moved at random.
       const double angle = 2.0 * z(i, 0), scale = std::exp(0.5 * z(i, 1));
@@ -48,7 +49,7 @@ RowMatrix sample_points(const OutputManifold& m, Index n, std::uint64_t seed) {
       }
     }
   } else {
-    const Index order = spd::matrix_order(m.data_dim(), "spd");
+    const Index order = spd::matrix_order(m.ambient_dim(), "spd");
     for (Index i = 0; i < n; ++i) {
       const Matrix a = spd::as_matrix(z.row(i).transpose(), order);
       Matrix s = spd::exp(0.6 * spd::symmetric_part(a));
@@ -60,7 +61,7 @@ RowMatrix sample_points(const OutputManifold& m, Index n, std::uint64_t seed) {
 }
 
 // A tangent vector at p of norm `length`, in a random direction.
-Vector random_tangent(const OutputManifold& m, const Vector& p, double length, std::uint64_t seed) {
+Vector random_tangent(const Manifold& m, const Vector& p, double length, std::uint64_t seed) {
   const Vector c = random_normal(m.intrinsic_dim(), 1, seed).col(0);
   return m.from_coordinates(m.tangent_basis(p), c * (length / c.norm()));
 }
@@ -73,7 +74,7 @@ struct Case {
 
 class OutputManifolds : public ::testing::TestWithParam<Case> {
  protected:
-  std::unique_ptr<OutputManifold> m = make_output_manifold(GetParam().name, GetParam().data_dim);
+  std::unique_ptr<Manifold> m = make_output_manifold(GetParam().name, GetParam().data_dim);
 };
 
 TEST_P(OutputManifolds, ExpAndLogAreInversePairs) {
@@ -90,7 +91,7 @@ TEST_P(OutputManifolds, ExpAndLogAreInversePairs) {
   }
   const Vector p = m->canonical(P.row(0).transpose());
   EXPECT_LT(m->log(p, p).norm(), 1e-12);
-  EXPECT_LT(m->distance(m->exp(p, Vector::Zero(m->data_dim())), p), 1e-12);
+  EXPECT_LT(m->distance(m->exp(p, Vector::Zero(m->ambient_dim())), p), 1e-12);
 }
 
 TEST_P(OutputManifolds, DistanceIsAMetricAndTheNormOfTheLog) {
@@ -110,7 +111,7 @@ TEST_P(OutputManifolds, TangentBasisIsOrthonormalAndCoordinatesRoundTrip) {
   for (Index i = 0; i < P.rows(); ++i) {
     const Vector p = m->canonical(P.row(i).transpose());
     const Matrix basis = m->tangent_basis(p);
-    ASSERT_EQ(basis.rows(), m->data_dim());
+    ASSERT_EQ(basis.rows(), m->ambient_dim());
     ASSERT_EQ(basis.cols(), m->intrinsic_dim());
     for (Index a = 0; a < basis.cols(); ++a)
       for (Index b = 0; b < basis.cols(); ++b)
@@ -126,7 +127,7 @@ TEST_P(OutputManifolds, TangentBasisIsOrthonormalAndCoordinatesRoundTrip) {
 TEST_P(OutputManifolds, FrechetMeanIsStationary) {
   const RowMatrix P = sample_points(*m, 40, 8);
   const FrechetMean mean = m->frechet_mean(P);
-  Vector sum = Vector::Zero(m->data_dim());
+  Vector sum = Vector::Zero(m->ambient_dim());
   for (Index i = 0; i < P.rows(); ++i) sum += m->log(mean.point, P.row(i).transpose());
   EXPECT_LT(m->norm(mean.point, sum) / P.rows(), 1e-10);
   EXPECT_EQ(m->off_manifold_reason(mean.point, 1e-12), "");
@@ -143,7 +144,7 @@ TEST_P(OutputManifolds, FrechetMeanIsStationary) {
 TEST_P(OutputManifolds, TangentChartMapsPointsToCoordinatesAndBack) {
   const RowMatrix P = sample_points(*m, 20, 11);
   const TangentChart chart = TangentChart::at_frechet_mean(
-      std::shared_ptr<const OutputManifold>(make_output_manifold(m->name(), m->data_dim())), P);
+      std::shared_ptr<const Manifold>(make_output_manifold(m->name(), m->ambient_dim())), P);
   const RowMatrix coordinates = chart.coordinates(P);
   ASSERT_EQ(coordinates.cols(), m->intrinsic_dim());
   EXPECT_LT(coordinates.colwise().mean().norm(), 1e-10);  // the mean is where the logs sum to 0
@@ -355,8 +356,7 @@ TEST(ManifoldProjection, SpdClipsEigenvaluesLikeNumPy) {
       {a});
   if (ref.size() != 16) GTEST_SKIP() << "python3 with numpy is not available";
   const Eigen::Map<const Vector> expected(ref.data(), 16);
-  for (const OutputManifold* m :
-       {static_cast<const OutputManifold*>(&le), static_cast<const OutputManifold*>(&ai)}) {
+  for (const Manifold* m : {static_cast<const Manifold*>(&le), static_cast<const Manifold*>(&ai)}) {
     const Vector p = m->project(spd::as_flat(a));
     EXPECT_LT((p - expected).norm(), 1e-12 * expected.norm()) << m->name();
     EXPECT_EQ(m->off_manifold_reason(p, 1e-8), "") << m->name();
@@ -385,8 +385,7 @@ TEST(AmbientDistance, IsTheChordOfTheGeodesicDistanceOrTheFrobeniusNorm) {
   const SphereManifold s(3);
   const KendallShapeSpace k(6);
   const SpdLogEuclidean le(3);
-  for (const OutputManifold* m :
-       {static_cast<const OutputManifold*>(&s), static_cast<const OutputManifold*>(&k)}) {
+  for (const Manifold* m : {static_cast<const Manifold*>(&s), static_cast<const Manifold*>(&k)}) {
     const RowMatrix p = sample_points(*m, 6, 55);
     for (Index i = 1; i < p.rows(); ++i) {
       const Vector a = p.row(0).transpose(), b = p.row(i).transpose();

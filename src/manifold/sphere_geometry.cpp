@@ -1,4 +1,4 @@
-#include "gplvm/model/sphere_geometry.hpp"
+#include "gplvm/manifold/sphere_geometry.hpp"
 
 #include <Eigen/QR>
 #include <cmath>

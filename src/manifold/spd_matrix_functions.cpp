@@ -1,4 +1,4 @@
-#include "gplvm/model/spd_matrix_functions.hpp"
+#include "gplvm/manifold/spd_matrix_functions.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
@@ -53,6 +53,20 @@ Matrix exp(const Matrix& s) {
 
 Matrix sqrt(const Matrix& s) {
   return apply_to_eigenvalues(s, [](double x) { return std::sqrt(x); });
+}
+
+Matrix exp_derivative(const Matrix& s, const Matrix& h) {
+  const Eigen::SelfAdjointEigenSolver<Matrix> eigen(s);
+  const Vector& l = eigen.eigenvalues();
+  const Matrix& u = eigen.eigenvectors();
+  Matrix inner = u.transpose() * h * u;
+  for (Index j = 0; j < l.size(); ++j)
+    for (Index i = 0; i < l.size(); ++i) {
+      // e^l_i (e^d - 1) / d with d = l_j - l_i: no cancellation when the eigenvalues are close.
+      const double d = l[j] - l[i];
+      inner(i, j) *= std::exp(l[i]) * (d == 0.0 ? 1.0 : std::expm1(d) / d);
+    }
+  return symmetric_part(u * inner * u.transpose());
 }
 
 Matrix inverse_sqrt(const Matrix& s) {

@@ -1,10 +1,10 @@
-#include "gplvm/model/spd_manifold.hpp"
+#include "gplvm/manifold/spd_manifold.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <cstdio>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/spd_matrix_functions.hpp"
+#include "gplvm/manifold/spd_matrix_functions.hpp"
 
 namespace gplvm {
 

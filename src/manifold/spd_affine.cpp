@@ -1,12 +1,16 @@
-#include "gplvm/model/spd_affine.hpp"
+#include "gplvm/manifold/spd_affine.hpp"
 
 #include <Eigen/LU>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/spd_log_euclidean.hpp"
-#include "gplvm/model/spd_matrix_functions.hpp"
+#include "gplvm/manifold/spd_log_euclidean.hpp"
+#include "gplvm/manifold/spd_matrix_functions.hpp"
 
 namespace gplvm {
+
+std::unique_ptr<Manifold> SpdAffine::for_width(Index data_dim, const std::string& key) {
+  return std::make_unique<SpdAffine>(spd::matrix_order(data_dim, key));
+}
 
 Vector SpdAffine::exp(const ConstVectorRef& p, const ConstVectorRef& v) const {
   const Matrix base = spd::symmetric_part(spd::as_matrix(p, n_));
@@ -34,6 +38,20 @@ Matrix SpdAffine::tangent_basis(const ConstVectorRef& p) const {
   for (Index a = 0; a < frobenius.cols(); ++a)
     basis.col(a) = spd::as_flat(root * spd::as_matrix(frobenius.col(a), n_) * root);
   return basis;
+}
+
+Vector SpdAffine::parallel_transport(const ConstVectorRef& from, const ConstVectorRef& to,
+                                     const ConstVectorRef& v) const {
+  const Matrix base = spd::symmetric_part(spd::as_matrix(from, n_));
+  const Matrix root = spd::sqrt(base), inverse_root = spd::inverse_sqrt(base);
+  const Matrix whitened = spd::symmetric_part(inverse_root * spd::as_matrix(to, n_) * inverse_root);
+  const Matrix e = root * spd::sqrt(whitened) * inverse_root;
+  return spd::as_flat(spd::symmetric_part(e * spd::as_matrix(v, n_) * e.transpose()));
+}
+
+Vector SpdAffine::riemannian_gradient_at(const ConstVectorRef& p, const ConstVectorRef& g) const {
+  const Matrix base = spd::symmetric_part(spd::as_matrix(p, n_));
+  return spd::as_flat(spd::symmetric_part(base * spd::symmetric_part(spd::as_matrix(g, n_)) * base));
 }
 
 Vector SpdAffine::lower_index(const ConstVectorRef& p, const ConstVectorRef& v) const {

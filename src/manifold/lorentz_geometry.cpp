@@ -1,4 +1,4 @@
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "gplvm/model/lorentz_geometry.hpp"
+#include "gplvm/manifold/lorentz_geometry.hpp"
 #include "support/lorentz_points.hpp"
 
 namespace gplvm {

@@ -1,11 +1,11 @@
-#include "gplvm/model/kendall_shape_space.hpp"
+#include "gplvm/manifold/kendall_shape_space.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <complex>
 #include <cstdio>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/model/sphere_manifold.hpp"
+#include "gplvm/manifold/sphere_geometry.hpp"
 
 namespace gplvm {
 namespace {
@@ -43,7 +43,13 @@ Complex hermitian_product(const ComplexVector& p, const ComplexVector& w) {
 
 KendallShapeSpace::KendallShapeSpace(Index landmarks) : k_(landmarks) {
   require(landmarks >= 3, "Kendall shapes need at least 3 landmarks",
-          {"", "kendall", std::to_string(landmarks)});
+          {"", kKendallSpace, std::to_string(landmarks)});
+}
+
+std::unique_ptr<Manifold> KendallShapeSpace::for_width(Index data_dim, const std::string& key) {
+  require(data_dim >= 6 && data_dim % 2 == 0, "Kendall shapes need k >= 3 landmarks of 2 coordinates",
+          {"", key, std::to_string(data_dim) + " numbers per point"});
+  return std::make_unique<KendallShapeSpace>(data_dim / 2);
 }
 
 std::string KendallShapeSpace::off_manifold_reason(const ConstVectorRef& q, double tolerance) const {
@@ -94,10 +100,7 @@ double KendallShapeSpace::ambient_distance(const ConstVectorRef& p, const ConstV
   return (canonical(p) - align(p, q)).norm();
 }
 
-Matrix KendallShapeSpace::tangent_basis(const ConstVectorRef& p) const {
-  // The four directions that are not horizontal at the pre-shape p, orthonormal: the two
-  // translations, scaling (p itself) and rotation (i p).
-  const Vector mu = canonical(p);
+Matrix KendallShapeSpace::vertical_directions(const Vector& mu) const {
   Matrix normals = Matrix::Zero(2 * k_, 4);
   for (Index j = 0; j < k_; ++j) {
     normals(2 * j, 0) = normals(2 * j + 1, 1) = 1.0 / std::sqrt(static_cast<double>(k_));
@@ -105,7 +108,40 @@ Matrix KendallShapeSpace::tangent_basis(const ConstVectorRef& p) const {
     normals(2 * j + 1, 3) = mu[2 * j];
   }
   normals.col(2) = mu;
-  return sphere::orthogonal_complement(normals);
+  return normals;
+}
+
+Matrix KendallShapeSpace::tangent_basis(const ConstVectorRef& p) const {
+  return sphere::orthogonal_complement(vertical_directions(canonical(p)));
+}
+
+Vector KendallShapeSpace::riemannian_gradient_at(const ConstVectorRef& p, const ConstVectorRef& g) const {
+  const Matrix normals = vertical_directions(canonical(p));
+  return g - normals * (normals.transpose() * g);
+}
+
+Vector KendallShapeSpace::parallel_transport(const ConstVectorRef& from, const ConstVectorRef& to,
+                                             const ConstVectorRef& v) const {
+  const Vector p = canonical(from), w = canonical(to);
+  const ComplexVector p_c = to_complex(p), w_c = to_complex(w);
+  const Complex c = hermitian_product(p_c, w_c);
+  const Complex phase = std::abs(c) > 0 ? c / std::abs(c) : Complex(1.0);
+  const Vector aligned = to_real(phase * w_c);  // align(from, to)
+  // The horizontal geodesic from p to the aligned representative: cos(t) p + sin(t) u, t in [0, theta].
+  const Vector log_pw = sphere::log_map(p, aligned);
+  const double theta = log_pw.norm();
+  Vector moved = v;
+  if (theta > 0.0) {
+    const Vector u = log_pw / theta;
+    const Vector iu = to_real(Complex(0.0, 1.0) * to_complex(u));
+    const double along = v.dot(u), along_rotation = v.dot(iu);
+    const Vector velocity = -std::sin(theta) * p + std::cos(theta) * u;  // gamma'(theta)
+    const Vector i_velocity = to_real(Complex(0.0, 1.0) * to_complex(velocity));
+    moved += (along * velocity - along * u) + (along_rotation * i_velocity - along_rotation * iu);
+  }
+  // From the aligned representative back to the pre-shape of `to` (a rotation, an isometry that
+  // keeps vectors horizontal).
+  return to_real(std::conj(phase) * to_complex(moved));
 }
 
 Vector KendallShapeSpace::initial_mean(const DataRef& points) const {
