@@ -66,12 +66,7 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
       config_(std::move(config)),
       layout_(static_cast<Index>(local_rows)) {
   latent_space_ = make_latent_space(config_.latent_space, config_.latent_dim);
-  decoder_.emplace(GpDecoderSettings{config_.kernel,
-                                     {config_.kernel_variance, config_.lengthscale, config_.kernel_period,
-                                      config_.kernel_settings},
-                                     config_.noise_variance,
-                                     config_.fixed_hyperparameters},
-                   latent_space_->ambient_dim(), config_.latent_space, layout_);
+  decoder_.emplace(config_.decoder, latent_space_->ambient_dim(), config_.latent_space, layout_);
   if (config_.latents == LatentKind::amortised) {
     mean_encoder_.emplace(mean_encoder_layout(encoder_shape(config_)));
     mean_encoder_offset_ = layout_.add(encoder_block_of("encoder/mean", *mean_encoder_));

@@ -45,7 +45,7 @@ SasModelConfig training_test_config(Index data_dim, bool bayesian, LatentKind la
   c.latents = latents;
   c.precision = precision;
   c.encoder_hidden = std::move(encoder_hidden);
-  c.lengthscale = 1.0;
+  c.decoder.init.lengthscale = 1.0;
   c.seed = seed;
   return c;
 }

@@ -38,17 +38,10 @@ struct SasModelConfig {
   LatentKind latents = LatentKind::amortised;
   std::vector<Index> encoder_hidden{512, 256};
   Activation encoder_activation = Activation::relu;
-  // The covariance function: a kernel-registry expression (gplvm/model/kernel_registry.hpp).
-  std::string kernel = "eq_ard";
   std::string latent_space = "euclidean";  // gplvm/model/latent_space.hpp
-  // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
-  double kernel_variance = 0.5;
-  double lengthscale = 0.1;
-  double kernel_period = 1.0;  // kernels with a period (periodic)
-  // Initial values of hyperparameters kernels declare a key for (KernelSetting), by key.
-  std::map<std::string, double> kernel_settings;
-  std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
-  double noise_variance = 0.5;
+  // The kernel, its initial values and the noise (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
+  GpDecoderSettings decoder = {
+      .kernel = "eq_ard", .init = {.variance = 0.5, .lengthscale = 0.1}, .noise_variance = 0.5};
   // Free latents start as PCA latents (unit variance per dimension) or N(0, I) draws, times
   // free_latent_scale (initialise_from_data; without it, the random draws).
   LatentInit init = LatentInit::pca;
