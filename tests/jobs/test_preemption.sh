@@ -6,7 +6,7 @@
 # finishes with --resume auto. Its /params/shared and /latent/mean must equal, to 1e-12 relative,
 # those of the same run done uninterrupted with mpirun outside Slurm.
 #
-#   bash tests/slurm/test_preemption.sh BUILD_DIR [LAUNCHER...]     (as root)
+#   bash tests/jobs/test_preemption.sh BUILD_DIR [LAUNCHER...]     (as root)
 #
 # LAUNCHER: auto (srun --mpi=pmix where available, as jobs/train.sbatch picks it), srun or mpirun
 # (GPLVM_LAUNCHER for the job); default: auto mpirun. One launcher takes about 55 s on an idle 2-core
