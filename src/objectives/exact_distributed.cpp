@@ -288,6 +288,9 @@ struct ExactDistributedGp::State {
   void predict_chunk(const ConstMatrixRef& X_star, Eigen::Ref<Matrix> mean,
                      Eigen::Ref<Vector> explained) const;
   void jacobian_chunk(const ConstMatrixRef& X_star, double* mean, double* gram) const;
+  // Throws unless the factor is there (gradient() overwrites it) and X_star are finite test latents
+  // of the right width; then makes sure alpha is. `what`: the calling function, for the message.
+  void prepare_prediction(const ConstMatrixRef& X_star, const char* what);
 
   Index n() const { return X.rows(); }
 
@@ -417,16 +420,19 @@ void ExactDistributedGp::State::jacobian_chunk(const ConstMatrixRef& X_star, dou
   }
 }
 
-ExactJacobianPrediction ExactDistributedGp::predict_jacobian(const ConstMatrixRef& X_star) {
-  State& s = *state_;
-  if (s.factor_overwritten)
-    throw Error(
-        "exact GPLVM predict_jacobian() needs the Cholesky factor, which gradient() has overwritten; "
-        "call it first");
-  require(X_star.cols() == s.X.cols(), "test latents have the wrong number of dimensions",
+void ExactDistributedGp::State::prepare_prediction(const ConstMatrixRef& X_star, const char* what) {
+  if (factor_overwritten)
+    throw Error(std::string("exact GPLVM ") + what +
+                "() needs the Cholesky factor, which gradient() has overwritten; call it before gradient()");
+  require(X_star.cols() == X.cols(), "test latents have the wrong number of dimensions",
           {"", "latent_dim", std::to_string(X_star.cols())});
   require(X_star.allFinite(), "test latents contain NaN or Inf", {"", "test_latents", "non-finite"});
-  s.ensure_alpha();
+  ensure_alpha();
+}
+
+ExactJacobianPrediction ExactDistributedGp::predict_jacobian(const ConstMatrixRef& X_star) {
+  State& s = *state_;
+  s.prepare_prediction(X_star, "predict_jacobian");
   const Index m = X_star.rows(), q_dim = s.X.cols();
   // Before any communication, so that every rank refuses a kernel without derivatives alike.
   std::vector<Matrix> second(static_cast<std::size_t>(m));
@@ -476,14 +482,7 @@ const BlacsGrid& ExactDistributedGp::grid() const noexcept {
 
 ExactPrediction ExactDistributedGp::predict(const ConstMatrixRef& X_star) {
   State& s = *state_;
-  if (s.factor_overwritten)
-    throw Error(
-        "exact GPLVM predict() needs the Cholesky factor, which gradient() has overwritten; "
-        "call predict() first");
-  require(X_star.cols() == s.X.cols(), "test latents have the wrong number of dimensions",
-          {"", "latent_dim", std::to_string(X_star.cols())});
-  require(X_star.allFinite(), "test latents contain NaN or Inf", {"", "test_latents", "non-finite"});
-  s.ensure_alpha();
+  s.prepare_prediction(X_star, "predict");
   const Index m = X_star.rows();
   // [mean (M x D), ||L^{-1} k_N*||^2 (M)], partial sums until the one allreduce.
   Vector packed = Vector::Zero(m * s.d + m);

@@ -22,7 +22,9 @@ struct KernelCase {
   bool on_sphere = false;  // inputs unit vectors (sphere_eq)
 };
 
-void PrintTo(const KernelCase& c, std::ostream* os) { *os << c.expression; }
+void PrintTo(const KernelCase& c, std::ostream* os) {
+  *os << c.expression;
+}
 
 constexpr Index kQ = 3;
 
@@ -45,24 +47,6 @@ double k_at(const Kernel& k, const Matrix& a, const Matrix& b) {
   Matrix K;
   k.cross(a, b, K);
   return K(0, 0);
-}
-
-// The mixed central difference of k(x + s e_a, x' + t e_b) at x' = x, Richardson-extrapolated over
-// h, h/2, h/4 so that the O(h) term of a once-differentiable kernel (matern32's |r|^3) and the O(h^2)
-// term both cancel.
-double mixed_second_difference(const Kernel& k, const Matrix& x, Index a, Index b, double h) {
-  const auto D = [&](double s) {
-    const auto shifted = [&](Index dim, double by) {
-      Matrix y = x;
-      y(0, dim) += by;
-      return y;
-    };
-    return (k_at(k, shifted(a, s), shifted(b, s)) - k_at(k, shifted(a, s), shifted(b, -s)) -
-            k_at(k, shifted(a, -s), shifted(b, s)) + k_at(k, shifted(a, -s), shifted(b, -s))) /
-           (4.0 * s * s);
-  };
-  const double r1_h = 2.0 * D(h / 2) - D(h), r1_half = 2.0 * D(h / 4) - D(h / 2);
-  return (4.0 * r1_half - r1_h) / 3.0;
 }
 
 class KernelInputDerivatives : public ::testing::TestWithParam<KernelCase> {};
@@ -89,7 +73,9 @@ TEST_P(KernelInputDerivatives, GradientCovarianceIsTheMixedSecondDerivativeAtCoi
     ASSERT_EQ(H.cols(), kQ);
     Matrix fd(kQ, kQ);
     for (Index a = 0; a < kQ; ++a)
-      for (Index b = 0; b < kQ; ++b) fd(a, b) = mixed_second_difference(*k, x, a, b, 1e-3);
+      for (Index b = 0; b < kQ; ++b)
+        fd(a, b) = testing::mixed_second_difference(
+            [&](const Matrix& u, const Matrix& v) { return k_at(*k, u, v); }, x, a, b, 1e-3);
     const Eigen::Map<const Vector> h(H.data(), H.size()), f(fd.data(), fd.size());
     EXPECT_LT(testing::max_relative_error(h, f), 1e-6) << "H =\n" << H << "\nFD =\n" << fd;
     // A covariance: symmetric and positive semi-definite.
@@ -98,17 +84,19 @@ TEST_P(KernelInputDerivatives, GradientCovarianceIsTheMixedSecondDerivativeAtCoi
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Kernels, KernelInputDerivatives,
-    ::testing::Values(KernelCase{"eq_ard"}, KernelCase{"matern32"}, KernelCase{"matern52"}, KernelCase{"linear"},
-                      KernelCase{"periodic"}, KernelCase{"sphere_eq", true}, KernelCase{"eq_ard+linear"},
-                      KernelCase{"eq_ard*periodic"}, KernelCase{"linear*matern52"},
-                      KernelCase{"(eq_ard+linear)*linear"}),
-    [](const ::testing::TestParamInfo<KernelCase>& info) {
-      std::string name;
-      for (char ch : info.param.expression) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Kernels, KernelInputDerivatives,
+                         ::testing::Values(KernelCase{"eq_ard"}, KernelCase{"matern32"},
+                                           KernelCase{"matern52"}, KernelCase{"linear"},
+                                           KernelCase{"periodic"}, KernelCase{"sphere_eq", true},
+                                           KernelCase{"eq_ard+linear"}, KernelCase{"eq_ard*periodic"},
+                                           KernelCase{"linear*matern52"},
+                                           KernelCase{"(eq_ard+linear)*linear"}),
+                         [](const ::testing::TestParamInfo<KernelCase>& info) {
+                           std::string name;
+                           for (char ch : info.param.expression)
+                             name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
 
 TEST(KernelInputDerivatives, AKernelWithACuspAtCoincidentInputsIsRefusedNamingModelKernel) {
   const auto k = make_kernel("hyperboloid_exp", kQ + 1);
@@ -122,7 +110,8 @@ TEST(KernelInputDerivatives, AKernelWithACuspAtCoincidentInputsIsRefusedNamingMo
     EXPECT_TRUE(contains(e.what(), "hyperboloid_exp")) << e.what();
   }
   // A product with it is refused too, by the child that has none.
-  EXPECT_THROW((void)make_kernel("hyperboloid_exp*hyperboloid_exp", kQ + 1)->gradient_covariance(x), InputError);
+  EXPECT_THROW((void)make_kernel("hyperboloid_exp*hyperboloid_exp", kQ + 1)->gradient_covariance(x),
+               InputError);
 }
 
 }  // namespace

@@ -64,25 +64,10 @@ InducingPosterior some_inducing_posterior() {
 DenseReference given_inducing_reference(const Kernel& k, const Matrix& Z, const InducingPosterior& q) {
   Matrix K;
   k.cross(Z, Z, K);
-  const Matrix K_inverse = jittered_inducing_kernel(K, kInducingRelativeJitter).llt().solve(Matrix::Identity(kM, kM));
+  const Matrix K_inverse =
+      jittered_inducing_kernel(K, kInducingRelativeJitter).llt().solve(Matrix::Identity(kM, kM));
   const Matrix S = q.scale * q.scale.transpose();
   return {k, Z, K_inverse, K_inverse * S * K_inverse, K_inverse * q.mean};
-}
-
-// Richardson-extrapolated mixed central difference of cov(x + s e_a, x + t e_b) (as in the kernel tests).
-double mixed_difference(const DenseReference& r, const Matrix& x, Index a, Index b, double h) {
-  const auto D = [&](double s) {
-    const auto at = [&](Index dim, double by) {
-      Matrix y = x;
-      y(0, dim) += by;
-      return y;
-    };
-    return (r.covariance(at(a, s), at(b, s)) - r.covariance(at(a, s), at(b, -s)) - r.covariance(at(a, -s), at(b, s)) +
-            r.covariance(at(a, -s), at(b, -s))) /
-           (4.0 * s * s);
-  };
-  const double r1_h = 2.0 * D(h / 2) - D(h), r1_half = 2.0 * D(h / 4) - D(h / 2);
-  return (4.0 * r1_half - r1_h) / 3.0;
 }
 
 void expect_matches_reference(const GpPosterior& posterior, const DenseReference& r, const Matrix& X) {
@@ -104,8 +89,12 @@ void expect_matches_reference(const GpPosterior& posterior, const DenseReference
     const Matrix& S = j.covariance[static_cast<std::size_t>(i)];
     Matrix fd(kQ, kQ);
     for (Index a = 0; a < kQ; ++a)
-      for (Index b = 0; b < kQ; ++b) fd(a, b) = mixed_difference(r, x, a, b, 1e-3);
-    EXPECT_LT(max_relative_error(S.reshaped(), fd.reshaped()), 1e-6) << "point " << i << "\n" << S << "\n" << fd;
+      for (Index b = 0; b < kQ; ++b)
+        fd(a, b) = testing::mixed_second_difference(
+            [&](const Matrix& u, const Matrix& v) { return r.covariance(u, v); }, x, a, b, 1e-3);
+    EXPECT_LT(max_relative_error(S.reshaped(), fd.reshaped()), 1e-6) << "point " << i << "\n"
+                                                                     << S << "\n"
+                                                                     << fd;
   }
 }
 
@@ -115,7 +104,8 @@ TEST_P(GpPosteriorKernels, GivenObservationsJacobianAndCovarianceAreFiniteDiffer
   const auto k = kernel_named(GetParam());
   const Matrix Z = random_normal(kM, kQ, 1), Y = random_normal(kM, kD, 2);
   const Matrix X = 1.2 * random_normal(4, kQ, 5);
-  expect_matches_reference(GpPosterior::given_observations(*k, Z, Y, kNoise), given_observations_reference(*k, Z, Y), X);
+  expect_matches_reference(GpPosterior::given_observations(*k, Z, Y, kNoise),
+                           given_observations_reference(*k, Z, Y), X);
 }
 
 TEST_P(GpPosteriorKernels, GivenInducingValuesJacobianAndCovarianceAreFiniteDifferencesOfTheDenseGp) {
@@ -123,10 +113,12 @@ TEST_P(GpPosteriorKernels, GivenInducingValuesJacobianAndCovarianceAreFiniteDiff
   const Matrix Z = random_normal(kM, kQ, 1);
   const InducingPosterior q = some_inducing_posterior();
   const Matrix X = 1.2 * random_normal(4, kQ, 6);
-  expect_matches_reference(GpPosterior::given_inducing(*k, Z, q, kNoise), given_inducing_reference(*k, Z, q), X);
+  expect_matches_reference(GpPosterior::given_inducing(*k, Z, q, kNoise), given_inducing_reference(*k, Z, q),
+                           X);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, GpPosteriorKernels, ::testing::Values("eq_ard", "matern52", "eq_ard+linear"));
+INSTANTIATE_TEST_SUITE_P(Kernels, GpPosteriorKernels,
+                         ::testing::Values("eq_ard", "matern52", "eq_ard+linear"));
 
 // With k(x, z) = x^T A z the mean x^T A Z^T alpha is linear: E[J] = alpha^T Z A everywhere, and
 // Sigma_J = A - A Z^T C^{-1} Z A, the covariance of the GP's (constant) gradient A w, w ~ q.
