@@ -201,7 +201,7 @@ SparseGplvmConfig model_config(const Options& o, Index m_inducing) {
   c.reproducible_sums = o.reproducible;
   c.latents = o.free_latents ? LatentKind::free : LatentKind::amortised;
   c.encoder_hidden = o.hidden;
-  c.lengthscale = o.lengthscale;
+  c.decoder.init.lengthscale = o.lengthscale;
   c.num_inducing = m_inducing;
   c.training = SparseTraining::minibatch;
   c.seed = 1;

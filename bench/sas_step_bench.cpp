@@ -244,8 +244,8 @@ Timings run(const Options& o, const Communicator& comm, int threads) {
   c.seed = 1;
   if (o.lorentz) {
     c.latent_space = "lorentz";
-    c.kernel = "hyperboloid_exp";
-    c.lengthscale = 2.0;  // kappa, as bench/lorentz_sas_scale.py trains
+    c.decoder.kernel = "hyperboloid_exp";
+    c.decoder.init.lengthscale = 2.0;  // kappa, as bench/lorentz_sas_scale.py trains
   }
   const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
   const auto begin = partition.begin(comm.rank()), count = partition.count(comm.rank());

@@ -20,7 +20,7 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --with-demo) packages+=(dataset-fashion-mnist) ;;
-    --with-slurm) ;;   # kept for compatibility: slurm-wlm is now always installed (jobs/, tests/slurm/)
+    --with-slurm) ;;   # kept for compatibility: slurm-wlm is now always installed (jobs/, tests/jobs/)
     --with-torch) packages+=(python3-torch) ;;
     --with-profiler) packages+=(linux-perf) ;;
     *) echo "install-deps.sh: unknown option '$arg'" >&2; exit 2 ;;

@@ -29,21 +29,36 @@ import sys
 
 import numpy as np
 
-try:
-    import h5py
-    import matplotlib
 
-    matplotlib.use("Agg")  # headless: no display on compute nodes
-    import matplotlib.pyplot as plt
-    from matplotlib.collections import EllipseCollection
-    from matplotlib.lines import Line2D
-    from gplvm_run import InputProblem, open_h5, read_curve, read_dataset  # the run loader (tools/gplvm_run.py)
-except ImportError as exc:  # pragma: no cover - depends on the host
+def missing_package(exc):  # pragma: no cover - depends on the host
     sys.stderr.write(
         f"plot_run.py: error: {exc}; install the Debian packages python3-h5py python3-matplotlib "
         "and run with /usr/bin/python3\n"
     )
     sys.exit(2)
+
+
+try:
+    import h5py
+    from gplvm_run import InputProblem, open_h5, read_curve, read_dataset  # the run loader (tools/gplvm_run.py)
+except ImportError as exc:  # pragma: no cover - depends on the host
+    missing_package(exc)
+
+plt = EllipseCollection = Line2D = None  # matplotlib, imported once the inputs have been read and checked
+
+
+def import_matplotlib():
+    """matplotlib takes a second to import: help and input errors answer without it."""
+    global plt, EllipseCollection, Line2D
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # headless: no display on compute nodes
+        import matplotlib.pyplot as plt
+        from matplotlib.collections import EllipseCollection
+        from matplotlib.lines import Line2D
+    except ImportError as exc:  # pragma: no cover - depends on the host
+        missing_package(exc)
 
 EXIT_INPUT = 2
 MAX_LEGEND_CLASSES = 20  # more distinct labels than this get a colourbar instead of a legend
@@ -370,6 +385,7 @@ def main(argv=None):
     except OSError as exc:
         sys.stderr.write(f"plot_run.py: error: cannot create output directory {out_dir}: {exc}\n")
         return EXIT_INPUT
+    import_matplotlib()
     title = os.path.basename(args.run)
     plot_latents(mean, var, labels, dims, title, os.path.join(out_dir, "latents.png"), what, names)
     if curve is None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throw-away one-node Slurm cluster on loopback, for testing jobs/*.sbatch (tests/slurm/).
+# A throw-away one-node Slurm cluster on loopback, for testing jobs/*.sbatch (tests/jobs/).
 #
 #   scripts/slurm/local-cluster.sh start  DIR   start slurmctld + slurmd, wait until the node is idle
 #   scripts/slurm/local-cluster.sh stop   DIR   cancel the cluster's jobs, stop both daemons, wait for them

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 namespace gplvm {
 namespace {
@@ -42,6 +44,25 @@ Prediction ExactGpPredictor::predict(const ConstMatrixRef& latents) {
     if (hi <= lo) continue;
     result.mean.middleRows(lo - local_begin, hi - lo) = p.mean.middleRows(lo - begin, hi - lo);
     result.variance.segment(lo - local_begin, hi - lo) = p.variance.segment(lo - begin, hi - lo);
+  }
+  return result;
+}
+
+JacobianPrediction ExactGpPredictor::predict_jacobian(const ConstMatrixRef& latents) {
+  const std::vector<std::int64_t> counts = comm_.allgather(static_cast<std::int64_t>(latents.rows()));
+  const Index local_begin = std::accumulate(counts.begin(), counts.begin() + comm_.rank(), Index{0});
+  const RowMatrix local = latents;
+  const RowMatrix all = comm_.allgather_rows(DataRef(local));
+  JacobianPrediction result;
+  for (Index begin = 0; begin < all.rows(); begin += kPredictChunk) {
+    const Index count = std::min(kPredictChunk, all.rows() - begin);
+    ExactJacobianPrediction p = gp_->predict_jacobian(Matrix(all.middleRows(begin, count)));
+    for (Index i = 0; i < count; ++i) {
+      const Index row = begin + i;
+      if (row < local_begin || row >= local_begin + latents.rows()) continue;
+      result.mean.push_back(std::move(p.mean[static_cast<std::size_t>(i)]));
+      result.covariance.push_back(std::move(p.covariance[static_cast<std::size_t>(i)]));
+    }
   }
   return result;
 }

@@ -126,4 +126,11 @@ void EqArdKernel::diagonal_backward(const ConstMatrixRef& X, const Vector& g, Ma
   d_hyper[0] += variance_ * g.sum();  // k(x, x) = theta: no latent dependence
 }
 
+Matrix EqArdKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // k = theta exp(-|d / l|^2 / 2), d = x - x': d^2 k / dx dx'^T = -d^2 k / dd dd^T = theta diag(1 / l^2) at d
+  // = 0.
+  require_input_dim(x, input_dim(), "x");
+  return Matrix(variance_ * lengthscales_.array().square().inverse().matrix().asDiagonal());
+}
+
 }  // namespace gplvm

@@ -155,4 +155,14 @@ void HyperboloidExpKernel::psi_backward(const ConstMatrixRef&, const ConstMatrix
   psi_not_supported();
 }
 
+Matrix HyperboloidExpKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // exp(-d / kappa) has a cusp at d = 0: the GP is continuous but nowhere differentiable, so its
+  // Jacobian (and the metric built from it) does not exist.
+  throw InputError(
+      "the kernel 'hyperboloid_exp' has a cusp at x = x' (a Laplacian kernel of the geodesic "
+      "distance): a GP with it has no derivative, so the Jacobian of its predictive mean does "
+      "not exist",
+      {"", "model.kernel", name()});
+}
+
 }  // namespace gplvm

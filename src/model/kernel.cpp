@@ -16,6 +16,44 @@ void node_inputs(const ConstMatrixRef& mean, const Matrix& std_dev, const PsiNod
 
 }  // namespace
 
+Matrix Kernel::input_gradients(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  require(x.rows() == 1 && x.cols() == input_dim(), "input_gradients takes one point of the kernel's inputs",
+          {"", "x", std::to_string(x.rows()) + " x " + std::to_string(x.cols())});
+  // cross_backward with dL/dK = 1 on the one entry k(x, z_m) returns exactly d k(x, z_m) / dx.
+  Matrix gradients = Matrix::Zero(Z.rows(), input_dim());
+  Matrix K, dx(1, input_dim());
+  const Matrix unit = Matrix::Ones(1, 1);
+  Vector d_hyper(num_hyperparameters());
+  for (Index m = 0; m < Z.rows(); ++m) {
+    cross(x, Z.row(m), K);
+    dx.setZero();
+    d_hyper.setZero();
+    cross_backward(x, Z.row(m), K, unit, &dx, nullptr, d_hyper);
+    gradients.row(m) = dx;
+  }
+  return gradients;
+}
+
+void Kernel::diagonal_input_gradients(const ConstMatrixRef& x, Matrix& d_first, Matrix& d_second) const {
+  // Two copies of the point, so that cross_backward keeps the two arguments' adjoints apart.
+  const Matrix first = x, second = x;
+  Matrix K;
+  cross(first, second, K);
+  d_first.setZero(1, input_dim());
+  d_second.setZero(1, input_dim());
+  Vector d_hyper = Vector::Zero(num_hyperparameters());
+  cross_backward(first, second, K, Matrix::Ones(1, 1), &d_first, &d_second, d_hyper);
+}
+
+Matrix Kernel::gradient_covariance(const ConstMatrixRef&) const {
+  throw InputError("the kernel '" + name() +
+                       "' declares no mixed second input derivative, which the Jacobian of the "
+                       "predictive mean and its covariance need (a GP with this kernel may not be "
+                       "differentiable); choose a differentiable kernel (eq_ard, matern32, matern52, "
+                       "linear, periodic, sphere_eq, or their sums and products)",
+                   {"", "model.kernel", name()});
+}
+
 // psi0 = sum_k w_k sum_n k(x_nk, x_nk),  psi1 = sum_k w_k K(X_k, Z),  psi2 = sum_k w_k K_k^T K_k,
 // with X_k the inputs at node k (docs/math/kernels.md).
 void Kernel::psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance,

@@ -114,4 +114,11 @@ void LinearArdKernel::psi_backward(const ConstMatrixRef& mean, const ConstMatrix
   }
 }
 
+Matrix LinearArdKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // k = sum_q a_q x_q x'_q: d^2 k / dx_a dx'_b = a_a delta_ab everywhere.
+  require(x.rows() == 1 && x.cols() == input_dim(),
+          "gradient_covariance takes one point of the kernel's inputs", {"", "x", std::to_string(x.cols())});
+  return Matrix(variances_.asDiagonal());
+}
+
 }  // namespace gplvm

@@ -115,4 +115,13 @@ void MaternArdKernel::diagonal_backward(const ConstMatrixRef&, const Vector& g, 
   d_hyper[0] += variance_ * g.sum();  // k(x, x) = theta: no latent dependence
 }
 
+Matrix MaternArdKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // Near r = 0, k = theta (1 - c r^2 / 2 + O(r^3)) with c = 3 (nu = 3/2) or 5/3 (nu = 5/2), so the
+  // mixed derivative at x' = x is theta c diag(1 / l_q^2) (docs/math/kernels.md).
+  require(x.rows() == 1 && x.cols() == input_dim(),
+          "gradient_covariance takes one point of the kernel's inputs", {"", "x", std::to_string(x.cols())});
+  const double c = smoothness_ == MaternSmoothness::three_halves ? 3.0 : 5.0 / 3.0;
+  return Matrix((variance_ * c) * lengthscales_.array().square().inverse().matrix().asDiagonal());
+}
+
 }  // namespace gplvm

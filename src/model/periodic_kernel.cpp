@@ -104,4 +104,13 @@ void PeriodicKernel::diagonal_backward(const ConstMatrixRef&, const Vector& g, M
   d_hyper[0] += variance_ * g.sum();  // k(x, x) = theta
 }
 
+Matrix PeriodicKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // Near d = 0, sin^2(pi d_q / p) = (pi d_q / p)^2 + O(d^4): k = theta (1 - 2 sum_q (pi d_q / (p l_q))^2 +
+  // ...), so the mixed derivative at x' = x is theta diag(4 pi^2 / (p^2 l_q^2)).
+  require_input_dim(x, input_dim(), "x");
+  const double omega = std::numbers::pi / period_;
+  return Matrix((4.0 * variance_ * omega * omega) *
+                lengthscales_.array().square().inverse().matrix().asDiagonal());
+}
+
 }  // namespace gplvm

@@ -53,4 +53,17 @@ void ProductKernel::diagonal_backward(const ConstMatrixRef& X, const Vector& g, 
   right_->diagonal_backward(X, g_right, dX, right_part(d_hyper));
 }
 
+Matrix ProductKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // k = k_0 k_1:  d^2 k / dx dx'^T = H_0 k_1 + g_0 h_1^T + g_1 h_0^T + k_0 H_1 at x' = x, with g the
+  // children's derivatives in x and h those in x' there (zero for stationary children).
+  Vector k_left, k_right;
+  left_->diagonal(x, k_left);
+  right_->diagonal(x, k_right);
+  Matrix g_left, h_left, g_right, h_right;
+  left_->diagonal_input_gradients(x, g_left, h_left);
+  right_->diagonal_input_gradients(x, g_right, h_right);
+  return left_->gradient_covariance(x) * k_right[0] + g_left.transpose() * h_right +
+         g_right.transpose() * h_left + k_left[0] * right_->gradient_covariance(x);
+}
+
 }  // namespace gplvm

@@ -94,4 +94,10 @@ void SphereEqKernel::psi_backward(const ConstMatrixRef&, const ConstMatrixRef&, 
   psi_not_supported();
 }
 
+Matrix SphereEqKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  // The ambient EQ kernel's, in ambient coordinates (exact along tangent directions, like the input
+  // adjoints): the sphere's tangent part is taken by whoever projects the Jacobian onto its basis.
+  return eq_.gradient_covariance(x);
+}
+
 }  // namespace gplvm

@@ -42,4 +42,8 @@ void SumKernel::diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matr
   right_->diagonal_backward(X, g, dX, right_part(d_hyper));
 }
 
+Matrix SumKernel::gradient_covariance(const ConstMatrixRef& x) const {
+  return left_->gradient_covariance(x) + right_->gradient_covariance(x);
+}
+
 }  // namespace gplvm

@@ -121,48 +121,36 @@ class LinearBasepointFullBatchObjective final : public FullBatchObjective {
 
 ExactGplvmConfig exact_gplvm_config(const Config& c, Index data_dim) {
   ExactGplvmConfig e;
-  e.decoder = sas_model_config(c, data_dim);
-  e.decoder.latents = LatentKind::free;  // whatever model.latents says
-  require(e.decoder.precision == Precision::float64,
+  e.base = sas_model_config(c, data_dim);
+  e.base.latents = LatentKind::free;  // whatever model.latents says
+  require(e.base.precision == Precision::float64,
           "model.kind = \"exact\" runs in float64 only (its Cholesky of the N x N kernel needs it)",
           {"", "model.precision", "float32"});
   e.min_noise_variance = c.get_double("exact.min_noise_variance");
-  require(e.decoder.noise_variance >= e.min_noise_variance,
+  require(e.base.decoder.noise_variance >= e.min_noise_variance,
           "the initial noise variance must be at least exact.min_noise_variance (" +
               std::to_string(e.min_noise_variance) + ")",
-          {"", "model.noise_variance", std::to_string(e.decoder.noise_variance)});
-  e.fixed_hyperparameters = c.get_string_list("model.fixed_hyperparameters");
+          {"", "model.noise_variance", std::to_string(e.base.decoder.noise_variance)});
   e.gp.block_size = static_cast<int>(c.get_int("exact.block_size"));
   e.gp.grid_rows = static_cast<int>(c.get_int("exact.grid_rows"));
   e.gp.grid_cols = static_cast<int>(c.get_int("exact.grid_cols"));
   e.linear_basepoint = c.get_string("model.basepoint") == "linear";
-  require(!e.linear_basepoint || !latent_space_is(e.decoder.latent_space, &LatentSpace::is_curved),
+  require(!e.linear_basepoint || !latent_space_is(e.base.latent_space, &LatentSpace::is_curved),
           "model.basepoint = \"linear\" takes Euclidean latents (m(x) = Exp_mu0(B0 A x))",
-          {"", "model.latent_space", e.decoder.latent_space});
+          {"", "model.latent_space", e.base.latent_space});
   return e;
 }
-
-namespace {
-
-// The decoder holds model.fixed_hyperparameters: they are its kernel's.
-SasModelConfig decoder_config(const ExactGplvmConfig& c) {
-  SasModelConfig d = c.decoder;
-  d.fixed_hyperparameters = c.fixed_hyperparameters;
-  return d;
-}
-
-}  // namespace
 
 ExactGplvmModel::ExactGplvmModel(ExactGplvmConfig config, std::uint64_t num_data, std::uint64_t local_begin,
                                  std::uint64_t local_rows)
     : Model({.num_data = num_data,
              .local_begin = local_begin,
              .local_rows = local_rows,
-             .data_dim = config.decoder.data_dim,
-             .seed = config.decoder.seed,
-             .latents = {LatentKind::free, false, config.decoder.latent_dim, config.decoder.latent_space}}),
+             .data_dim = config.base.data_dim,
+             .seed = config.base.seed,
+             .latents = {LatentKind::free, false, config.base.latent_dim, config.base.latent_space}}),
       config_(std::move(config)),
-      decoder_(decoder_config(config_), num_data, local_begin, local_rows),
+      decoder_(config_.base, num_data, local_begin, local_rows),
       map_size_(config_.linear_basepoint ? decoder_.data_dim() * decoder_.latent_dim() : 0),
       layout_(static_cast<Index>(local_rows)) {
   const std::vector<ParameterBlock>& blocks = decoder_.parameter_layout().blocks();

@@ -66,19 +66,11 @@ SasModel::SasModel(SasModelConfig config, std::uint64_t num_data, std::uint64_t 
       config_(std::move(config)),
       layout_(static_cast<Index>(local_rows)) {
   latent_space_ = make_latent_space(config_.latent_space, config_.latent_dim);
-  decoder_.emplace(GpDecoderSettings{config_.kernel,
-                                     {config_.kernel_variance, config_.lengthscale, config_.kernel_period,
-                                      config_.kernel_settings},
-                                     config_.noise_variance,
-                                     config_.fixed_hyperparameters},
-                   latent_space_->ambient_dim(), config_.latent_space, layout_);
+  decoder_.emplace(config_.decoder, latent_space_->ambient_dim(), config_.latent_space, layout_);
   if (config_.latents == LatentKind::amortised) {
-    mean_encoder_.emplace(mean_encoder_layout(encoder_shape(config_)));
-    mean_encoder_offset_ = layout_.add(encoder_block_of("encoder/mean", *mean_encoder_));
-    if (config_.bayesian) {
-      variance_encoder_.emplace(variance_encoder_layout(encoder_shape(config_)));
-      variance_encoder_offset_ = layout_.add(encoder_block_of("encoder/variance", *variance_encoder_));
-    }
+    encoders_.emplace(encoder_shape(config_), config_.bayesian);
+    mean_encoder_offset_ = layout_.add(encoder_block_of("encoder/mean", encoders_->mean()));
+    if (encoders_->variance()) layout_.add(encoder_block_of("encoder/variance", *encoders_->variance()));
   } else {
     // Free latents are point parameters stored with ambient_dim() coordinates (on the hyperboloid:
     // Q + 1); their tangent variances (Bayesian) have Q.
@@ -92,10 +84,9 @@ Vector SasModel::initial_parameters() const {
   Vector p = Vector::Zero(num_parameters());
   decoder_->initialise(p);
   const CounterRng rng(config_.seed);
-  if (mean_encoder_) mean_encoder_->initialize(p.data() + mean_encoder_offset_, rng, 0);
+  if (encoders_) encoders_->initialize(p.data() + mean_encoder_offset_, rng);
   if (initial_mean_encoder_)
     p.segment(mean_encoder_offset_, initial_mean_encoder_->size()) = *initial_mean_encoder_;
-  if (variance_encoder_) variance_encoder_->initialize(p.data() + variance_encoder_offset_, rng, 1);
   if (free_latents_)
     free_latents_->initialise(p, initial_latents_,
                               {config_.init, config_.free_latent_scale, config_.free_latent_variance}, rng,
@@ -115,11 +106,11 @@ void SasModel::initialise_from_data(const Communicator& comm, const RowPartition
     initial_latents_ = std::move(pca);
     return;
   }
-  Vector weights = initial_parameters().segment(mean_encoder_offset_, mean_encoder_->num_parameters());
+  Vector weights = initial_parameters().segment(mean_encoder_offset_, encoders_->mean().num_parameters());
   EncoderPretraining options = config_.encoder_pretraining;
   options.reproducible_sums = config_.reproducible_sums;
   const PretrainingLoss loss =
-      pretrain_encoder(*mean_encoder_, weights.data(), comm, partition, local_rows, pca, options);
+      pretrain_encoder(encoders_->mean(), weights.data(), comm, partition, local_rows, pca, options);
   if (comm.is_root())
     log_info("encoder pre-trained to the PCA latents for " +
              std::to_string(config_.encoder_pretraining.steps) + " steps: regression loss " +
@@ -176,14 +167,6 @@ const Scalar* SasModel::encoder_weights(const Vector& params, Float32Shadow* sha
 }
 
 template <typename Scalar>
-MlpWorkspace<Scalar>& SasModel::workspace(bool variance) const {
-  if constexpr (std::is_same_v<Scalar, double>)
-    return variance ? variance_workspace_ : mean_workspace_;
-  else
-    return variance ? variance_workspace_f32_ : mean_workspace_f32_;
-}
-
-template <typename Scalar>
 SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
                                                    const std::vector<std::uint64_t>& rows,
                                                    const DataRefT<Scalar>& data, StepKey key,
@@ -191,20 +174,15 @@ SasModel::LatentBatch SasModel::latents_forward_in(const Vector& params,
   if (shadow) shadow->require_block(encoder_block());
   LatentBatch l;
   const Index b = static_cast<Index>(rows.size()), q = config_.latent_dim;
-  if (mean_encoder_) {
+  if (encoders_) {
     const Scalar* weights = encoder_weights<Scalar>(params, shadow);
-    MatrixT<Scalar> out;
+    MatrixT<Scalar> mean, variance;
     const Index all_rows = data.rows();
     const std::span<const Index> blocks = block_rows ? *block_rows : std::span<const Index>(&all_rows, 1);
-    mean_encoder_->forward_in_blocks<Scalar>(weights, data, workspace<Scalar>(false), out, blocks);
-    l.tangent = out.template cast<double>();
+    encoders_->forward_in_blocks<Scalar>(weights, data, blocks, mean, config_.bayesian ? &variance : nullptr);
+    l.tangent = mean.template cast<double>();
     latent_space_->from_origin_tangent(l.tangent, l.mean);
-    if (variance_encoder_) {
-      variance_encoder_->forward_in_blocks<Scalar>(
-          weights + (variance_encoder_offset_ - mean_encoder_offset_), data, workspace<Scalar>(true), out,
-          blocks);
-      l.variance = out.template cast<double>();
-    }
+    if (config_.bayesian) l.variance = variance.template cast<double>();
   } else {
     const Index a = ambient_dim();
     l.mean.resize(b, a);
@@ -265,13 +243,13 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
       latent_space_->sample_posterior_backward(l.mean, l.variance, l.eps, d_sample, d_mean, d_variance);
     }
   }
-  if (mean_encoder_) {
+  if (encoders_) {
     // The mean encoder's output is the tangent vector the space maps to the mean.
     Matrix d_tangent = Matrix::Zero(l.tangent.rows(), l.tangent.cols());
     latent_space_->from_origin_tangent_backward(l.tangent, d_mean, d_tangent);
     d_mean = std::move(d_tangent);
-    const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
     const Index encoder_size = layout_.num_shared() - mean_encoder_offset_;
+    const Matrix* d_variance_of = config_.bayesian ? &d_variance : nullptr;
     if constexpr (std::is_same_v<Scalar, double>) {
       const double* weights = params.data() + mean_encoder_offset_;
       double* grad = gradient.data() + mean_encoder_offset_;
@@ -279,10 +257,7 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
         encoder_backward_in_blocks<double>(weights, data, d_mean, d_variance, *sum.block_rows,
                                            block_gradients_, grad, sum.blocks_f64);
       } else {
-        mean_encoder_->backward<double>(weights, data, mean_workspace_, d_mean, grad);
-        if (variance_encoder_)
-          variance_encoder_->backward<double>(weights + variance_at, data, variance_workspace_, d_variance,
-                                              grad + variance_at);
+        encoders_->backward<double>(weights, data, d_mean, d_variance_of, grad);
         if (sum.f64) sum.f64(grad, encoder_size);
       }
       freeze_translation(grad);
@@ -297,10 +272,9 @@ double SasModel::latents_backward_in(const Vector& params, const std::vector<std
         encoder_backward_in_blocks<float>(weights, data, d_mean.cast<float>(), d_variance.cast<float>(),
                                           *sum.block_rows, block_gradients_f32_, grad, sum.blocks_f32);
       } else {
-        mean_encoder_->backward<float>(weights, data, mean_workspace_f32_, d_mean.cast<float>(), grad);
-        if (variance_encoder_)
-          variance_encoder_->backward<float>(weights + variance_at, data, variance_workspace_f32_,
-                                             d_variance.cast<float>(), grad + variance_at);
+        const MatrixT<float> d_variance_f32 = d_variance.cast<float>();
+        encoders_->backward<float>(weights, data, d_mean.cast<float>(),
+                                   d_variance_of ? &d_variance_f32 : nullptr, grad);
         if (sum.f32) sum.f32(grad, encoder_size);
       }
       freeze_translation(grad);
@@ -332,19 +306,13 @@ void SasModel::encoder_backward_in_blocks(
     const Scalar* weights, const DataRefT<Scalar>& data, const MatrixT<Scalar>& d_mean,
     const MatrixT<Scalar>& d_variance, std::span<const Index> block_rows, std::vector<Scalar>& blocks,
     Scalar* grad, const std::function<void(const BlockPartials<Scalar>&, Scalar*)>& sum) const {
-  const Index variance_at = variance_encoder_offset_ - mean_encoder_offset_;
   const Index encoder_size = layout_.num_shared() - mean_encoder_offset_;
   const auto num_blocks = static_cast<Index>(block_rows.size());
   if (blocks.size() < static_cast<std::size_t>(num_blocks * encoder_size))
     blocks.resize(static_cast<std::size_t>(num_blocks * encoder_size));  // grown only
-  if (num_blocks > 0) {
-    mean_encoder_->backward_in_blocks<Scalar>(weights, data, workspace<Scalar>(false), d_mean, block_rows,
-                                              blocks.data(), encoder_size);
-    if (variance_encoder_)
-      variance_encoder_->backward_in_blocks<Scalar>(weights + variance_at, data, workspace<Scalar>(true),
-                                                    d_variance, block_rows, blocks.data() + variance_at,
-                                                    encoder_size);
-  }
+  if (num_blocks > 0)
+    encoders_->backward_in_blocks<Scalar>(weights, data, d_mean, config_.bayesian ? &d_variance : nullptr,
+                                          block_rows, blocks.data(), encoder_size);
   sum({blocks.data(), num_blocks, encoder_size, encoder_size}, grad);
 }
 
@@ -364,7 +332,7 @@ double SasModel::latents_backward(const Vector& params, const std::vector<std::u
 void SasModel::zero_all_but_encoder(Vector& gradient) const {
   // The encoder block (533k values at D = 784) is written by latents_backward; zeroing it as well
   // was a pass over 4 MB per step for nothing.
-  if (!mean_encoder_) {  // free latents: no encoder block
+  if (!encoders_) {  // free latents: no encoder block
     gradient.setZero(num_parameters());
     return;
   }
@@ -381,11 +349,11 @@ void SasModel::freeze_translation(Scalar* encoder_gradient) const {
   // (steps of lr |g| / eps) and make runs differ across rank counts. It stays at its initial value.
   // The symmetry is a translation of R^Q: a curved space has none (its isometries are not
   // translations of the encoder's tangent output).
-  if (config_.bayesian || !mean_encoder_ || !kernel_prototype().is_stationary() ||
+  if (config_.bayesian || !encoders_ || !kernel_prototype().is_stationary() ||
       latent_space_->ambient_dim() != latent_space_->intrinsic_dim())
     return;
-  const Index last = mean_encoder_->num_layers() - 1;
-  std::fill_n(encoder_gradient + mean_encoder_->bias_offset(last), config_.latent_dim, Scalar(0));
+  const Mlp& mean = encoders_->mean();
+  std::fill_n(encoder_gradient + mean.bias_offset(mean.num_layers() - 1), config_.latent_dim, Scalar(0));
 }
 
 BatchTerms SasModel::evaluate(const Vector& params, const Batch& batch, StepKey key, Vector& gradient) const {

@@ -8,11 +8,7 @@ namespace gplvm {
 
 void SasModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
   decoder_->write_parameters(out, params);
-  if (mean_encoder_)
-    write_mlp_parameters(out, "/params/encoder/mean", *mean_encoder_, params.data() + mean_encoder_offset_);
-  if (variance_encoder_)
-    write_mlp_parameters(out, "/params/encoder/variance", *variance_encoder_,
-                         params.data() + variance_encoder_offset_);
+  if (encoders_) encoders_->write(out, params.data() + mean_encoder_offset_);
 }
 
 }  // namespace gplvm

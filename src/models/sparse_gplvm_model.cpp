@@ -118,12 +118,7 @@ SparseGplvmModel::SparseGplvmModel(SparseGplvmConfig config, std::uint64_t num_d
                .role = active_set ? BlockRole::copied : BlockRole::trained,
                .space = latent_space_.get(),
                .refresh_every = config_.active_set_refresh});
-  decoder_.emplace(GpDecoderSettings{config_.kernel,
-                                     {config_.kernel_variance, config_.lengthscale, config_.kernel_period,
-                                      config_.kernel_settings},
-                                     config_.noise_variance,
-                                     config_.fixed_hyperparameters},
-                   a, config_.latent_space, layout_);
+  decoder_.emplace(config_.decoder, a, config_.latent_space, layout_);
   kernel_offset_ = decoder_->kernel_offset();
   noise_offset_ = decoder_->noise_offset();
   posterior_offset_ = layout_.num_shared();

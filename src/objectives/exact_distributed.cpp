@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/parse_number.hpp"
@@ -286,6 +287,10 @@ struct ExactDistributedGp::State {
   GpGradient backpropagate() const;
   void predict_chunk(const ConstMatrixRef& X_star, Eigen::Ref<Matrix> mean,
                      Eigen::Ref<Vector> explained) const;
+  void jacobian_chunk(const ConstMatrixRef& X_star, double* mean, double* gram) const;
+  // Throws unless the factor is there (gradient() overwrites it) and X_star are finite test latents
+  // of the right width; then makes sure alpha is. `what`: the calling function, for the message.
+  void prepare_prediction(const ConstMatrixRef& X_star, const char* what);
 
   Index n() const { return X.rows(); }
 
@@ -384,6 +389,74 @@ void ExactDistributedGp::State::predict_chunk(const ConstMatrixRef& X_star, Eige
     explained[cross.global_col(lj)] += cross.local().col(lj).squaredNorm();
 }
 
+// Partial sums of E[J] (c blocks of D x Q, column-major) and of the Grams of L^{-1} G (c blocks of
+// Q x Q) for the c test points of X_star, until the caller's one allreduce. G (N x cQ) is laid out
+// with one column block per test point (Q columns), so that each point's Gram is local to one
+// process column; its row blocks are alpha's, so the rows this process generates serve both.
+void ExactDistributedGp::State::jacobian_chunk(const ConstMatrixRef& X_star, double* mean,
+                                               double* gram) const {
+  const Index q_dim = X.cols(), c = X_star.rows();
+  BlockCyclicMatrix gradients(grid, n(), c * q_dim, options.block_size, static_cast<int>(q_dim));
+  const BlockCyclicAxis &rows = gradients.row_axis(), &alpha_rows = solved->row_axis();
+  if (rows.block != alpha_rows.block || rows.source != alpha_rows.source || rows.procs != alpha_rows.procs)
+    throw Error("exact GPLVM Jacobian: the gradient and alpha row layouts differ");
+  // This process's rows of alpha, and d k(x_n, x*) / dx* for those rows n.
+  Matrix row_latents(solved->local_rows(), q_dim);
+  for (Index l = 0; l < solved->local_rows(); ++l) row_latents.row(l) = X.row(solved->global_row(l));
+  for (Index i = 0; i < c; ++i) {
+    const Matrix G = kernel->input_gradients(X_star.row(i), row_latents);  // local rows x Q
+    // E[J](d, :) = sum_n alpha(n, d) G(n, :), over this process's (n, d) entries of alpha.
+    const Matrix partial = solved->local().transpose() * G;  // local cols x Q
+    for (Index lc = 0; lc < solved->local_cols(); ++lc)
+      for (Index q = 0; q < q_dim; ++q) mean[(i * q_dim + q) * d + solved->global_col(lc)] += partial(lc, q);
+    if (gradients.col_owner(i * q_dim) == grid.mycol() && gradients.local_rows() > 0)
+      gradients.local().middleCols(gradients.col_axis().local_index(i * q_dim), q_dim) = G;
+  }
+  scalapack::pdtrsm('L', 'L', 'N', 'N', 1.0, *factor, gradients);  // L^{-1} G
+  for (Index lc = 0; lc < gradients.local_cols(); lc += q_dim) {
+    const Index i = gradients.global_col(lc) / q_dim;
+    const auto block = gradients.local().middleCols(lc, q_dim);
+    Eigen::Map<Matrix>(gram + i * q_dim * q_dim, q_dim, q_dim).noalias() += block.transpose() * block;
+  }
+}
+
+void ExactDistributedGp::State::prepare_prediction(const ConstMatrixRef& X_star, const char* what) {
+  if (factor_overwritten)
+    throw Error(std::string("exact GPLVM ") + what +
+                "() needs the Cholesky factor, which gradient() has overwritten; call it before gradient()");
+  require(X_star.cols() == X.cols(), "test latents have the wrong number of dimensions",
+          {"", "latent_dim", std::to_string(X_star.cols())});
+  require(X_star.allFinite(), "test latents contain NaN or Inf", {"", "test_latents", "non-finite"});
+  ensure_alpha();
+}
+
+ExactJacobianPrediction ExactDistributedGp::predict_jacobian(const ConstMatrixRef& X_star) {
+  State& s = *state_;
+  s.prepare_prediction(X_star, "predict_jacobian");
+  const Index m = X_star.rows(), q_dim = s.X.cols();
+  // Before any communication, so that every rank refuses a kernel without derivatives alike.
+  std::vector<Matrix> second(static_cast<std::size_t>(m));
+  for (Index i = 0; i < m; ++i)
+    second[static_cast<std::size_t>(i)] = s.kernel->gradient_covariance(X_star.row(i));
+  const Index per_point = s.d * q_dim + q_dim * q_dim;
+  // Test points in chunks whose gradients (N x cQ) take about a quarter of K's memory, as predict.
+  const Index chunk = std::max<Index>(1, s.n() / (4 * q_dim));
+  ExactJacobianPrediction out;
+  for (Index first = 0; first < m; first += chunk) {
+    const Index count = std::min(chunk, m - first);
+    Vector packed = Vector::Zero(count * per_point);
+    s.jacobian_chunk(X_star.middleRows(first, count), packed.data(), packed.data() + count * s.d * q_dim);
+    s.comm.allreduce_sum(packed.data(), packed.size());
+    for (Index i = 0; i < count; ++i) {
+      out.mean.emplace_back(Eigen::Map<const Matrix>(packed.data() + i * s.d * q_dim, s.d, q_dim));
+      const Eigen::Map<const Matrix> gram(packed.data() + count * s.d * q_dim + i * q_dim * q_dim, q_dim,
+                                          q_dim);
+      out.covariance.emplace_back(second[static_cast<std::size_t>(first + i)] - gram);
+    }
+  }
+  return out;
+}
+
 ExactDistributedGp::ExactDistributedGp(const Kernel& kernel, double noise_variance, const ConstMatrixRef& X,
                                        const DataRef& Y_local, const RowPartition& partition,
                                        const Communicator& comm, const ExactDistributedOptions& options) {
@@ -409,14 +482,7 @@ const BlacsGrid& ExactDistributedGp::grid() const noexcept {
 
 ExactPrediction ExactDistributedGp::predict(const ConstMatrixRef& X_star) {
   State& s = *state_;
-  if (s.factor_overwritten)
-    throw Error(
-        "exact GPLVM predict() needs the Cholesky factor, which gradient() has overwritten; "
-        "call predict() first");
-  require(X_star.cols() == s.X.cols(), "test latents have the wrong number of dimensions",
-          {"", "latent_dim", std::to_string(X_star.cols())});
-  require(X_star.allFinite(), "test latents contain NaN or Inf", {"", "test_latents", "non-finite"});
-  s.ensure_alpha();
+  s.prepare_prediction(X_star, "predict");
   const Index m = X_star.rows();
   // [mean (M x D), ||L^{-1} k_N*||^2 (M)], partial sums until the one allreduce.
   Vector packed = Vector::Zero(m * s.d + m);

@@ -31,7 +31,7 @@ constexpr double kMaxInt = std::numeric_limits<int>::max();
 // refused here, naming the key that would have to change. Which fitting method moves the latents
 // is checked with the method (run/fitting_method.hpp).
 void require_latent_space_support(const Config& c, const SasModelConfig& m) {
-  require_kernel_fits_latent_space(m.kernel, m.latent_space);
+  require_kernel_fits_latent_space(m.decoder.kernel, m.latent_space);
   if (!latent_space_is(m.latent_space, &LatentSpace::is_curved)) return;
   const std::string kind = c.get_string("model.kind");
   require(model_kind(kind).curved_latents,
@@ -414,7 +414,7 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   require_latent_space_support(c, m);
   require_kind_specific_keys(c);
   // An unknown or malformed model.kernel fails here, named; kernels read ambient coordinates.
-  make_kernel(m.kernel, make_latent_space(m.latent_space, m.latent_dim)->ambient_dim());
+  make_kernel(m.decoder.kernel, make_latent_space(m.latent_space, m.latent_dim)->ambient_dim());
   TrainerOptions& o = t.trainer;
   o.batch_size = static_cast<std::uint64_t>(c.get_int("sas.batch_size"));
   o.epochs = static_cast<std::uint64_t>(c.get_int("train.epochs"));

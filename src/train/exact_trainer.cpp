@@ -21,16 +21,16 @@ bool same_on_every_rank(Index value, const Communicator& comm) {
 
 void validate_training_options(const ExactTrainingOptions& o) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0; };
-  require(positive(o.kernel_variance), "the initial kernel variance must be positive and finite",
-          {"", "kernel_variance", std::to_string(o.kernel_variance)});
-  require(positive(o.lengthscale), "the initial lengthscale must be positive and finite",
-          {"", "lengthscale", std::to_string(o.lengthscale)});
+  require(positive(o.decoder.init.variance), "the initial kernel variance must be positive and finite",
+          {"", "kernel_variance", std::to_string(o.decoder.init.variance)});
+  require(positive(o.decoder.init.lengthscale), "the initial lengthscale must be positive and finite",
+          {"", "lengthscale", std::to_string(o.decoder.init.lengthscale)});
   require(positive(o.min_noise_variance), "the noise variance floor must be positive and finite",
           {"", "min_noise_variance", std::to_string(o.min_noise_variance)});
-  require(std::isfinite(o.noise_variance) && o.noise_variance >= o.min_noise_variance,
+  require(std::isfinite(o.decoder.noise_variance) && o.decoder.noise_variance >= o.min_noise_variance,
           "the initial noise variance must be finite and at least min_noise_variance (" +
               std::to_string(o.min_noise_variance) + ")",
-          {"", "noise_variance", std::to_string(o.noise_variance)});
+          {"", "noise_variance", std::to_string(o.decoder.noise_variance)});
 }
 
 void validate_initial_latents(const ConstMatrixRef& latents, const RowPartition& partition,
@@ -52,15 +52,11 @@ void validate_initial_latents(const ConstMatrixRef& latents, const RowPartition&
 ExactGplvmModel exact_model(const ExactTrainingOptions& o, Index data_dim, Index latent_dim,
                             const RowPartition& partition, const Communicator& comm) {
   ExactGplvmConfig config;
-  SasModelConfig& d = config.decoder;
+  SasModelConfig& d = config.base;
   d.data_dim = data_dim;
   d.latent_dim = latent_dim;
   d.latents = LatentKind::free;
-  d.kernel = o.kernel;
-  d.kernel_variance = o.kernel_variance;
-  d.lengthscale = o.lengthscale;
-  d.kernel_period = o.kernel_period;
-  d.noise_variance = o.noise_variance;
+  d.decoder = o.decoder;
   config.min_noise_variance = o.min_noise_variance;
   config.gp = o.gp;
   return ExactGplvmModel(config, partition.num_rows(), partition.begin(comm.rank()),

@@ -194,8 +194,9 @@ TEST(TrainCli, SameParametersAtOneAndThreeRanks) {
   expect_same_run_at_one_and_three_ranks("", 1e-9);
 }
 
-// fp32 through the CLI: Bayesian SAS (no flat directions; see tests/mpi/test_distributed_training)
-// at 1 and 3 ranks agrees to fp32 accuracy, and the resolved configuration shows the precision.
+// fp32 through the CLI: Bayesian SAS (no flat directions; see
+// tests/models/test_distributed_training.mpi.cpp) at 1 and 3 ranks agrees to fp32 accuracy, and the
+// resolved configuration shows the precision.
 TEST(TrainCli, Float32RunsAgreeAtOneAndThreeRanks) {
   const std::string err = expect_same_run_at_one_and_three_ranks("--model.precision=float32", 1e-5);
   EXPECT_NE(err.find("precision = \"float32\""), std::string::npos) << err;

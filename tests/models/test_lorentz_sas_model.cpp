@@ -20,8 +20,8 @@ SasModelConfig lorentz_config(bool bayesian) {
   c.bayesian = bayesian;
   c.encoder_hidden = {6};
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
-  c.lengthscale = 2.0;
+  c.decoder.kernel = "hyperboloid_exp";
+  c.decoder.init.lengthscale = 2.0;
   c.seed = 4;
   return c;
 }
@@ -64,15 +64,15 @@ TEST(LorentzSasModel, KernelsThatDoNotFitTheSpaceAreRefusedByNameAndFreeLatentsL
   auto expect_refused = [](const SasModelConfig& c, const std::string& key) {
     try {
       SasModel(c, 20, 0, 20);
-      ADD_FAILURE() << "accepted " << c.kernel << " on " << c.latent_space;
+      ADD_FAILURE() << "accepted " << c.decoder.kernel << " on " << c.latent_space;
     } catch (const InputError& e) {
       EXPECT_EQ(e.context().key, key) << e.what();
     }
   };
   SasModelConfig c = lorentz_config(false);
-  c.kernel = "eq_ard";
+  c.decoder.kernel = "eq_ard";
   expect_refused(c, "model.kernel");
-  c.kernel = "hyperboloid_exp+linear";
+  c.decoder.kernel = "hyperboloid_exp+linear";
   expect_refused(c, "model.kernel");
   // Free latents are points with Q + 1 coordinates, started on the sheet (the model takes them; the
   // minibatch trainer's refusal is train_config's).
@@ -92,7 +92,7 @@ TEST(LorentzSasModel, KernelsThatDoNotFitTheSpaceAreRefusedByNameAndFreeLatentsL
   c = lorentz_config(false);
   c.latent_space = "euclidean";
   expect_refused(c, "model.kernel");
-  c.kernel = "hyperboloid_exp*hyperboloid_exp";
+  c.decoder.kernel = "hyperboloid_exp*hyperboloid_exp";
   c.latent_space = "lorentz";
   EXPECT_NO_THROW(SasModel(c, 20, 0, 20));
 }

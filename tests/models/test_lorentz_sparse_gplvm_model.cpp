@@ -36,10 +36,10 @@ SparseGplvmConfig lorentz_config(bool bayesian, KlMode kl_mode = KlMode::exact) 
   c.bayesian = bayesian;
   c.latents = LatentKind::free;
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
-  c.kernel_variance = 1.3;
-  c.lengthscale = 2.0;  // kappa
-  c.noise_variance = 0.2;
+  c.decoder.kernel = "hyperboloid_exp";
+  c.decoder.init.variance = 1.3;
+  c.decoder.init.lengthscale = 2.0;  // kappa
+  c.decoder.noise_variance = 0.2;
   c.free_latent_variance = 0.05;
   c.num_inducing = kInducing;
   c.inducing_init = InducingInit::random;
@@ -259,13 +259,13 @@ TEST(LorentzSparseGplvm, RefusesAmortisedLatentsKmeansAndMisplacedActiveSetsByKe
   SparseGplvmModel(c, kRows, 0, kRows);
   c.training = SparseTraining::full_batch;
   c.latent_space = "euclidean";  // L-BFGS has no refresh
-  c.kernel = "eq_ard";
+  c.decoder.kernel = "eq_ard";
   expect_refused(c, "sparse.active_set_refresh");
   c = lorentz_config(false);
   c.inducing_init = InducingInit::kmeans;
   expect_refused(c, "sparse.inducing_init");
   c = lorentz_config(false);
-  c.kernel = "eq_ard";
+  c.decoder.kernel = "eq_ard";
   expect_refused(c, "model.kernel");
 }
 

@@ -112,7 +112,7 @@ TEST(ParameterLayout, PerRowBlocksAreTheFreeLatentsTheModelReads) {
 // model.fixed_hyperparameters: the indices are the kernel's own positions inside its block.
 TEST(ParameterLayout, FixedHyperparametersAreTheKernelsOwnPositions) {
   SasModelConfig c = testing::training_test_config(kDim, false, LatentKind::free, Precision::float64, {6}, 3);
-  c.fixed_hyperparameters = {"variance"};
+  c.decoder.fixed_hyperparameters = {"variance"};
   const SasModel model(c, kRows, 0, kRows);
   const Kernel& k = model.kernel_prototype();
   Index position = -1;
@@ -128,7 +128,7 @@ TEST(ParameterLayout, FixedHyperparametersAreTheKernelsOwnPositions) {
 // basepoint_map reads it there.
 TEST(ParameterLayout, ExactModelsBasepointMapFollowsTheDecoderBlocks) {
   ExactGplvmConfig e;
-  e.decoder = testing::training_test_config(kDim, false, LatentKind::free, Precision::float64, {6}, 3);
+  e.base = testing::training_test_config(kDim, false, LatentKind::free, Precision::float64, {6}, 3);
   e.linear_basepoint = true;
   const ExactGplvmModel model(e, kRows, 0, kRows);
   expect_tiles(model);
@@ -147,7 +147,7 @@ TEST(ParameterLayout, ExactModelsBasepointMapFollowsTheDecoderBlocks) {
 TEST(ParameterLayout, AnActiveSetIsACopiedBlockOfPoints) {
   SparseGplvmConfig c = sparse_config(false, LatentKind::free, SparseTraining::full_batch);
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
+  c.decoder.kernel = "hyperboloid_exp";
   c.active_set_refresh = 4;
   c.inducing_init = InducingInit::random;
   const SparseGplvmModel model(c, kRows, 0, kRows);

@@ -46,11 +46,11 @@ TEST_P(SasModelGradient, MatchesFiniteDifferencesOnEveryParameter) {
   c.latents = v.latents;
   c.encoder_hidden = {6, 4};
   c.encoder_activation = v.activation;
-  c.lengthscale = 1.0;
+  c.decoder.init.lengthscale = 1.0;
   c.seed = 3;
   if (v.lorentz) {
     c.latent_space = "lorentz";
-    c.kernel = "hyperboloid_exp";
+    c.decoder.kernel = "hyperboloid_exp";
   }
   const std::uint64_t n = 30;
   const SasModel model(c, n, 0, n);
@@ -150,7 +150,7 @@ TEST(SasModel, ParameterLayoutSeparatesSharedAndLocalBlocks) {
 // no prior, shifting every latent by the same vector leaves the SAS objective unchanged.
 TEST(SasModel, NonBayesianObjectiveIsInvariantToLatentTranslation) {
   SasModelConfig c = small_config();
-  c.lengthscale = 1.0;
+  c.decoder.init.lengthscale = 1.0;
   const SasModel model(c, 20, 0, 20);
   std::vector<std::uint64_t> rows(12);
   std::iota(rows.begin(), rows.end(), 3);
@@ -171,7 +171,7 @@ TEST(SasModel, Float32StepFlushesSubnormalsWithoutChangingItsResult) {
   SasModelConfig c;
   c.data_dim = 8;
   c.latents = LatentKind::free;
-  c.lengthscale = 0.1;
+  c.decoder.init.lengthscale = 0.1;
   c.precision = Precision::float32;
   c.seed = 5;
   const std::uint64_t n = 300;

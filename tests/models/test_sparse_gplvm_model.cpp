@@ -41,12 +41,12 @@ SparseGplvmConfig config_for(const Variant& v) {
   c.latents = v.latents;
   c.encoder_hidden = {5};
   c.encoder_activation = Activation::tanh;  // smooth: finite differences see no kinks
-  c.kernel_variance = 1.3;
+  c.decoder.init.variance = 1.3;
   // Amortised latents start where the small initial encoders put them, close together: a shorter
   // lengthscale keeps K_ZZ of inducing inputs among them well enough conditioned for finite
   // differences to resolve 1e-6.
-  c.lengthscale = v.latents == LatentKind::free ? 1.1 : 0.3;
-  c.noise_variance = 0.2;
+  c.decoder.init.lengthscale = v.latents == LatentKind::free ? 1.1 : 0.3;
+  c.decoder.noise_variance = 0.2;
   c.free_latent_variance = 0.3;
   c.num_inducing = kInducing;
   c.training = v.training;

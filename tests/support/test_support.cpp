@@ -45,7 +45,7 @@ SasModelConfig training_test_config(Index data_dim, bool bayesian, LatentKind la
   c.latents = latents;
   c.precision = precision;
   c.encoder_hidden = std::move(encoder_hidden);
-  c.lengthscale = 1.0;
+  c.decoder.init.lengthscale = 1.0;
   c.seed = seed;
   return c;
 }
@@ -84,6 +84,21 @@ Vector finite_difference_gradient(const std::function<double(const Vector&)>& f,
     g[i] = (up - down) / (2.0 * step);
   }
   return g;
+}
+
+double mixed_second_difference(const std::function<double(const Matrix&, const Matrix&)>& f, const Matrix& x,
+                               Index a, Index b, double h) {
+  const auto at = [&](double s, double t) {
+    Matrix first = x, second = x;
+    first(0, a) += s;
+    second(0, b) += t;
+    return f(first, second);
+  };
+  const auto central = [&](double step) {
+    return (at(step, step) - at(step, -step) - at(-step, step) + at(-step, -step)) / (4.0 * step * step);
+  };
+  const double r1_h = 2.0 * central(h / 2) - central(h), r1_half = 2.0 * central(h / 4) - central(h / 2);
+  return (4.0 * r1_half - r1_h) / 3.0;
 }
 
 double max_relative_error(const ConstVectorRef& a, const ConstVectorRef& b, double floor) {

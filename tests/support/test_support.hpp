@@ -19,6 +19,13 @@ namespace gplvm::testing {
 Vector finite_difference_gradient(const std::function<double(const Vector&)>& f, const Vector& x,
                                   double h = 1e-5);
 
+// d^2 f(x + s e_a, x + t e_b) / ds dt at s = t = 0 for a function f of two points (1 x Q rows),
+// by mixed central differences of step h, Richardson-extrapolated over h, h/2 and h/4, so that an
+// O(h) error term (a once-differentiable function's |r|^3, as matern32's) and the O(h^2) term both
+// cancel.
+double mixed_second_difference(const std::function<double(const Matrix&, const Matrix&)>& f, const Matrix& x,
+                               Index a, Index b, double h);
+
 // max_i |a_i - b_i| / max(max_i |b_i|, floor): one scale for the whole gradient, so a component
 // that is zero in both does not divide by zero and a tiny component is judged against the rest.
 double max_relative_error(const ConstVectorRef& a, const ConstVectorRef& b, double floor = 1e-12);

@@ -58,7 +58,7 @@ FitResult fit(bool bayesian, Precision precision = Precision::float64) {
   c.encoder_hidden = {64, 32};
   c.bayesian = bayesian;
   c.precision = precision;
-  c.lengthscale = 1.0;
+  c.decoder.init.lengthscale = 1.0;
   c.seed = 4;
   const SasModel model(c, n, 0, n);
   std::vector<std::uint64_t> all(n);

@@ -32,6 +32,8 @@ class ExactGpPredictor final : public Predictor {
   // The ScaLAPACK solves are collective, so every rank predicts every rank's latents, in chunks
   // of 2048 (memory bounded for any number), and keeps its own.
   Prediction predict(const ConstMatrixRef& latents) override;
+  // E[J] and Sigma_J (models/gp_posterior.hpp) on ScaLAPACK, the same way.
+  JacobianPrediction predict_jacobian(const ConstMatrixRef& latents) override;
 
  private:
   const Communicator& comm_;

@@ -30,6 +30,8 @@ class EqArdKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): theta diag(1 / l_q^2).
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 
   // The closed-form Psi-statistics of Titsias & Lawrence (2010) (docs/math/kernels.md), evaluated
   // in log space; they override the numerical default. Source: src/model/eq_ard_psi.cpp.

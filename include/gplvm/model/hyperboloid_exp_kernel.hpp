@@ -45,6 +45,8 @@ class HyperboloidExpKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): none: InputError, as k has a cusp at x = x'.
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 
   // Throw InputError (see the file comment).
   void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,

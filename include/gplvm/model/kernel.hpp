@@ -70,6 +70,20 @@ class Kernel {
   virtual void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                                  VectorRef d_hyper) const = 0;
 
+  // Input derivatives, for the Jacobian of a GP's predictive mean and the covariance of that
+  // Jacobian (models/gp_posterior.hpp, docs/math/kernels.md, "Input derivatives").
+  // Row m of the result is the gradient d k(x, z_m) / dx at the point x (1 x Q), for the M rows of Z
+  // (M x Q). Through cross_backward, so every kernel has it.
+  Matrix input_gradients(const ConstMatrixRef& x, const ConstMatrixRef& Z) const;
+  // The mixed second derivative d^2 k(x, x') / dx dx'^T at x' = x (Q x Q): the covariance of the
+  // gradient of a GP with this kernel at x. Only kernels whose GP is mean-square differentiable have
+  // one; the default throws InputError naming model.kernel, so a kernel that declares none (or a cusp
+  // at x = x', as the hyperboloid's Laplacian kernel) is refused, never approximated.
+  virtual Matrix gradient_covariance(const ConstMatrixRef& x) const;
+  // The first derivatives of k(x, x') in each argument at x' = x (1 x Q each), which the product rule
+  // of a product kernel's gradient_covariance needs. Zero for a stationary kernel.
+  void diagonal_input_gradients(const ConstMatrixRef& x, Matrix& d_first, Matrix& d_second) const;
+
   // Psi-statistics of inputs with means `mean` and diagonal variances `variance` (both N x Q,
   // variances >= 0) against inducing inputs Z (M x Q). Kernels with closed forms override these;
   // the default integrates numerically with the nodes of psi_quadrature() (psi_quadrature.hpp:

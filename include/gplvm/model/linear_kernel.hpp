@@ -29,6 +29,8 @@ class LinearArdKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): diag(a_q).
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 
   void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
                       PsiStatistics& out) const override;

@@ -37,6 +37,9 @@ class MaternArdKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): theta diag(3 / l_q^2) (nu = 3/2) or theta diag(5 / (3
+  // l_q^2)) (nu = 5/2).
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 
  private:
   // Scaled distances r_ij between the rows of X1 and X2.

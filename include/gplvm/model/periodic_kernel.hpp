@@ -34,6 +34,8 @@ class PeriodicKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): theta diag(4 pi^2 / (p^2 l_q^2)).
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 
  private:
   double variance_;

@@ -19,6 +19,9 @@ class ProductKernel final : public CompositeKernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): the product rule, with each child's first derivatives at
+  // x' = x.
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 };
 
 }  // namespace gplvm

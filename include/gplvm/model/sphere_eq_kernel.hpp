@@ -44,6 +44,8 @@ class SphereEqKernel final : public Kernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): the ambient EQ kernel's theta I / l^2.
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 
   // Throw InputError (see the file comment).
   void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,

@@ -18,6 +18,8 @@ class SumKernel final : public CompositeKernel {
                       const ConstMatrixRef& G, Matrix* dX1, Matrix* dX2, VectorRef d_hyper) const override;
   void diagonal_backward(const ConstMatrixRef& X, const Vector& g, Matrix* dX,
                          VectorRef d_hyper) const override;
+  // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): the sum of the children's.
+  Matrix gradient_covariance(const ConstMatrixRef& x) const override;
 };
 
 }  // namespace gplvm

@@ -26,15 +26,14 @@
 namespace gplvm {
 
 struct ExactGplvmConfig {
-  SasModelConfig decoder;  // latents free, float64
+  // What exact shares with sas: the latents (free, float64) and the decoder (kernel, noise, and the
+  // hyperparameters held fixed: by the kernel's hyperparameter_name ("log_kappa") or without its
+  // "log_" ("kappa"), so that no optimiser moves them; the hGP-LVM paper fixes kappa).
+  SasModelConfig base;
   // The likelihood grows without limit as s2 -> 0 once the latents interpolate the data, and
   // K + s2 I turns numerically singular there: the floor keeps its condition number <= ~N theta / s2.
   double min_noise_variance = 1e-6;
-  ExactDistributedOptions gp;  // block size, grid, jitter (with_gradient is always on)
-  // Kernel hyperparameters held at their initial values (model.fixed_hyperparameters), by the
-  // kernel's hyperparameter_name ("log_kappa") or without its "log_" ("kappa"): their gradient is
-  // zero, so no optimiser moves them (the hGP-LVM paper fixes kappa).
-  std::vector<std::string> fixed_hyperparameters;
+  ExactDistributedOptions gp;     // block size, grid, jitter (with_gradient is always on)
   bool linear_basepoint = false;  // model.basepoint = "linear"
 };
 

@@ -11,17 +11,19 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/models/gp_posterior.hpp"
 #include "gplvm/models/parameter_layout.hpp"
 
 namespace gplvm {
 
-// The decoder's settings, as model.* keys give them.
+// The decoder's settings, as model.* keys give them: the one settings struct of every GP-decoder
+// kind (SasModelConfig, SparseGplvmConfig, ExactTrainingOptions hold one).
 struct GpDecoderSettings {
   std::string kernel = "eq_ard";  // a kernel-registry expression
   KernelInit init;                // the kernel's initial hyperparameters
   double noise_variance = 0.5;    // initial
   // Kernel hyperparameters held at their initial values (models/fixed_hyperparameters.hpp).
-  std::vector<std::string> fixed_hyperparameters;
+  std::vector<std::string> fixed_hyperparameters = {};
 };
 
 class GpDecoder {
@@ -41,6 +43,11 @@ class GpDecoder {
   // The kernel and noise under params.
   std::unique_ptr<Kernel> kernel(const Vector& params) const;
   double noise_variance(const Vector& params) const;
+  // The decoder under params conditioned on observed rows Y at latents Z (M x ambient): its
+  // predictive, the Jacobian of the predictive mean and that Jacobian's covariance.
+  GpPosterior condition(const Vector& params, const ConstMatrixRef& Z, const ConstMatrixRef& Y) const {
+    return GpPosterior::given_observations(*kernel(params), Z, Y, noise_variance(params));
+  }
   // Writes the initial hyperparameters and log noise into params.
   void initialise(Vector& params) const;
   // /params/kernel/<name> for each named hyperparameter and /params/noise_variance.

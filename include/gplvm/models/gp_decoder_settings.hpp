@@ -6,6 +6,7 @@
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/mlp.hpp"
 #include "gplvm/models/encoder_pretraining.hpp"
+#include "gplvm/models/gp_decoder.hpp"
 #include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/model.hpp"
 
@@ -24,24 +25,31 @@ ModelFacts gp_model_facts(const Settings& m, Precision precision, std::uint64_t 
           .latents = {m.latents, m.bayesian, m.latent_dim, m.latent_space}};
 }
 
+// The decoder's keys: model.kernel, its initial values (model.kernel_variance, model.lengthscale,
+// model.kernel_period and every key a registered kernel declares), model.fixed_hyperparameters and
+// model.noise_variance.
+inline void read_gp_decoder_keys(const Config& c, GpDecoderSettings& d) {
+  d.kernel = c.get_string("model.kernel");
+  d.init.variance = c.get_double("model.kernel_variance");
+  d.init.lengthscale = c.get_double("model.lengthscale");
+  d.init.period = c.get_double("model.kernel_period");
+  // The keys registered kernels declare (model/kernel_registry.hpp), all of them: a kernel
+  // expression picks what its kernels read.
+  for (const KernelSetting& setting : registered_kernel_settings())
+    if (c.schema().find(setting.key)) d.init.settings[setting.key] = c.get_double(setting.key);
+  d.fixed_hyperparameters = c.get_string_list("model.fixed_hyperparameters");
+  d.noise_variance = c.get_double("model.noise_variance");
+}
+
 template <typename Settings>
 void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
   m.data_dim = data_dim;
   m.latent_dim = c.get_int("model.latent_dim");
   m.latents = parse_latent_kind(c.get_string("model.latents"));
-  m.kernel = c.get_string("model.kernel");
+  read_gp_decoder_keys(c, m.decoder);
   m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
                           c.get_int_list("model.encoder_hidden").end());
   m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
-  m.kernel_variance = c.get_double("model.kernel_variance");
-  m.lengthscale = c.get_double("model.lengthscale");
-  m.kernel_period = c.get_double("model.kernel_period");
-  // The keys registered kernels declare (model/kernel_registry.hpp), all of them: a kernel
-  // expression picks what its kernels read.
-  for (const KernelSetting& setting : registered_kernel_settings())
-    if (c.schema().find(setting.key)) m.kernel_settings[setting.key] = c.get_double(setting.key);
-  m.fixed_hyperparameters = c.get_string_list("model.fixed_hyperparameters");
-  m.noise_variance = c.get_double("model.noise_variance");
   m.free_latent_variance = c.get_double("model.free_latent_variance");
   m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
   m.init = parse_latent_init(c.get_string("model.init"));

@@ -5,6 +5,7 @@
 // decoder) make one through Model::make_predictor; GP models without one are predicted by the
 // exact GP conditioned on their training data (eval/exact_gp_predictor.hpp).
 #include <memory>
+#include <vector>
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
@@ -17,12 +18,23 @@ struct Prediction {
   Vector variance;  // rows, noise included
 };
 
+// The Jacobian of the predictive mean at each latent, E[J] (D x Q, ambient latent coordinates), and
+// its covariance Sigma_J (Q x Q, the same for each of the D outputs, which are independent given
+// the latents): models/gp_posterior.hpp.
+struct JacobianPrediction {
+  std::vector<Matrix> mean;
+  std::vector<Matrix> covariance;
+};
+
 class Predictor {
  public:
   virtual ~Predictor() = default;
   // Collective: every rank passes its own latents (any number of rows, zero included) and gets
   // their predictions.
   virtual Prediction predict(const ConstMatrixRef& latents) = 0;
+  // Collective, as predict. The default throws Error: a predictive without a GP decoder (the VAE's)
+  // has no Jacobian covariance.
+  virtual JacobianPrediction predict_jacobian(const ConstMatrixRef& latents);
 };
 
 // What a predictor may condition on: the training rows as loaded (distributed) and their trained

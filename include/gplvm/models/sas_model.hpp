@@ -22,6 +22,7 @@
 #include "gplvm/models/encoder_pretraining.hpp"
 #include "gplvm/models/free_latents.hpp"
 #include "gplvm/models/gp_decoder.hpp"
+#include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/local_rows_check.hpp"
 #include "gplvm/models/model.hpp"
@@ -38,17 +39,10 @@ struct SasModelConfig {
   LatentKind latents = LatentKind::amortised;
   std::vector<Index> encoder_hidden{512, 256};
   Activation encoder_activation = Activation::relu;
-  // The covariance function: a kernel-registry expression (gplvm/model/kernel_registry.hpp).
-  std::string kernel = "eq_ard";
   std::string latent_space = kEuclideanSpace;  // gplvm/model/latent_space.hpp
-  // Initial values (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
-  double kernel_variance = 0.5;
-  double lengthscale = 0.1;
-  double kernel_period = 1.0;  // kernels with a period (periodic)
-  // Initial values of hyperparameters kernels declare a key for (KernelSetting), by key.
-  std::map<std::string, double> kernel_settings;
-  std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
-  double noise_variance = 0.5;
+  // The kernel, its initial values and the noise (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
+  GpDecoderSettings decoder = {
+      .kernel = "eq_ard", .init = {.variance = 0.5, .lengthscale = 0.1}, .noise_variance = 0.5};
   // Free latents start as PCA latents (unit variance per dimension) or N(0, I) draws, times
   // free_latent_scale (initialise_from_data; without it, the random draws).
   LatentInit init = LatentInit::pca;
@@ -172,10 +166,8 @@ class SasModel final : public Model {
   // The encoders' weights: what ranks sum over their rows (empty for free latents).
   IndexRange encoder_block() const noexcept { return {num_hyperparameters(), layout_.num_shared()}; }
   double remainder_weight(Index batch_size, Index num_active) const;
-  const Mlp* mean_encoder() const noexcept { return mean_encoder_ ? &*mean_encoder_ : nullptr; }
-  const Mlp* variance_encoder() const noexcept { return variance_encoder_ ? &*variance_encoder_ : nullptr; }
-  Index mean_encoder_offset() const noexcept { return mean_encoder_offset_; }
-  Index variance_encoder_offset() const noexcept { return variance_encoder_offset_; }
+  // The amortised latents' encoders (null for free latents), at encoder_block().begin.
+  const LatentEncoders* encoders() const noexcept { return encoders_ ? &*encoders_ : nullptr; }
   double kl_weight(Index batch_size) const;
   // KL(q || prior) of rows [first, first + count) of a forward pass (0 unless Bayesian), as the
   // latent space estimates it (closed form or at the pass's samples).
@@ -203,8 +195,6 @@ class SasModel final : public Model {
   // shadow's, when one is given).
   template <typename Scalar>
   const Scalar* encoder_weights(const Vector& params, Float32Shadow* shadow) const;
-  template <typename Scalar>
-  MlpWorkspace<Scalar>& workspace(bool variance) const;
   // The encoders' backward pass with one gradient per row block, summed by `sum` into grad.
   template <typename Scalar>
   void encoder_backward_in_blocks(
@@ -223,13 +213,10 @@ class SasModel final : public Model {
   std::shared_ptr<const LatentSpace> latent_space_;  // shared by copies, which the layout points into
   ParameterLayout layout_;
   std::optional<GpDecoder> decoder_;
-  std::optional<Mlp> mean_encoder_;
-  std::optional<Mlp> variance_encoder_;
+  std::optional<LatentEncoders> encoders_;
   std::optional<FreeLatents> free_latents_;
-  Index mean_encoder_offset_ = 0, variance_encoder_offset_ = 0;
+  Index mean_encoder_offset_ = 0;
   Index free_mean_offset_ = 0, free_log_variance_offset_ = 0;
-  mutable Mlp::Workspace mean_workspace_, variance_workspace_;
-  mutable MlpWorkspace<float> mean_workspace_f32_, variance_workspace_f32_;
   // fp32 steps given no shadow: the float encoder weights (converted afresh by each forward call)
   // and gradient, made on first use.
   mutable std::optional<Float32Shadow> own_shadow_;

@@ -73,19 +73,14 @@ struct SparseGplvmConfig {
   LatentKind latents = LatentKind::free;
   std::vector<Index> encoder_hidden{512, 256};
   Activation encoder_activation = Activation::relu;
-  std::string kernel = "eq_ard";               // a kernel-registry expression
   std::string latent_space = kEuclideanSpace;  // or a curved one (free latents)
   double free_latent_scale = 1.0;              // lorentz: the start's tangent vectors times this
   Index psi_samples = 10;                      // L: wrapped-normal samples per row (Bayesian, lorentz)
   PsiNoise psi_noise = PsiNoise::fixed;
   KlMode kl_mode = KlMode::exact;
-  double kernel_variance = 1.0;
-  double lengthscale = 1.0;
-  double kernel_period = 1.0;
-  // Initial values of hyperparameters kernels declare a key for (KernelSetting), by key.
-  std::map<std::string, double> kernel_settings;
-  std::vector<std::string> fixed_hyperparameters;  // held at their initial values, by name
-  double noise_variance = 0.1;
+  // The kernel, its initial values and the noise.
+  GpDecoderSettings decoder = {
+      .kernel = "eq_ard", .init = {.variance = 1.0, .lengthscale = 1.0}, .noise_variance = 0.1};
   double free_latent_variance = 0.05;      // free Gaussian latents start with this variance
   LatentInit init = LatentInit::pca;       // free latents' means: PCA latents or N(0, I) draws
   EncoderPretraining encoder_pretraining;  // amortised: steps fitting the mean encoder to PCA latents

@@ -18,6 +18,7 @@
 // communicator own no blocks and contribute zeros to the reductions. Bad input throws InputError
 // on every rank alike (local checks, such as a wrong row count on one rank, are agreed first).
 #include <memory>
+#include <vector>
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/linalg/cholesky.hpp"
@@ -46,6 +47,13 @@ struct ExactDistributedOptions {
 struct ExactPrediction {
   Matrix mean;      // M x D: K_{*N} alpha
   Vector variance;  // M: k(x*, x*) + s2 - ||L^{-1} K_{N*}||^2 per test point (shared by the D outputs)
+};
+
+// The Jacobian of the predictive mean at each test point and its covariance (models/gp_posterior.hpp):
+//   E[J] = alpha^T G (D x Q),  Sigma_J = H - ||L^{-1} G||^2-Gram (Q x Q),  G = d K_{N*} / dx*.
+struct ExactJacobianPrediction {
+  std::vector<Matrix> mean;
+  std::vector<Matrix> covariance;
 };
 
 // Estimated peak bytes on the busiest rank for N points, D outputs, `ranks` processes and the
@@ -85,6 +93,9 @@ class ExactDistributedGp {
   // Predictive mean and variance at the replicated test latents X_star (M x Q), on every rank.
   // Needs the Cholesky factor: call before gradient(), which overwrites it (Error otherwise).
   ExactPrediction predict(const ConstMatrixRef& X_star);
+  // E[J] and Sigma_J at the replicated test latents, on every rank; needs the factor, as predict().
+  // InputError naming model.kernel when the kernel has no second input derivative.
+  ExactJacobianPrediction predict_jacobian(const ConstMatrixRef& X_star);
 
   // dL/dX, dL/dhyperparameters, dL/dlog s2 (value included), on every rank. Overwrites the factor
   // with K^{-1} and then the adjoint (no second N x N matrix); later calls return the same result.

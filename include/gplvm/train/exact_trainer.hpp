@@ -11,6 +11,7 @@
 #include "gplvm/core/types.hpp"
 #include "gplvm/model/kernel.hpp"
 #include "gplvm/models/exact_gplvm_objective.hpp"
+#include "gplvm/models/gp_decoder.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
@@ -21,12 +22,8 @@ namespace gplvm {
 
 struct ExactTrainingOptions {
   // Initial kernel (a kernel-registry expression and its initial values) and noise (the latents
-  // are an argument, e.g. pca_latents).
-  std::string kernel = "eq_ard";
-  double kernel_variance = 1.0;
-  double lengthscale = 1.0;  // every latent dimension
-  double kernel_period = 1.0;
-  double noise_variance = 0.1;
+  // are an argument, e.g. pca_latents); fixed_hyperparameters are held at their initial values.
+  GpDecoderSettings decoder = {.kernel = "eq_ard", .init = {}, .noise_variance = 0.1};
   // Lower bound on the noise variance (the only bound; latents and kernel are free). The
   // likelihood of a GPLVM grows without limit as s2 -> 0 once the latents can interpolate the
   // data, and K + s2 I becomes numerically singular there; the floor keeps K + s2 I

@@ -1,7 +1,9 @@
 // The exact GPLVM on ScaLAPACK, under mpirun at 1-4 ranks: against the dense serial reference
 // (exact_log_marginal_likelihood) on every grid the rank count allows (smaller grids leave ranks
 // idle) and block sizes that do not divide N; predictions against a dense Eigen LLT computation;
-// the gradient against central finite differences; the shared jitter policy; bad input.
+// the Jacobian of the predictive mean and its covariance against the replicated GpPosterior
+// (itself tested against finite differences); the gradient against central finite differences; the shared
+// jitter policy; bad input.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -13,6 +15,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/gp_prior_sample.hpp"
+#include "gplvm/models/gp_posterior.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 #include "gplvm/objectives/gp_marginal.hpp"
 #include "support/test_support.hpp"
@@ -172,6 +175,34 @@ TEST(ExactDistributed, PredictiveMeanAndVarianceMatchDenseLlt) {
     }
   if (comm.is_root())
     std::printf("[ errors   ] predictive: mean %.2e, variance %.2e\n", worst_mean, worst_var);
+}
+
+TEST(ExactDistributed, JacobianAndItsCovarianceMatchTheReplicatedPosteriorOnEveryGrid) {
+  const Communicator comm;
+  const Problem p = make_problem(157, 3, 3);
+  const Matrix X_star = 1.5 * random_normal(45, 2, 5);  // several chunks of test points
+  const JacobianPrediction ref =
+      GpPosterior::given_observations(p.kernel, p.X, p.Y, p.noise).jacobian(X_star);
+  const RowPartition part(157, comm.size());
+  double worst_mean = 0, worst_cov = 0;
+  for (auto [r, c] : grid_shapes(comm.size()))
+    for (int block : {16, 50}) {
+      ExactDistributedGp gp(p.kernel, p.noise, p.X, local_rows(p.Y, part, comm.rank()), part, comm,
+                            options_for(r, c, block));
+      const ExactJacobianPrediction got = gp.predict_jacobian(X_star);
+      ASSERT_EQ(got.mean.size(), static_cast<std::size_t>(X_star.rows()));
+      for (std::size_t i = 0; i < got.mean.size(); ++i) {
+        const double mean_error = max_relative_error(got.mean[i].reshaped(), ref.mean[i].reshaped());
+        const double cov_error =
+            max_relative_error(got.covariance[i].reshaped(), ref.covariance[i].reshaped());
+        worst_mean = std::max(worst_mean, mean_error);
+        worst_cov = std::max(worst_cov, cov_error);
+        EXPECT_LT(mean_error, 1e-10) << "point " << i << " grid " << r << "x" << c << " block " << block;
+        EXPECT_LT(cov_error, 1e-9) << "point " << i << " grid " << r << "x" << c << " block " << block;
+      }
+    }
+  if (comm.is_root())
+    std::printf("[ errors   ] Jacobian: mean %.2e, covariance %.2e\n", worst_mean, worst_cov);
 }
 
 TEST(ExactDistributed, GradientMatchesCentralFiniteDifferences) {

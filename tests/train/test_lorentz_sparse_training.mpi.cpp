@@ -36,9 +36,9 @@ SparseGplvmConfig lorentz_config(const Variant& v, bool reproducible) {
   c.bayesian = v.bayesian;
   c.latents = LatentKind::free;
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
-  c.lengthscale = 2.0;
-  c.noise_variance = 0.1;
+  c.decoder.kernel = "hyperboloid_exp";
+  c.decoder.init.lengthscale = 2.0;
+  c.decoder.noise_variance = 0.1;
   c.free_latent_scale = 0.5;
   c.num_inducing = kInducing;
   c.inducing_init = InducingInit::random;
@@ -160,7 +160,7 @@ TEST_P(LorentzSparseTraining, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
   static const Communicator self(MPI_COMM_SELF);
   const RowMatrix Y = problem_data();
   SparseGplvmConfig c = lorentz_config(GetParam(), true);
-  c.fixed_hyperparameters = {"kappa"};
+  c.decoder.fixed_hyperparameters = {"kappa"};
   const RowPartition partition(kRows, comm.size()), whole(kRows, 1);
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const RowMatrix local = Y.middleRows(static_cast<Index>(begin), static_cast<Index>(count));
@@ -176,7 +176,7 @@ TEST_P(LorentzSparseTraining, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
   EXPECT_EQ(trainer.run(state).steps, 60u);
   serial_trainer.run(serial);
   EXPECT_EQ(state.params[log_kappa], start[log_kappa]);
-  EXPECT_EQ(state.params[log_kappa], std::log(c.lengthscale));
+  EXPECT_EQ(state.params[log_kappa], std::log(c.decoder.init.lengthscale));
   EXPECT_EQ(state.adam.first_moment[log_kappa], 0.0);
   EXPECT_EQ(state.adam.second_moment[log_kappa], 0.0);
   EXPECT_GT(std::abs(state.params[log_variance] - start[log_variance]), 1e-4);
@@ -188,7 +188,7 @@ TEST_P(LorentzSparseTraining, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
 // A name the kernel does not have is refused, naming the key and the name.
 TEST(LorentzSparseFixedHyperparameters, UnknownNamesAreRefusedByKeyAndValue) {
   SparseGplvmConfig c = lorentz_config({false, PsiNoise::fixed}, false);
-  c.fixed_hyperparameters = {"lengthscales"};
+  c.decoder.fixed_hyperparameters = {"lengthscales"};
   try {
     SparseGplvmModel(c, kRows, 0, kRows);
     ADD_FAILURE() << "accepted a hyperparameter hyperboloid_exp does not have";

@@ -30,8 +30,8 @@ SasModelConfig lorentz_free_config(bool bayesian, bool reproducible) {
   SasModelConfig c =
       testing::training_test_config(kDim, bayesian, LatentKind::free, Precision::float64, {}, 11);
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
-  c.lengthscale = 2.0;
+  c.decoder.kernel = "hyperboloid_exp";
+  c.decoder.init.lengthscale = 2.0;
   c.active_size = kActive;
   c.reproducible_sums = reproducible;
   return c;
@@ -160,7 +160,7 @@ TEST_P(LorentzFreeLatents, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
   static const Communicator self(MPI_COMM_SELF);
   const RowMatrix Y = testing::random_normal(kRows, kDim, 5);
   SasModelConfig c = lorentz_free_config(GetParam(), true);
-  c.fixed_hyperparameters = {"log_kappa"};
+  c.decoder.fixed_hyperparameters = {"log_kappa"};
   const RowPartition partition(kRows, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());
   const RowMatrix local = Y.middleRows(begin, count);
@@ -173,7 +173,7 @@ TEST_P(LorentzFreeLatents, FixedKappaKeepsItsInitialBitsWhileTheRestMoves) {
   EXPECT_EQ(trainer.run(state).steps, 40u);
   serial_trainer.run(serial);
   EXPECT_EQ(state.params[1], start[1]);
-  EXPECT_EQ(state.params[1], std::log(c.lengthscale));
+  EXPECT_EQ(state.params[1], std::log(c.decoder.init.lengthscale));
   EXPECT_EQ(state.adam.first_moment[1], 0.0);
   EXPECT_EQ(state.adam.second_moment[1], 0.0);
   EXPECT_GT(std::abs(state.params[0] - start[0]), 1e-4);

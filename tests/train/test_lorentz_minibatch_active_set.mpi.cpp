@@ -32,9 +32,9 @@ SparseGplvmConfig active_set_config(bool bayesian, bool reproducible) {
   c.bayesian = bayesian;
   c.latents = LatentKind::free;
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
-  c.lengthscale = 2.0;
-  c.noise_variance = 0.1;
+  c.decoder.kernel = "hyperboloid_exp";
+  c.decoder.init.lengthscale = 2.0;
+  c.decoder.noise_variance = 0.1;
   c.free_latent_scale = 0.5;
   c.num_inducing = kInducing;
   c.inducing_init = InducingInit::random;

@@ -1,11 +1,11 @@
 // Without train.reproducible the sparse and Bayesian GPLVMs' minibatch training is not bitwise across
-// rank counts (its statistics and row shares are per-rank sums; tests/mpi/test_reproducible_sparse_gplvm.cpp
-// has the bitwise runs with the key): this bounds how far 300 Adam steps at N = 2,000 (batches of
-// 256, M = 25 inducing inputs, from the data-dependent start: PCA latents, or amortised latents
-// from an encoder pre-trained to them, and k-means Z) at 2-4 ranks drift from the same training on
-// one rank inside the test (MPI_COMM_SELF on rank 0, broadcast). The bound is the measured drift
-// with a margin (docs/reliability.md): rounding-size differences of the reductions, amplified by
-// Adam in near-zero gradients, not a wrong sum, which would show at 1e-3 or more.
+// rank counts (its statistics and row shares are per-rank sums;
+// tests/models/test_reproducible_sparse_gplvm.mpi.cpp has the bitwise runs with the key): this bounds how far
+// 300 Adam steps at N = 2,000 (batches of 256, M = 25 inducing inputs, from the data-dependent start: PCA
+// latents, or amortised latents from an encoder pre-trained to them, and k-means Z) at 2-4 ranks drift from
+// the same training on one rank inside the test (MPI_COMM_SELF on rank 0, broadcast). The bound is the
+// measured drift with a margin (docs/reliability.md): rounding-size differences of the reductions, amplified
+// by Adam in near-zero gradients, not a wrong sum, which would show at 1e-3 or more.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,8 +46,8 @@ SparseGplvmConfig config_for(const Variant& v) {
   c.latents = v.latents;
   c.encoder_hidden = {16};
   c.encoder_activation = Activation::tanh;
-  c.lengthscale = 1.0;
-  c.noise_variance = 0.1;
+  c.decoder.init.lengthscale = 1.0;
+  c.decoder.noise_variance = 0.1;
   c.num_inducing = 25;
   c.training = SparseTraining::minibatch;
   c.seed = 3;

@@ -52,8 +52,8 @@ SparseGplvmConfig config_for(const Variant& v, bool reproducible) {
   c.latents = v.latents;
   c.encoder_hidden = {16};
   c.encoder_activation = Activation::tanh;
-  c.lengthscale = 1.0;
-  c.noise_variance = 0.1;
+  c.decoder.init.lengthscale = 1.0;
+  c.decoder.noise_variance = 0.1;
   c.num_inducing = 25;
   c.training = SparseTraining::full_batch;
   c.seed = 3;

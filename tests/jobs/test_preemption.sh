@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# Preemption of jobs/train.sbatch on a private one-node Slurm cluster: a ~20 s training job on 2
+# Preemption of jobs/train.sbatch on a private one-node Slurm cluster: a ~10 s training job on 2
 # tasks gets SIGUSR1 in its batch shell (`scancel --batch --signal=USR1`, what `#SBATCH
 # --signal=B:USR1@120` does before the time limit); the shell forwards it to the launcher, the ranks
 # checkpoint and exit 3, the script runs `scontrol requeue`, and the job restarts (Restarts=1) and
 # finishes with --resume auto. Its /params/shared and /latent/mean must equal, to 1e-12 relative,
 # those of the same run done uninterrupted with mpirun outside Slurm.
 #
-#   bash tests/slurm/test_preemption.sh BUILD_DIR [LAUNCHER...]     (as root)
+#   bash tests/jobs/test_preemption.sh BUILD_DIR [LAUNCHER...]     (as root)
 #
 # LAUNCHER: auto (srun --mpi=pmix where available, as jobs/train.sbatch picks it), srun or mpirun
-# (GPLVM_LAUNCHER for the job); default: auto mpirun. One launcher takes about 55 s on an idle 2-core
-# VM (a 20 s job, the 11 s requeue delay, a 20 s reference run), both about 90 s; up to twice that
+# (GPLVM_LAUNCHER for the job); default: auto mpirun. One launcher takes about 35 s on an idle 2-core
+# VM (a 10 s job, the 11 s requeue delay, a 10 s reference run), both about 60 s; up to twice that
 # on a loaded machine. ctest runs one launcher per test so that each stays well under its budget.
 #
-# Environment: GPLVM_TEST_STEPS (default 12000 steps: ~20 s here; the job is signalled after its
+# Environment: GPLVM_TEST_STEPS (default 6000 steps: ~10 s here; the job is signalled after its
 # first progress line, so a faster machine only has to take longer than ~1 s for the whole run).
 # Fails (with the daemon and job logs) when Slurm cannot run here: it never skips.
 set -euo pipefail
@@ -24,7 +24,7 @@ TEST_BUDGET=${TEST_BUDGET:-$((120 + 150 * ($# > 1 ? $# - 1 : 2)))}
 source "$(dirname "$0")/lib.sh"
 
 slurm_start
-N=2000 D=20 BATCH=512 ACTIVE=128 STEPS=${GPLVM_TEST_STEPS:-12000}
+N=2000 D=20 BATCH=512 ACTIVE=128 STEPS=${GPLVM_TEST_STEPS:-6000}
 check "data (gplvm generate --kind gp --n $N --d $D) and a config (batch $BATCH, active $ACTIVE, encoder [16,8], $STEPS steps)"
 write_data_and_config long "$N" "$D" "$BATCH" "$ACTIVE" "$STEPS"
 ok "$WORK/long.h5, $WORK/long.toml"

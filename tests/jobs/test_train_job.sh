@@ -4,7 +4,7 @@
 # GPLVM_LAUNCHER=mpirun; checks the exit status, the job state, the run file's datasets and shapes,
 # and the job log (resolved configuration, progress lines, JSON summary with 2 ranks).
 #
-#   bash tests/slurm/test_train_job.sh BUILD_DIR        (as root; about 10 s)
+#   bash tests/jobs/test_train_job.sh BUILD_DIR        (as root; about 10 s)
 #
 # Fails (with the daemon and job logs) when Slurm cannot run here: it never skips.
 set -euo pipefail

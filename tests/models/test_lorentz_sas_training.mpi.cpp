@@ -24,8 +24,8 @@ SasModelConfig lorentz_config(bool bayesian, bool reproducible) {
   SasModelConfig c =
       testing::training_test_config(kDim, bayesian, LatentKind::amortised, Precision::float64, {10, 6}, 11);
   c.latent_space = "lorentz";
-  c.kernel = "hyperboloid_exp";
-  c.lengthscale = 2.0;
+  c.decoder.kernel = "hyperboloid_exp";
+  c.decoder.init.lengthscale = 2.0;
   c.reproducible_sums = reproducible;
   return c;
 }

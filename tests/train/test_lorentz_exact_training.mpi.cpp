@@ -24,15 +24,15 @@ using testing::random_normal;
 
 ExactGplvmConfig hgplvm_config(Index data_dim, double latent_scale, LatentInit init) {
   ExactGplvmConfig c;
-  SasModelConfig& m = c.decoder;
+  SasModelConfig& m = c.base;
   m.data_dim = data_dim;
   m.latent_dim = 2;
   m.latents = LatentKind::free;
   m.latent_space = "lorentz";
-  m.kernel = "hyperboloid_exp";
-  m.kernel_variance = 0.8;
-  m.lengthscale = 2.0;  // kappa
-  m.noise_variance = 0.3;
+  m.decoder.kernel = "hyperboloid_exp";
+  m.decoder.init.variance = 0.8;
+  m.decoder.init.lengthscale = 2.0;  // kappa
+  m.decoder.noise_variance = 0.3;
   m.init = init;
   m.free_latent_scale = latent_scale;
   m.seed = 5;
@@ -114,7 +114,7 @@ TEST(LorentzExactObjective, FixedKappaHasZeroGradientAndUnknownNamesAreRefused) 
   const Communicator comm;
   const RowMatrix Y = random_normal(9, 3, 71);
   ExactGplvmConfig config = hgplvm_config(3, 0.5, LatentInit::random);
-  config.fixed_hyperparameters = {"kappa"};
+  config.base.decoder.fixed_hyperparameters = {"kappa"};
   LocalModel m = local_model(comm, Y, config);
   ASSERT_EQ(m.model->fixed_parameters(), std::vector<Index>{1});
   Vector gradient;
@@ -122,7 +122,7 @@ TEST(LorentzExactObjective, FixedKappaHasZeroGradientAndUnknownNamesAreRefused) 
       ->evaluate(m.model->initial_parameters(), gradient);
   EXPECT_EQ(gradient[1], 0.0);
   EXPECT_NE(gradient[0], 0.0);
-  config.fixed_hyperparameters = {"lengthscale"};
+  config.base.decoder.fixed_hyperparameters = {"lengthscale"};
   EXPECT_THROW(local_model(comm, Y, config), InputError);
 }
 
@@ -133,8 +133,8 @@ struct Trained {
 
 Trained train(const Communicator& comm, const RowMatrix& Y, RiemannianMethod method, int iterations) {
   ExactGplvmConfig config = hgplvm_config(Y.cols(), 1.0, LatentInit::paper_uniform);
-  config.decoder.lengthscale = 10.0;
-  config.fixed_hyperparameters = {"kappa"};
+  config.base.decoder.init.lengthscale = 10.0;
+  config.base.decoder.fixed_hyperparameters = {"kappa"};
   // A noise floor that keeps K + s2 I well conditioned, so that rounding is not amplified.
   config.min_noise_variance = 1e-2;
   LocalModel m = local_model(comm, Y, config);

@@ -18,7 +18,7 @@ namespace {
 
 std::unique_ptr<Model> make_linear_sas(const Config& config, const ModelRows& rows) {
   SasModelConfig m = sas_model_config(config, rows.data_dim);
-  m.kernel = "linear";
+  m.decoder.kernel = "linear";
   return std::make_unique<SasModel>(m, rows.num_data, rows.local_begin, rows.local_rows);
 }
 

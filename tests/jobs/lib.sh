@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Shared by tests/slurm/test_*.sh (sourced): a private local Slurm cluster per test, cleaned up on
+# Shared by tests/jobs/test_*.sh (sourced): a private local Slurm cluster per test, cleaned up on
 # any exit, bounded waits, and failure reports that include the job and daemon logs.
 #
 # A test sets TEST_BUDGET (seconds; the test fails and cleans up when it is exceeded) and sources

@@ -23,7 +23,7 @@ constexpr Index kTrainRows = 50, kTestRows = 23, kDim = 5, kK = 3;
 SasModelConfig model_config() {
   SasModelConfig c =
       testing::training_test_config(kDim, false, LatentKind::amortised, Precision::float64, {8}, 3);
-  c.noise_variance = 0.1;
+  c.decoder.noise_variance = 0.1;
   return c;
 }
 

@@ -39,8 +39,8 @@ SparseGplvmConfig config_for(const Variant& v, SparseTraining training) {
   c.latents = v.latents;
   c.encoder_hidden = {16};
   c.encoder_activation = Activation::tanh;
-  c.lengthscale = v.latents == LatentKind::free ? 1.0 : 0.3;
-  c.noise_variance = 0.1;
+  c.decoder.init.lengthscale = v.latents == LatentKind::free ? 1.0 : 0.3;
+  c.decoder.noise_variance = 0.1;
   c.num_inducing = 25;
   c.training = training;
   c.seed = 3;

@@ -28,14 +28,14 @@ constexpr Index kLatentDim = 2;
 
 ExactGplvmConfig linear_config() {
   ExactGplvmConfig c;
-  SasModelConfig& m = c.decoder;
+  SasModelConfig& m = c.base;
   m.data_dim = kTangentDim;
   m.latent_dim = kLatentDim;
   m.latents = LatentKind::free;
-  m.kernel = "eq_ard";
-  m.kernel_variance = 0.5;
-  m.lengthscale = 1.2;
-  m.noise_variance = 0.05;
+  m.decoder.kernel = "eq_ard";
+  m.decoder.init.variance = 0.5;
+  m.decoder.init.lengthscale = 1.2;
+  m.decoder.noise_variance = 0.05;
   m.seed = 3;
   c.linear_basepoint = true;
   c.gp.block_size = 4;  // several ScaLAPACK blocks per rank, not dividing N

@@ -29,24 +29,24 @@ SparseGplvmConfig full_batch_config(bool bayesian, Path path, bool reproducible,
   c.latent_dim = 2;
   c.bayesian = bayesian;
   c.latents = LatentKind::free;
-  c.noise_variance = 0.1;
+  c.decoder.noise_variance = 0.1;
   c.num_inducing = kInducing;
   c.training = SparseTraining::full_batch;
   c.seed = 9;
   c.reproducible_sums = reproducible;
   if (path == Path::lbfgs) {
-    c.kernel = "eq_ard";
-    c.lengthscale = 1.0;
-    c.kernel_variance = 1.5;  // log 1.5 != 0: a held value with bits to lose
-    if (hold) c.fixed_hyperparameters = {"variance"};
+    c.decoder.kernel = "eq_ard";
+    c.decoder.init.lengthscale = 1.0;
+    c.decoder.init.variance = 1.5;  // log 1.5 != 0: a held value with bits to lose
+    if (hold) c.decoder.fixed_hyperparameters = {"variance"};
   } else {
     c.latent_space = "lorentz";
-    c.kernel = "hyperboloid_exp";
-    c.lengthscale = 2.0;
+    c.decoder.kernel = "hyperboloid_exp";
+    c.decoder.init.lengthscale = 2.0;
     c.free_latent_scale = 0.5;
     c.inducing_init = InducingInit::random;
     c.psi_samples = 3;
-    if (hold) c.fixed_hyperparameters = {"kappa"};
+    if (hold) c.decoder.fixed_hyperparameters = {"kappa"};
   }
   return c;
 }

@@ -158,11 +158,11 @@ void expect_resume_equals_uninterrupted(const ModelFactory& factory, const RowMa
 
 std::unique_ptr<Model> exact_model(std::uint64_t rows, std::uint64_t begin, std::uint64_t count) {
   ExactGplvmConfig c;
-  c.decoder.data_dim = 4;
-  c.decoder.latent_dim = 2;
-  c.decoder.latents = LatentKind::free;
-  c.decoder.noise_variance = 0.3;
-  c.decoder.seed = 5;
+  c.base.data_dim = 4;
+  c.base.latent_dim = 2;
+  c.base.latents = LatentKind::free;
+  c.base.decoder.noise_variance = 0.3;
+  c.base.seed = 5;
   c.gp.block_size = 8;
   return std::make_unique<ExactGplvmModel>(c, rows, begin, count);
 }
@@ -172,8 +172,8 @@ std::unique_ptr<Model> sparse_model(std::uint64_t rows, std::uint64_t begin, std
   c.data_dim = 4;
   c.latent_dim = 2;
   c.latents = LatentKind::free;
-  c.lengthscale = 1.0;
-  c.noise_variance = 0.1;
+  c.decoder.init.lengthscale = 1.0;
+  c.decoder.noise_variance = 0.1;
   c.num_inducing = 8;
   c.training = SparseTraining::full_batch;
   c.seed = 3;

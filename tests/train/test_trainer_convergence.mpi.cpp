@@ -300,7 +300,7 @@ TEST_F(TrainerResume, ACheckpointOfAnotherLayoutIsRefusedNamingTheBlock) {
       file, comm_,
       {s.model, state, encode_local_latents(s.model, state.params, DataRef(s.local)), nullptr, meta}, true);
   SasModelConfig other = config(false, LatentKind::free);
-  other.kernel = "eq_ard+linear";
+  other.decoder.kernel = "eq_ard+linear";
   const SasModel model(other, kRows, s.begin, s.count);
   try {
     read_checkpoint(file, comm_, model, meta);

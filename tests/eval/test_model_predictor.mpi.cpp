@@ -88,9 +88,9 @@ TEST(ModelPredictor, SasRunsGetTheExactGpPredictiveOnEveryTrainingRow) {
   const Communicator comm;
   SasModelConfig c = testing::training_test_config(kDim, false, LatentKind::free, Precision::float64, {}, 0);
   c.latent_dim = kLatentDim;
-  c.lengthscale = 0.8;
-  c.kernel_variance = 1.3;
-  c.noise_variance = 0.05;
+  c.decoder.init.lengthscale = 0.8;
+  c.decoder.init.variance = 1.3;
+  c.decoder.noise_variance = 0.05;
   const RowMatrix Y = testing::random_normal(kTrainRows, kDim, 32);
   const Matrix X = testing::random_normal(kTrainRows, kLatentDim, 33);
   const DistributedDataset train = distributed(Y, comm);
@@ -120,7 +120,7 @@ SparseGplvmConfig sparse_config(SparseTraining training) {
   c.data_dim = kDim;
   c.latent_dim = kLatentDim;
   c.num_inducing = 7;
-  c.noise_variance = 0.1;
+  c.decoder.noise_variance = 0.1;
   c.training = training;
   c.seed = 5;
   return c;

@@ -31,8 +31,8 @@ constexpr Index kDim = 7, kActive = 4, kPointCols = 3;  // Q = 2: unit vectors i
 SasModelConfig sphere_free_config(bool reproducible) {
   SasModelConfig c = testing::training_test_config(kDim, false, LatentKind::free, Precision::float64, {}, 11);
   c.latent_space = "sphere";
-  c.kernel = "sphere_eq";
-  c.lengthscale = 0.7;
+  c.decoder.kernel = "sphere_eq";
+  c.decoder.init.lengthscale = 0.7;
   c.active_size = kActive;
   c.reproducible_sums = reproducible;
   return c;
@@ -195,10 +195,10 @@ TEST(SphereFreeLatents, CircleLearnsTheCyclicOrderOfARotationFromThePrincipalCir
   SasModelConfig c = testing::training_test_config(64, false, LatentKind::free, Precision::float64, {}, 0);
   c.latent_dim = 1;
   c.latent_space = "sphere";
-  c.kernel = "sphere_eq";
-  c.kernel_variance = 0.5;
-  c.noise_variance = 0.5;
-  c.lengthscale = 1.0;
+  c.decoder.kernel = "sphere_eq";
+  c.decoder.init.variance = 0.5;
+  c.decoder.noise_variance = 0.5;
+  c.decoder.init.lengthscale = 1.0;
   c.active_size = 25;
   const RowPartition partition(n, comm.size());
   const std::uint64_t begin = partition.begin(comm.rank()), count = partition.count(comm.rank());

@@ -102,9 +102,9 @@ constexpr Index kN = 90, kD = 6;
 
 ExactTrainingOptions training_options() {
   ExactTrainingOptions o;
-  o.kernel_variance = 1.0;
-  o.lengthscale = 1.0;
-  o.noise_variance = 0.1;
+  o.decoder.init.variance = 1.0;
+  o.decoder.init.lengthscale = 1.0;
+  o.decoder.noise_variance = 0.1;
   o.gatol = 1e-6;  // tight enough that runs at different rank counts agree to ~1e-8
   o.grtol = 0;
   o.max_iterations = 3000;
@@ -214,7 +214,7 @@ TEST(ExactTrainingInput, BadOptionsAndShapesAreInputErrorsOnEveryRank) {
   const DataRef Y_local = local_rows(Y, part, comm.rank());
   const Matrix latents = Matrix::Zero(part.count(comm.rank()), 2);
   ExactTrainingOptions low_noise;
-  low_noise.noise_variance = 1e-8;
+  low_noise.decoder.noise_variance = 1e-8;
   EXPECT_THROW(train_exact_gplvm(Y_local, part, comm, latents, low_noise), InputError);
   // One rank passes one latent row too many.
   const Matrix wrong = Matrix::Zero(part.count(comm.rank()) + (comm.rank() == comm.size() - 1), 2);
