@@ -10,6 +10,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/launcher_exit.hpp"
 #include "gplvm/core/log.hpp"
 #include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/core/threads.hpp"
@@ -111,6 +112,7 @@ bool wants_json(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   MpiEnvironment mpi(&argc, &argv);
+  end_with_mpi_launcher();
   // PETSc (TAO) can be initialised once per process only, and must end before MPI: held here.
   const PetscSession petsc;
   keep_freed_memory_for_reuse();

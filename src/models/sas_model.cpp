@@ -14,7 +14,7 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
 #include "gplvm/models/fixed_hyperparameters.hpp"
-#include "gplvm/models/gp_decoder_settings.hpp"
+#include "gplvm/models/gp_latent_model_settings.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/objectives/bayesian_sas.hpp"
 

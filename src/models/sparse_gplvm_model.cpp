@@ -11,7 +11,7 @@
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/models/fixed_hyperparameters.hpp"
-#include "gplvm/models/gp_decoder_settings.hpp"
+#include "gplvm/models/gp_latent_model_settings.hpp"
 #include "gplvm/models/pca_latents.hpp"
 #include "gplvm/objectives/collapsed_bound.hpp"
 #include "gplvm/objectives/inducing_posterior_transfer.hpp"

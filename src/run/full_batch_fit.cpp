@@ -57,11 +57,11 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   require(objective != nullptr, "this model kind is trained by steps only",
           {"", "sparse.training", "full_batch"});
   const RunMetadata metadata = run.metadata();
-  // A stopped full-batch run resumes from its checkpoint's iterate and, for L-BFGS, its memory
-  // (the latest iterates and gradients: the resumed run continues as the uninterrupted one, bit for
-  // bit under train.reproducible); a checkpoint without it (written before it was kept, or after a
-  // reset of the memory) resumes with an empty one. The Riemannian methods' own state (Adam's
-  // moments, the paper method's rate) starts afresh there.
+  // A stopped full-batch run resumes from its checkpoint's iterate and its optimiser's state: L-BFGS's
+  // memory (the latest iterates and gradients), Riemannian Adam's moments or the paper method's rate;
+  // the resumed run continues as the uninterrupted one, bit for bit under train.reproducible. A
+  // checkpoint without that state (written before it was kept, or after a reset of L-BFGS's memory)
+  // resumes with an empty one.
   ResumePoint resumed = find_resume_point(run.resume, s.checkpoint_dir, comm, run.model, metadata);
   const TrainingOutputs outputs = prepare_training_outputs(s, comm, run.force, run.config_file, resumed.file);
   TrainingState state = std::move(resumed.state);
@@ -100,11 +100,20 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   riemannian_options.max_iterations = std::max(1, riemannian_options.max_iterations - done);
   riemannian_options.on_iteration = options.on_iteration;
   riemannian_options.should_stop = options.should_stop;
+  const RiemannianState riemannian_resume{first_iteration, state.adam, state.step_rate};
+  const bool riemannian_state_kept = state.adam.steps > 0 || state.step_rate > 0;
+  if (resuming && riemannian) {
+    riemannian_options.resume = &riemannian_resume;
+    if (comm.is_root() && !riemannian_state_kept)
+      std::fprintf(stderr, "the checkpoint holds no %s state: the optimiser starts afresh\n", method.c_str());
+  }
+  RiemannianState riemannian_final;
   const LbfgsMemory* memory = resuming && !riemannian && state.lbfgs.size() > 0 ? &state.lbfgs : nullptr;
   if (comm.is_root() && resuming && !riemannian && memory == nullptr)
     std::fprintf(stderr, "the checkpoint holds no L-BFGS memory: L-BFGS starts with an empty one\n");
   const FullBatchResult r =
-      riemannian ? train_full_batch_riemannian(run.model, *objective, comm, initial, riemannian_options)
+      riemannian ? train_full_batch_riemannian(run.model, *objective, comm, initial, riemannian_options,
+                                               &riemannian_final)
                  : train_full_batch(run.model, *objective, comm, initial, options, memory);
   state.params = r.params;
   state.lbfgs = r.lbfgs;
@@ -113,9 +122,11 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
   if (r.reason == TaoStopReason::stop_requested) {
     // Stopped by a signal: a checkpoint to resume from, not the run file, as a minibatch run does.
-    state.adam.first_moment = Vector::Zero(run.model.num_parameters());
-    state.adam.second_moment = Vector::Zero(run.model.num_parameters());
-    state.adam.steps = 0;
+    // The checkpoint's Adam moments are Riemannian Adam's (zero for L-BFGS and the paper method).
+    state.adam = riemannian ? riemannian_final.moments : AdamState{};
+    state.step_rate = riemannian ? riemannian_final.rate : 0.0;
+    if (state.adam.first_moment.size() != run.model.num_parameters())
+      state.adam = {Vector::Zero(run.model.num_parameters()), Vector::Zero(run.model.num_parameters()), 0};
     if (comm.is_root() && !riemannian && !r.lbfgs_restorable)
       std::fprintf(stderr,
                    "L-BFGS reset its memory within its last iterations: the checkpoint holds none, and "

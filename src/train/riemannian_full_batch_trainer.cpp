@@ -155,23 +155,33 @@ class RiemannianRun {
         comm_(comm),
         options_(options),
         manifold_(model.curved_point_space()->manifold()),
-        split_(model, manifold_) {}
+        split_(model, manifold_),
+        first_(options.resume ? options.resume->iteration : 0),
+        rate_(options.resume && options.resume->rate > 0 ? options.resume->rate : options.adam.learning_rate) {}
 
-  FullBatchResult run(const Vector& initial) {
+  FullBatchResult run(const Vector& initial, RiemannianState* final_state) {
     Iterate now{initial, Vector(), 0.0};
-    objective_.set_noise_draw(0);
-    refresh_active_set(model_, comm_, now.params, 0);  // the active set's start (no-op without one)
+    // A resumed iterate was last evaluated under its iteration's draw, and already holds its active
+    // set; a fresh one draws the set's start (no-op without one).
+    objective_.set_noise_draw(first_);
+    if (!options_.resume) refresh_active_set(model_, comm_, now.params, 0);
     now.value = objective_.evaluate(now.params, now.gradient);
     ++evaluations_;
     result_.curve.push_back(now.value);
     report(0, now);
+    // A run stopped after an iteration ends before that iteration's active-set refresh: do it now.
+    if (options_.resume && first_ > 0 && refresh(first_, now)) rate_ = kPaperRefreshRate;
     if (options_.method == RiemannianMethod::adam)
-      run_adam(now);
+      run_adam(now, final_state);
     else
       run_paper(now);
     result_.params = now.params;
     result_.objective = now.value;
     result_.evaluations = evaluations_;
+    if (final_state) {
+      final_state->iteration = first_ + static_cast<std::uint64_t>(result_.iterations);
+      final_state->rate = options_.method == RiemannianMethod::paper_gd ? rate_ : 0.0;
+    }
     return result_;
   }
 
@@ -184,13 +194,13 @@ class RiemannianRun {
     if (options_.on_iteration) options_.on_iteration(iteration, at.value, result_.gradient_norm);
   }
 
-  // After iteration `iteration`: the active set redrawn from the current latents when its interval
-  // has passed, and the iterate evaluated again under it. True if it was redrawn.
-  bool refresh(int iteration, Iterate& now) {
-    const Index every = model_.active_set().every;
+  // After iteration `iteration` (absolute): the active set redrawn from the current latents when its
+  // interval has passed, and the iterate evaluated again under it. True if it was redrawn.
+  bool refresh(std::uint64_t iteration, Iterate& now) {
+    const auto every = static_cast<std::uint64_t>(model_.active_set().every);
     if (every == 0 || iteration % every != 0) return false;
     Vector params = std::move(now.params);
-    refresh_active_set(model_, comm_, params, static_cast<std::uint64_t>(iteration / every));
+    refresh_active_set(model_, comm_, params, iteration / every);
     now = evaluated(std::move(params));
     return true;
   }
@@ -237,13 +247,43 @@ class RiemannianRun {
     return next;
   }
 
-  void run_adam(Iterate& now) {
+  // The three optimisers' state in the parameters' layout (RiemannianState::moments).
+  AdamState packed(const RiemannianAdam& points, const RiemannianAdam& shared_points, const Adam& euclidean,
+                   const Vector& like) const {
+    AdamState s{Vector::Zero(like.size()), Vector::Zero(like.size()), euclidean.state().steps};
+    const auto per_coordinate = [&](const Vector& per_point) {
+      return Matrix(per_point.replicate(1, manifold_.ambient_dim()));
+    };
+    split_.assemble(points.first_moment(), shared_points.first_moment(), euclidean.state().first_moment,
+                    s.first_moment);
+    split_.assemble(per_coordinate(points.second_moment()), per_coordinate(shared_points.second_moment()),
+                    euclidean.state().second_moment, s.second_moment);
+    return s;
+  }
+
+  void unpack(const AdamState& s, RiemannianAdam& points, RiemannianAdam& shared_points, Adam& euclidean) const {
+    points.set_state(split_.points(s.first_moment), split_.points(s.second_moment).col(0), s.steps);
+    shared_points.set_state(split_.shared_points(s.first_moment), split_.shared_points(s.second_moment).col(0),
+                            s.steps);
+    euclidean.set_state({split_.euclidean(s.first_moment), split_.euclidean(s.second_moment), s.steps});
+  }
+
+  void run_adam(Iterate& now, RiemannianState* final_state) {
     Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
     Vector euclidean = split_.euclidean(now.params);
     RiemannianAdam point_adam(manifold_, points.rows(), options_.adam);
     RiemannianAdam shared_point_adam(manifold_, shared_points.rows(), options_.adam);
     Adam euclidean_adam(euclidean.size(), options_.adam);
+    if (options_.resume && options_.resume->moments.steps > 0)
+      unpack(options_.resume->moments, point_adam, shared_point_adam, euclidean_adam);
+    run_adam_iterations(now, points, shared_points, euclidean, point_adam, shared_point_adam, euclidean_adam);
+    if (final_state) final_state->moments = packed(point_adam, shared_point_adam, euclidean_adam, now.params);
+  }
+
+  void run_adam_iterations(Iterate& now, Matrix& points, Matrix& shared_points, Vector& euclidean,
+                           RiemannianAdam& point_adam, RiemannianAdam& shared_point_adam, Adam& euclidean_adam) {
     for (int iteration = 1;; ++iteration) {
+      const std::uint64_t absolute = first_ + static_cast<std::uint64_t>(iteration);
       point_adam.ascend(points, split_.points(now.gradient));
       if (shared_points.rows() > 0)
         shared_point_adam.ascend(shared_points, split_.shared_points(now.gradient));
@@ -252,7 +292,7 @@ class RiemannianRun {
       Vector params = now.params;
       split_.assemble(points, shared_points, euclidean, params);
       const double before = now.value;
-      objective_.set_noise_draw(static_cast<std::uint64_t>(iteration));  // fresh noise: a new draw per step
+      objective_.set_noise_draw(absolute);  // fresh noise: a new draw per step
       now = evaluated(std::move(params));
       result_.curve.push_back(now.value);
       report(iteration, now);
@@ -260,7 +300,7 @@ class RiemannianRun {
         throw NumericalError("the objective became non-finite under Riemannian Adam",
                              {"", "iteration", std::to_string(iteration)});
       if (should_stop(iteration, now.value - before, now.value)) return;
-      refresh(iteration, now);
+      refresh(absolute, now);
     }
   }
 
@@ -268,7 +308,7 @@ class RiemannianRun {
   // Riemannian gradients, log-parametrised values by natural-unit steps: the shared ones (kernel,
   // noise), and the local ones (the Bayesian kind's log variances, stepped as standard deviations)
   // once the first kPaperHeldVarianceIterations iterations have passed.
-  Vector paper_trial(const Iterate& now, double rate, int iteration) const {
+  Vector paper_trial(const Iterate& now, double rate, std::uint64_t iteration) const {
     Matrix points = split_.points(now.params), shared_points = split_.shared_points(now.params);
     paper_point_step(manifold_, points, split_.points(now.gradient), rate);
     paper_point_step(manifold_, shared_points, split_.shared_points(now.gradient), rate);
@@ -277,7 +317,7 @@ class RiemannianRun {
     const Index shared = split_.euclidean_shared();
     for (Index i = 0; i < shared; ++i)
       euclidean[i] = paper_log_step(euclidean[i], gradient[i], rate, kPaperFloor);
-    if (iteration > kPaperHeldVarianceIterations)
+    if (iteration > static_cast<std::uint64_t>(kPaperHeldVarianceIterations))
       for (Index i = shared; i < euclidean.size(); ++i)
         euclidean[i] = paper_deviation_step(euclidean[i], gradient[i], rate);
     apply_lower_bounds(objective_, split_, euclidean);
@@ -287,15 +327,16 @@ class RiemannianRun {
   }
 
   void run_paper(Iterate& now) {
-    double rate = options_.adam.learning_rate;
+    double& rate = rate_;
     for (int iteration = 1;; ++iteration) {
+      const std::uint64_t absolute = first_ + static_cast<std::uint64_t>(iteration);
       if (objective_.redraws_noise()) {
         // Fresh noise: the iteration's draw, under which the iterate is evaluated again (value and
         // gradient), so that the trial and the iterate it must beat share the same samples.
-        objective_.set_noise_draw(static_cast<std::uint64_t>(iteration));
+        objective_.set_noise_draw(absolute);
         now = evaluated(std::move(now.params));
       }
-      Iterate trial = evaluated(paper_trial(now, rate, iteration));
+      Iterate trial = evaluated(paper_trial(now, rate, absolute));
       const double change = trial.value - now.value;
       // One decision for every rank (rank 0's), whatever rounding the ranks' values carry.
       double accept = std::isfinite(trial.value) && change > 0.0 ? 1.0 : 0.0;
@@ -309,7 +350,7 @@ class RiemannianRun {
       if (should_stop(iteration, std::isfinite(change) ? change : std::numeric_limits<double>::infinity(),
                       now.value))
         return;
-      if (refresh(iteration, now)) rate = kPaperRefreshRate;
+      if (refresh(absolute, now)) rate = kPaperRefreshRate;
     }
   }
 
@@ -319,6 +360,8 @@ class RiemannianRun {
   RiemannianFullBatchOptions options_;
   const Manifold& manifold_;
   ParameterSplit split_;
+  std::uint64_t first_;  // iterations done before this run (a resumed run's checkpoint)
+  double rate_;          // paper_gd's current rate
   FullBatchResult result_;
   std::int64_t evaluations_ = 0;
 };
@@ -327,14 +370,19 @@ class RiemannianRun {
 
 FullBatchResult train_full_batch_riemannian(const Model& model, const FullBatchObjective& objective,
                                             const Communicator& comm, const Vector& initial_params,
-                                            const RiemannianFullBatchOptions& options) {
+                                            const RiemannianFullBatchOptions& options,
+                                            RiemannianState* final_state) {
   require(model.curved_point_space() != nullptr,
           "Riemannian full-batch training needs free latents on a curved latent space",
           {"", "model.latent_space", model.latent_space()});
   require(initial_params.size() == model.num_parameters(), "initial parameters do not fit the model",
           {"", "parameters", std::to_string(initial_params.size())});
   validate_adam_options(options.adam);
-  return RiemannianRun(model, objective, comm, options).run(initial_params);
+  if (const RiemannianState* r = options.resume; r && r->moments.steps > 0)
+    require(r->moments.first_moment.size() == model.num_parameters() &&
+                r->moments.second_moment.size() == model.num_parameters(),
+            "the Riemannian optimiser's state does not fit the model", {"", "/state/adam_m_shared", ""});
+  return RiemannianRun(model, objective, comm, options).run(initial_params, final_state);
 }
 
 }  // namespace gplvm

@@ -166,6 +166,7 @@ void write_state(Hdf5ResultWriter& out, const Communicator& comm, const Model& m
   out.write_attribute("/state", "step", static_cast<std::int64_t>(s.step));
   out.write_attribute("/state", "adam_steps", static_cast<std::int64_t>(s.adam.steps));
   out.write_attribute("/state", "wall_seconds", s.wall_seconds);
+  if (s.step_rate != 0.0) out.write_attribute("/state", "step_rate", s.step_rate);
   write_convergence_state(out, model, s);
   write_lbfgs_memory(out, model, s.lbfgs);
 }
@@ -430,6 +431,7 @@ TrainingState read_checkpoint(const std::string& path, const Communicator& comm,
   s.step = static_cast<std::uint64_t>(in.read_attribute_int64("/state", "step"));
   s.adam.steps = in.read_attribute_int64("/state", "adam_steps");
   s.wall_seconds = in.read_attribute_double("/state", "wall_seconds");
+  if (in.has_attribute("/state", "step_rate")) s.step_rate = in.read_attribute_double("/state", "step_rate");
   const Matrix curve = in.exists("/train/curve") ? in.read_matrix("/train/curve") : Matrix(0, 4);
   for (Index i = 0; i < curve.rows(); ++i)
     s.curve.push_back({static_cast<std::uint64_t>(curve(i, 0)), static_cast<std::uint64_t>(curve(i, 1)),

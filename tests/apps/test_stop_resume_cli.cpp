@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "support/cli_runner.hpp"
 #include "support/hdf5_fixture.hpp"
@@ -37,6 +38,15 @@ progress_seconds = 1000
 path = "out/run.h5"
 checkpoint_dir = "ck"
 )";
+
+// A shell loop that waits (at most 60 s) until the run in the background has printed the progress
+// line of full-batch iteration `iteration` to stop.err (one line per iteration: the runs below set
+// train.progress_seconds tiny). The signal then falls inside the optimisation on any machine; a
+// fixed sleep lets a fast one finish every iteration first.
+std::string wait_for_iteration(int iteration) {
+  return "for i in $(seq 1200); do grep -q '^iteration " + std::to_string(iteration) +
+         " ' stop.err && break; sleep 0.05; done; ";
+}
 
 // The step of the only checkpoint in dir, or -1.
 long checkpoint_step(const fs::path& dir) {
@@ -91,6 +101,30 @@ TEST(StopResumeCli, SignalCheckpointsAndResumeAutoMatchesAnUninterruptedRun) {
   EXPECT_LE((a - b).norm() / a.norm(), 1e-12);
 }
 
+TEST(StopResumeCli, RanksDieWithAnMpirunKilledBySigkill) {
+  // mpirun killed with SIGKILL forwards nothing; its ranks must not go on training and writing
+  // checkpoints. Its children (the ranks) are read from /proc before the kill; half a second after
+  // it, none may be running (a zombie, or no process at all, is dead).
+  ScratchDir dir;
+  testing::write_fixture_matrix(dir / "data.h5", "/Y", testing::random_normal(400, 6, 8));
+  testing::write_text(dir / "config.toml", kConfig);
+  fs::create_directories(dir.path() / "out");
+  const std::string command =
+      "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " + std::string(GPLVM_MPI_FLAGS) + " " +
+      GPLVM_CLI + " train --config config.toml > a.out 2> a.err & pid=$!; " +
+      "for i in $(seq 600); do [ -e out/run.h5.lock ] && break; sleep 0.1; done; "
+      "ranks=$(cat /proc/$pid/task/*/children); echo $ranks > ranks.txt; kill -9 $pid; sleep 0.5; "
+      "alive=0; for r in $ranks; do state=$(sed 's/^.*) //' /proc/$r/stat 2>/dev/null | cut -c1); "
+      "[ -n \"$state\" ] && [ \"$state\" != Z ] && alive=$((alive+1)); done; echo $alive > alive.txt; "
+      "kill -9 $ranks 2>/dev/null; wait $pid 2>/dev/null; true)";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::istringstream ranks(testing::read_text(dir / "ranks.txt"));
+  int count = 0;
+  for (std::string pid; ranks >> pid;) ++count;
+  ASSERT_EQ(count, 2) << "mpirun's children: " << testing::read_text(dir / "ranks.txt");
+  EXPECT_EQ(testing::read_text(dir / "alive.txt"), "0\n") << testing::read_text(dir / "a.err");
+}
+
 TEST(StopResumeCli, ASecondTrainingOfTheSameOutputIsRefusedWhileTheFirstRuns) {
   // Both would succeed and the later one would silently replace the earlier one's run file.
   ScratchDir dir;
@@ -124,12 +158,10 @@ TEST(StopResumeCli, FullBatchTrainingStopsWithACheckpointAndResumesFromIt) {
   fs::create_directories(dir.path() / "out");
   const std::string exact =
       " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 "
-      "--exact.max_iterations=80";
+      "--exact.max_iterations=MAXIT --train.progress_seconds=1e-9";
   const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " +
                               std::string(GPLVM_MPI_FLAGS) + " " + GPLVM_CLI + exact +
-                              " > stop.out 2> stop.err & pid=$!; "
-                              // Once the run holds its output, its stop handlers are in place.
-                              "for i in $(seq 600); do [ -e out/run.h5.lock ] && break; sleep 0.1; done; "
+                              " > stop.out 2> stop.err & pid=$!; " + wait_for_iteration(1) +
                               "kill -USR1 $pid; wait $pid; echo $? > stop.code)";
   ASSERT_EQ(std::system(command.c_str()), 0);
   int code = -1;
@@ -166,12 +198,11 @@ TEST(StopResumeCli, FullBatchResumedAfterASignalIsBitwiseTheUninterruptedRun) {
   fs::create_directories(dir.path() / "out");
   const std::string exact =
       " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 "
-      "--exact.max_iterations=60";
+      "--exact.max_iterations=MAXIT --train.progress_seconds=1e-9";
   const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " +
                               std::string(GPLVM_MPI_FLAGS) + " " + GPLVM_CLI + exact +
-                              " > stop.out 2> stop.err & pid=$!; "
-                              "for i in $(seq 600); do [ -e out/run.h5.lock ] && break; sleep 0.1; done; "
-                              "sleep 0.3; kill -USR1 $pid; wait $pid; echo $? > stop.code)";
+                              " > stop.out 2> stop.err & pid=$!; " + wait_for_iteration(3) +
+                              "kill -USR1 $pid; wait $pid; echo $? > stop.code)";
   ASSERT_EQ(std::system(command.c_str()), 0);
   int code = -1;
   std::ifstream(dir / "stop.code") >> code;

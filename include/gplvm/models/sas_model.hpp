@@ -22,6 +22,7 @@
 #include "gplvm/models/encoder_pretraining.hpp"
 #include "gplvm/models/free_latents.hpp"
 #include "gplvm/models/gp_decoder.hpp"
+#include "gplvm/models/gp_latent_model_settings.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/models/latent_init.hpp"
 #include "gplvm/models/local_rows_check.hpp"
@@ -32,32 +33,17 @@
 
 namespace gplvm {
 
-struct SasModelConfig {
-  Index data_dim = 0;
-  Index latent_dim = 2;
-  bool bayesian = false;
-  LatentKind latents = LatentKind::amortised;
-  std::vector<Index> encoder_hidden{512, 256};
-  Activation encoder_activation = Activation::relu;
-  std::string latent_space = kEuclideanSpace;  // gplvm/model/latent_space.hpp
-  // The kernel, its initial values and the noise (docs/math/sas.md: theta 0.5, l 0.1, noise 0.5).
-  GpDecoderSettings decoder = {
-      .kernel = "eq_ard", .init = {.variance = 0.5, .lengthscale = 0.1}, .noise_variance = 0.5};
-  // Free latents start as PCA latents (unit variance per dimension) or N(0, I) draws, times
-  // free_latent_scale (initialise_from_data; without it, the random draws).
-  LatentInit init = LatentInit::pca;
-  double free_latent_scale = 1.0;
-  // Amortised: steps of pre-training the mean encoder to the PCA latents (0: none).
-  EncoderPretraining encoder_pretraining;
-  double free_latent_variance = 0.05;  // free Bayesian latents start with this variance
-  Index active_size = 200;             // A: the first A rows of each training batch are its active set
+// SAS's settings: the shared latent and decoder settings (docs/math/sas.md's start: theta 0.5,
+// l 0.1, noise 0.5; amortised latents) and SAS's own.
+struct SasModelConfig : GpLatentModelSettings {
+  SasModelConfig() {
+    latents = LatentKind::amortised;
+    decoder = {.kernel = "eq_ard", .init = {.variance = 0.5, .lengthscale = 0.1}, .noise_variance = 0.5};
+  }
+  Index active_size = 200;  // A: the first A rows of each training batch are its active set
   RemainderScaling scaling = RemainderScaling::full_data;
   Precision precision = Precision::float64;  // float32: encoder and data products in fp32
   bool flush_denormals = true;               // float32 steps flush subnormals to zero (core/denormals.hpp)
-  // The data-parallel step sums over fixed row blocks, exactly: the same bits at any rank count
-  // (train.reproducible; DistributedSasStep). false: per-rank sums, equal to rounding, faster.
-  bool reproducible_sums = false;
-  std::uint64_t seed = 0;
 };
 
 // One batch: global row ids (the first num_active are the active set) and their data rows.

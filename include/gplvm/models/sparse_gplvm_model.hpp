@@ -46,6 +46,7 @@
 #include "gplvm/models/free_latents.hpp"
 #include "gplvm/models/global_row_blocks.hpp"
 #include "gplvm/models/gp_decoder.hpp"
+#include "gplvm/models/gp_latent_model_settings.hpp"
 #include "gplvm/models/inducing_init.hpp"
 #include "gplvm/models/latent_encoders.hpp"
 #include "gplvm/models/latent_init.hpp"
@@ -66,34 +67,22 @@ SparseTraining parse_sparse_training(const std::string& name);  // "minibatch" |
 enum class PsiNoise { fixed, fresh };
 PsiNoise parse_psi_noise(const std::string& name);  // "fixed" | "fresh"
 
-struct SparseGplvmConfig {
-  Index data_dim = 0;
-  Index latent_dim = 2;
-  bool bayesian = false;
-  LatentKind latents = LatentKind::free;
-  std::vector<Index> encoder_hidden{512, 256};
-  Activation encoder_activation = Activation::relu;
-  std::string latent_space = kEuclideanSpace;  // or a curved one (free latents)
-  double free_latent_scale = 1.0;              // lorentz: the start's tangent vectors times this
-  Index psi_samples = 10;                      // L: wrapped-normal samples per row (Bayesian, lorentz)
+// The sparse GPLVMs' settings: the shared latent and decoder settings (free latents; theta 1, l 1,
+// noise 0.1) and their own.
+struct SparseGplvmConfig : GpLatentModelSettings {
+  SparseGplvmConfig() {
+    latents = LatentKind::free;
+    decoder = {.kernel = "eq_ard", .init = {.variance = 1.0, .lengthscale = 1.0}, .noise_variance = 0.1};
+  }
+  Index psi_samples = 10;  // L: wrapped-normal samples per row (Bayesian, lorentz)
   PsiNoise psi_noise = PsiNoise::fixed;
   KlMode kl_mode = KlMode::exact;
-  // The kernel, its initial values and the noise.
-  GpDecoderSettings decoder = {
-      .kernel = "eq_ard", .init = {.variance = 1.0, .lengthscale = 1.0}, .noise_variance = 0.1};
-  double free_latent_variance = 0.05;      // free Gaussian latents start with this variance
-  LatentInit init = LatentInit::pca;       // free latents' means: PCA latents or N(0, I) draws
-  EncoderPretraining encoder_pretraining;  // amortised: steps fitting the mean encoder to PCA latents
-  Index num_inducing = 100;                // M
+  Index num_inducing = 100;  // M
   InducingInit inducing_init = InducingInit::kmeans;
   SparseTraining training = SparseTraining::minibatch;
   // sparse.active_set_refresh: 0, or K > 0 (lorentz): Z is no parameter but M latents redrawn
   // every K full-batch iterations or minibatch steps (Model::active_set, models/active_set.hpp).
   Index active_set_refresh = 0;
-  std::uint64_t seed = 0;
-  // train.reproducible: the step's (or the full-batch bound's) and the start's sums are formed over
-  // fixed row blocks and added exactly, so a run is the same bits at any rank count.
-  bool reproducible_sums = false;
 };
 
 class SparseGplvmModel final : public Model {

@@ -36,6 +36,18 @@ namespace gplvm {
 
 enum class RiemannianMethod { adam, paper_gd };
 
+// Where a Riemannian run stands after `iteration` iterations (counted from the run's first start), so
+// that a run stopped there and resumed from it continues as the uninterrupted one, bit for bit:
+// adam's moments and step count in the parameters' layout (each point's first moment, a tangent
+// vector, at its coordinates; its one second moment at each of its coordinates; the other
+// parameters' moments at theirs) and paper_gd's rate. A checkpoint keeps it (TrainingState::adam,
+// TrainingState::step_rate).
+struct RiemannianState {
+  std::uint64_t iteration = 0;
+  AdamState moments;  // adam
+  double rate = 0;    // paper_gd
+};
+
 struct RiemannianFullBatchOptions {
   RiemannianMethod method = RiemannianMethod::adam;
   // adam: Adam's options for both blocks; paper_gd: learning_rate is the initial rate.
@@ -47,13 +59,19 @@ struct RiemannianFullBatchOptions {
   int max_iterations = 2000;
   std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;
   std::function<bool()> should_stop;  // must answer the same on every rank
+  // A stopped run's final state (params its iterate): the run continues from it, its iterations
+  // numbered on from resume->iteration (the noise draws, the active-set schedule and paper_gd's
+  // held variances follow the absolute count; max_iterations counts this run's).
+  const RiemannianState* resume = nullptr;
 };
 
 // InputError (naming model.latent_space) if the model has no curved point space. The result's
 // reason is stop_requested after should_stop, max_iterations at the limit; converged is true on the
 // tolerance or above stop_above (reason_text says which).
+// `final_state`, when given, receives the state at the end (what a checkpoint keeps).
 FullBatchResult train_full_batch_riemannian(const Model& model, const FullBatchObjective& objective,
                                             const Communicator& comm, const Vector& initial_params,
-                                            const RiemannianFullBatchOptions& options);
+                                            const RiemannianFullBatchOptions& options,
+                                            RiemannianState* final_state = nullptr);
 
 }  // namespace gplvm

@@ -36,6 +36,9 @@ struct TrainingState {
   ConvergenceState convergence;  // the stopping rule's, the best-so-far's and the rollbacks' state
   Vector best_params;            // parameters at convergence.best_step (layout of params; empty: none yet)
   LbfgsMemory lbfgs;             // full-batch training's L-BFGS memory at the step (empty: none)
+  // Full-batch riemannian_gd_paper's step rate at the step (0: none); riemannian_adam keeps its
+  // moments in `adam` (train/riemannian_full_batch_trainer.hpp, RiemannianState).
+  double step_rate = 0.0;
 };
 
 }  // namespace gplvm

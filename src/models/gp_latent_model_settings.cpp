@@ -1,20 +1,8 @@
-#pragma once
-// The configuration keys every GP-decoder model kind reads alike (model.*, train.seed): one reader,
-// so SAS and the sparse GPLVMs cannot drift apart in what a key means. Settings is any settings
-// struct with these members (SasModelConfig, SparseGplvmConfig); each kind reads its own keys after.
-#include "gplvm/core/config.hpp"
-#include "gplvm/model/kernel_registry.hpp"
-#include "gplvm/model/mlp.hpp"
-#include "gplvm/models/encoder_pretraining.hpp"
-#include "gplvm/models/gp_decoder.hpp"
-#include "gplvm/models/latent_init.hpp"
-#include "gplvm/models/model.hpp"
+#include "gplvm/models/gp_latent_model_settings.hpp"
 
 namespace gplvm {
 
-// What a GP-decoder model of these settings is built with (Model's ModelFacts).
-template <typename Settings>
-ModelFacts gp_model_facts(const Settings& m, Precision precision, std::uint64_t num_data,
+ModelFacts gp_model_facts(const GpLatentModelSettings& m, Precision precision, std::uint64_t num_data,
                           std::uint64_t local_begin, std::uint64_t local_rows) {
   return {.num_data = num_data,
           .local_begin = local_begin,
@@ -25,10 +13,7 @@ ModelFacts gp_model_facts(const Settings& m, Precision precision, std::uint64_t 
           .latents = {m.latents, m.bayesian, m.latent_dim, m.latent_space}};
 }
 
-// The decoder's keys: model.kernel, its initial values (model.kernel_variance, model.lengthscale,
-// model.kernel_period and every key a registered kernel declares), model.fixed_hyperparameters and
-// model.noise_variance.
-inline void read_gp_decoder_keys(const Config& c, GpDecoderSettings& d) {
+void read_gp_decoder_keys(const Config& c, GpDecoderSettings& d) {
   d.kernel = c.get_string("model.kernel");
   d.init.variance = c.get_double("model.kernel_variance");
   d.init.lengthscale = c.get_double("model.lengthscale");
@@ -41,17 +26,18 @@ inline void read_gp_decoder_keys(const Config& c, GpDecoderSettings& d) {
   d.noise_variance = c.get_double("model.noise_variance");
 }
 
-template <typename Settings>
-void read_gp_decoder_settings(const Config& c, Index data_dim, Settings& m) {
+void read_gp_latent_model_settings(const Config& c, Index data_dim, GpLatentModelSettings& m) {
   m.data_dim = data_dim;
   m.latent_dim = c.get_int("model.latent_dim");
   m.latents = parse_latent_kind(c.get_string("model.latents"));
+  m.latent_space = c.get_string("model.latent_space");
   read_gp_decoder_keys(c, m.decoder);
   m.encoder_hidden.assign(c.get_int_list("model.encoder_hidden").begin(),
                           c.get_int_list("model.encoder_hidden").end());
   m.encoder_activation = parse_activation(c.get_string("model.encoder_activation"));
   m.free_latent_variance = c.get_double("model.free_latent_variance");
   m.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
+  m.reproducible_sums = c.get_bool("train.reproducible");
   m.init = parse_latent_init(c.get_string("model.init"));
   // Pre-training batches and Adam settings are training's (sas.batch_size, train.*).
   EncoderPretraining& e = m.encoder_pretraining;
