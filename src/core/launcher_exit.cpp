@@ -16,7 +16,8 @@ bool is_open_mpi_launcher(pid_t pid) {
   std::ifstream file("/proc/" + std::to_string(pid) + "/comm");
   std::string name;
   std::getline(file, name);
-  static const std::array<const char*, 6> launchers = {"mpirun", "mpiexec", "orterun", "prterun", "orted", "prted"};
+  static const std::array<const char*, 6> launchers = {"mpirun",  "mpiexec", "orterun",
+                                                       "prterun", "orted",   "prted"};
   for (const char* launcher : launchers)
     if (name == launcher) return true;
   return false;

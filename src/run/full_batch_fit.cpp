@@ -111,10 +111,10 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   const LbfgsMemory* memory = resuming && !riemannian && state.lbfgs.size() > 0 ? &state.lbfgs : nullptr;
   if (comm.is_root() && resuming && !riemannian && memory == nullptr)
     std::fprintf(stderr, "the checkpoint holds no L-BFGS memory: L-BFGS starts with an empty one\n");
-  const FullBatchResult r =
-      riemannian ? train_full_batch_riemannian(run.model, *objective, comm, initial, riemannian_options,
-                                               &riemannian_final)
-                 : train_full_batch(run.model, *objective, comm, initial, options, memory);
+  const FullBatchResult r = riemannian
+                                ? train_full_batch_riemannian(run.model, *objective, comm, initial,
+                                                              riemannian_options, &riemannian_final)
+                                : train_full_batch(run.model, *objective, comm, initial, options, memory);
   state.params = r.params;
   state.lbfgs = r.lbfgs;
   state.step = first_iteration + static_cast<std::uint64_t>(r.iterations);

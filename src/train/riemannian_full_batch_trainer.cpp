@@ -157,7 +157,8 @@ class RiemannianRun {
         manifold_(model.curved_point_space()->manifold()),
         split_(model, manifold_),
         first_(options.resume ? options.resume->iteration : 0),
-        rate_(options.resume && options.resume->rate > 0 ? options.resume->rate : options.adam.learning_rate) {}
+        rate_(options.resume && options.resume->rate > 0 ? options.resume->rate
+                                                         : options.adam.learning_rate) {}
 
   FullBatchResult run(const Vector& initial, RiemannianState* final_state) {
     Iterate now{initial, Vector(), 0.0};
@@ -261,10 +262,11 @@ class RiemannianRun {
     return s;
   }
 
-  void unpack(const AdamState& s, RiemannianAdam& points, RiemannianAdam& shared_points, Adam& euclidean) const {
+  void unpack(const AdamState& s, RiemannianAdam& points, RiemannianAdam& shared_points,
+              Adam& euclidean) const {
     points.set_state(split_.points(s.first_moment), split_.points(s.second_moment).col(0), s.steps);
-    shared_points.set_state(split_.shared_points(s.first_moment), split_.shared_points(s.second_moment).col(0),
-                            s.steps);
+    shared_points.set_state(split_.shared_points(s.first_moment),
+                            split_.shared_points(s.second_moment).col(0), s.steps);
     euclidean.set_state({split_.euclidean(s.first_moment), split_.euclidean(s.second_moment), s.steps});
   }
 
@@ -281,7 +283,8 @@ class RiemannianRun {
   }
 
   void run_adam_iterations(Iterate& now, Matrix& points, Matrix& shared_points, Vector& euclidean,
-                           RiemannianAdam& point_adam, RiemannianAdam& shared_point_adam, Adam& euclidean_adam) {
+                           RiemannianAdam& point_adam, RiemannianAdam& shared_point_adam,
+                           Adam& euclidean_adam) {
     for (int iteration = 1;; ++iteration) {
       const std::uint64_t absolute = first_ + static_cast<std::uint64_t>(iteration);
       point_adam.ascend(points, split_.points(now.gradient));
