@@ -85,6 +85,20 @@ TEST(ExactNeighbours, BreakTiesByTheLowerIndexAndKeepDuplicates) {
   }
 }
 
+// Three rows at four ranks: a rank with no row still takes part in every shift of the ring.
+TEST(NeighbourSearch, RanksWithoutRowsTakePart) {
+  const Communicator comm;
+  RowMatrix all(3, 2);
+  all << 0.0, 0.0, 1.0, 0.0, 0.0, 3.0;
+  const std::vector<std::vector<std::int64_t>> expected = {{1, 2}, {0, 2}, {0, 1}};
+  for (const char* search : {"exact", "hnsw"}) {
+    const KnnGraph knn =
+        nearest_neighbours(local_block(all, comm), 2, {parse_neighbour_search(search), {}}, comm);
+    for (Index i = 0; i < knn.local_rows(); ++i)
+      for (Index t = 0; t < 2; ++t) EXPECT_EQ(knn.neighbours(i, t), expected[knn.first_row + i][t]) << search;
+  }
+}
+
 double recall(const KnnGraph& found, const std::vector<std::vector<std::pair<double, Index>>>& truth,
               const Communicator& comm) {
   double hits = 0;
