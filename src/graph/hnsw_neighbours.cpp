@@ -44,8 +44,9 @@ class Shard {
     if (!index_) return;
     const Index d = rows_.cols();
     const Eigen::VectorXf point = Eigen::Map<const Vector>(query, d).cast<float>();
-    double query_norm = 0.0;
-    for (Index q = 0; q < d; ++q) query_norm += query[q] * query[q];  // as row_squared_norms sums it
+    // Summed by row_squared_norms, as every other norm: squared_distances.cpp is compiled so that
+    // a duplicate row gives exactly 0.
+    const double query_norm = row_squared_norms(Eigen::Map<const RowMatrix>(query, 1, d))[0];
     index_->setEf(ef);
     auto found = index_->searchKnn(point.data(), std::min<std::size_t>(lists.k() + 1, rows_.rows()));
     for (; !found.empty(); found.pop()) {

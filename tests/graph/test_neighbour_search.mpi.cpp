@@ -137,6 +137,20 @@ TEST(HnswNeighbours, RecallAgainstExactIsAtLeast95Percent) {
     }
 }
 
+// Exact duplicates are found at distance exactly 0 (the norms and dot products are summed alike).
+TEST(HnswNeighbours, FindDuplicatesAtDistanceZero) {
+  const Communicator comm;
+  RowMatrix all = gaussian_rows(40, 5, 16);
+  all.bottomRows(20) = all.topRows(20).eval();  // row i + 20 duplicates row i
+  const KnnGraph knn = hnsw_neighbours(local_block(all, comm), 3, {}, comm);
+  for (Index i = 0; i < knn.local_rows(); ++i) {
+    const auto row = static_cast<std::int64_t>(knn.first_row) + i;
+    EXPECT_EQ(knn.neighbours(i, 0), row < 20 ? row + 20 : row - 20);
+    EXPECT_EQ(knn.distances(i, 0), 0.0);
+    EXPECT_GT(knn.distances(i, 1), 0.0);
+  }
+}
+
 TEST(HnswNeighbours, AreTheSameForTheSameSeedAndRankCount) {
   const Communicator comm;
   const RowMatrix block = local_block(gaussian_rows(600, 8, 14), comm);
