@@ -5,8 +5,9 @@
 // Each rank's query rows travel around a ring of the ranks carrying their k best so far; every rank
 // answers them from its own index (k + 1 candidates, the query itself dropped) and merges, so each
 // query is answered by every shard. Candidates are ranked by their exact squared distance in double
-// precision, recomputed from the rows (hnswlib searches in single precision), with ties broken by
-// the lower global index as in KnnGraph.
+// precision, recomputed from the rows (hnswlib searches in single precision), with ties among the
+// candidates found broken by the lower global index as in KnnGraph (a tied row the search did not
+// return cannot win the tie). Duplicate rows are found at distance exactly 0.
 //
 // Deterministic for a fixed seed and rank count: the indexes are built one row at a time in row
 // order, and the shard of rank r is seeded with seed + its first global row. The rank count
