@@ -14,6 +14,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/core/name_registry.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/eval/latent_inference.hpp"
 #include "gplvm/eval/manifold_reconstruction.hpp"
@@ -203,8 +204,9 @@ CommandLine evaluate_command_line() {
        "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
       {"output", true, "HDF5 file for the test latents, predictive means/variances and metrics"},
       {"project-to", true,
-       "output space (sphere, kendall, spd_log_euclidean, spd_affine) that a Euclidean run's mean "
-       "predictions are projected onto, for the intrinsic and Euclidean reconstruction RMSE"},
+       "output space (" + comma_joined(output_manifold_names()) +
+           ") that a Euclidean run's mean "
+           "predictions are projected onto, for the intrinsic and Euclidean reconstruction RMSE"},
       {"progress-seconds", true, "seconds between progress lines on stderr (default 5)"}};
   for (OptionSpec& spec : inference_option_specs()) specs.push_back(std::move(spec));
   return CommandLine("evaluate", std::move(specs), false);

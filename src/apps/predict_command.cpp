@@ -10,6 +10,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/name_registry.hpp"
 #include "gplvm/eval/model_predictor.hpp"
 #include "gplvm/eval/predictive_samples.hpp"
 #include "gplvm/io/dataset_reader.hpp"
@@ -149,8 +150,9 @@ CommandLine predict_command_line() {
         "predictive samples per latent, written as /predictive/samples (N x S x point shape); on an output "
         "space Exp_mu of Gaussian tangent samples (default 0)"},
        {"project-to", true,
-        "output space (sphere, kendall, spd_log_euclidean, spd_affine) onto which a Euclidean run's mean "
-        "(/predictive/projected_mean) and samples are projected"},
+        "output space (" + comma_joined(output_manifold_names()) +
+            ") onto which a Euclidean run's mean "
+            "(/predictive/projected_mean) and samples are projected"},
        {"block", true,
         "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
        {"output", true, "HDF5 file for /predictive/mean and /predictive/variance"}},

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/name_registry.hpp"
 #include "gplvm/manifold/euclidean_manifold.hpp"
 #include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/model/kernel_registry.hpp"
@@ -16,13 +17,6 @@
 
 namespace gplvm {
 namespace {
-
-// "a, b, c"
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
 
 // Keys held in an int (iteration limits, ScaLAPACK block and grid) are range-checked to fit one.
 constexpr double kMaxInt = std::numeric_limits<int>::max();
@@ -168,8 +162,10 @@ ConfigSchema train_config_schema() {
       .add_string("model.basepoint", "constant",
                   "wrapped GPLVM basepoint: constant (the Frechet mean mu0 of the training data) or linear "
                   "(m(x) = Exp_mu0(B0 A x), A a D x Q map into the tangent space at mu0, learnt with the "
-                  "latents from A = 0; model.output_space = \"sphere\" and model.kind = \"exact\" only, "
-                  "without data.center / data.standardize)",
+                  "latents from A = 0; model.output_space = \"" +
+                      std::string(kSphereSpace) + "\" and the kinds " +
+                      model_kinds_with(&ModelKind::linear_basepoint) +
+                      " only, without data.center / data.standardize)",
                   {R::one_of({"constant", "linear"})})
       .add_string("model.latents", "amortised", "amortised (MLP encoder) or free latents",
                   {R::one_of({"amortised", "free"})})
@@ -205,32 +201,40 @@ ConfigSchema train_config_schema() {
       .add_double("model.noise_variance", 0.5, "initial Gaussian noise variance", {R::greater_than(0)})
       .add_double(
           "model.free_latent_scale", 1.0,
-          "scale of the initial free latents (sas/bayesian_sas, and sparse_gplvm/bayesian_gplvm on lorentz): "
-          "the PCA or N(0, I) latents times this",
+          "scale of the initial free latents: the PCA or N(0, I) latents times this (on a curved latent "
+          "space, "
+          "their tangent vectors at its origin; the sparse kinds on R^Q keep the unit-variance PCA start)",
           {R::greater_than(0)})
       .add_double("model.free_latent_variance", 0.05, "initial variance of free Bayesian latents",
                   {R::greater_than(0)})
       .add_int("model.psi_samples", 10,
-               "bayesian_gplvm on lorentz: wrapped-normal samples L per row of the Monte Carlo "
-               "Psi-statistics and KL",
+               model_kinds_with(&ModelKind::wrapped_psi_statistics) +
+                   " on a curved latent space: wrapped-normal samples L per row of the Monte Carlo "
+                   "Psi-statistics and KL",
                {R::range(1, 1000)})
       .add_string(
           "model.psi_noise", "fixed",
-          "bayesian_gplvm on lorentz: the samples' standard normal noise, fixed (the same draws at "
-          "every step, keyed by seed, row, sample and dimension) or fresh (new draws each step; full batch: "
-          "each iteration, the iterate and its trial evaluated under the same draw)",
+          model_kinds_with(&ModelKind::wrapped_psi_statistics) +
+              " on a curved latent space: the samples' standard normal noise, fixed (the same draws at "
+              "every step, keyed by seed, row, sample and dimension) or fresh (new draws each step; full "
+              "batch: "
+              "each iteration, the iterate and its trial evaluated under the same draw)",
           {R::one_of({"fixed", "fresh"})})
-      .add_string("model.kl_mode", "exact",
-                  "bayesian_gplvm on lorentz: KL(q || p) as exact (Monte Carlo log q - log p at the samples, "
-                  "the prior evaluated at each sample) or paper (the hGP-LVM paper's eq. 17: the tangent "
-                  "Gaussians' log ratio, independent of the means)",
-                  {R::one_of({"exact", "paper"})})
       .add_string(
-          "model.kl_estimator", "plain",
-          "bayesian_gplvm on lorentz with model.kl_mode = exact: the Monte Carlo KL as plain (log q - log p "
-          "at the samples, averaged) or control_variate (plus a term of exactly zero mean that cancels the "
-          "estimate's noise to first order: the same expectation, lower variance)",
-          {R::one_of({"plain", "control_variate"})})
+          "model.kl_mode", "exact",
+          model_kinds_with(&ModelKind::wrapped_psi_statistics) +
+              " on a curved latent space: KL(q || p) as exact (Monte Carlo log q - log p at the samples, "
+              "the prior evaluated at each sample) or paper (the hGP-LVM paper's eq. 17: the tangent "
+              "Gaussians' log ratio, independent of the means)",
+          {R::one_of({"exact", "paper"})})
+      .add_string("model.kl_estimator", "plain",
+                  model_kinds_with(&ModelKind::wrapped_psi_statistics) +
+                      " on a curved latent space with model.kl_mode = exact: the Monte Carlo KL as plain "
+                      "(log q - log p "
+                      "at the samples, averaged) or control_variate (plus a term of exactly zero mean that "
+                      "cancels the "
+                      "estimate's noise to first order: the same expectation, lower variance)",
+                  {R::one_of({"plain", "control_variate"})})
       .add_string(
           "model.precision", "float64",
           "float64, or float32: encoder and data products in fp32, the rest in fp64 (sas/bayesian_sas)",
@@ -255,10 +259,10 @@ ConfigSchema train_config_schema() {
       .add_string("sparse.training", "minibatch",
                   "sparse/bayesian_gplvm: minibatch (Adam on the uncollapsed bound with q(u), batches of "
                   "sas.batch_size rows) or full_batch (the collapsed bound over every row, full_batch.*: "
-                  "L-BFGS on euclidean, optim.method's Riemannian optimiser on lorentz)",
+                  "L-BFGS on flat latents, optim.method's Riemannian optimiser on a curved latent space)",
                   {R::one_of({"minibatch", "full_batch"})})
       .add_int("sparse.active_set_refresh", 0,
-               "sparse/bayesian_gplvm on lorentz: 0 (Z is a parameter, moved on the hyperboloid) or "
+               "sparse/bayesian_gplvm on a curved latent space: 0 (Z is a parameter, moved on the space) or "
                "K > 0: Z is the active set, M distinct latents (means) drawn uniformly at the start and "
                "redrawn from the current latents every K full-batch iterations or minibatch steps, never "
                "optimised (the hGP-LVM paper's setting is 5; riemannian_gd_paper restarts at rate 1e-3 "

@@ -12,6 +12,13 @@
 
 namespace gplvm {
 
+// "a, b, c": names for messages and help texts.
+inline std::string comma_joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 template <class Entry>
 class NameRegistry {
  public:
