@@ -1,0 +1,166 @@
+// The ProbDR Wishart objectives and the covariance closed form over 1-4 ranks with uneven row
+// splits (n = 103), against the same computation on one rank (MPI_COMM_SELF, all rows), and
+// L-BFGS (PETSc TAO) from a random start reaching the closed-form optimum up to rotation.
+//
+// Tolerances: the distributed runs sum X^T X, F^T X (and F^T F) as per-rank partial sums, in another
+// order than one rank does, so results agree to rounding, not bitwise: 1e-12 relative for values
+// and gradients (a few ulps, amplified by the l x l Cholesky solve of a well-conditioned A), 1e-10
+// for the closed-form latents (an eigenvector's rounding error is amplified by 1 / eigengap).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "gplvm/objectives/precision_operator.hpp"
+#include "gplvm/objectives/wishart_covariance.hpp"
+#include "gplvm/objectives/wishart_precision.hpp"
+#include "gplvm/objectives/wishart_spectral.hpp"
+#include "gplvm/optim/tao_minimizer.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/petsc/petsc_session.hpp"
+#include "support/test_support.hpp"
+#include "support/wishart_problems.hpp"
+
+namespace gplvm {
+namespace {
+
+using testing::max_relative_error;
+using testing::random_normal;
+
+// PETSc once for the whole program (it cannot be initialised twice), finalised before MPI.
+class PetscEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
+  void TearDown() override { session_.reset(); }
+
+ private:
+  std::unique_ptr<PetscSession> session_;
+};
+const auto* const kPetsc = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+
+// This rank's block of rows of a matrix every rank holds whole.
+struct Rows {
+  Index begin, count;
+  Rows(const Communicator& comm, Index n) {
+    const RowPartition partition(static_cast<std::uint64_t>(n), comm.size());
+    begin = static_cast<Index>(partition.begin(comm.rank()));
+    count = static_cast<Index>(partition.count(comm.rank()));
+  }
+  template <typename M>
+  auto of(const M& m) const {
+    return m.middleRows(begin, count);
+  }
+};
+
+constexpr Index kRows = 103, kDim = 7, kLatent = 2;
+
+void expect_same_evaluation(const WishartEvaluation& distributed, const WishartEvaluation& serial,
+                            const Rows& rows) {
+  EXPECT_NEAR(distributed.value, serial.value, 1e-12 * std::abs(serial.value));
+  EXPECT_NEAR(distributed.d_noise, serial.d_noise, 1e-12 * std::abs(serial.d_noise));
+  const Matrix expected = rows.of(serial.d_latents);
+  if (rows.count > 0) {
+    EXPECT_LT(max_relative_error(distributed.d_latents.reshaped(), expected.reshaped()), 1e-12);
+  }
+}
+
+TEST(WishartDistributed, CovarianceObjectiveMatchesOneRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const Rows rows(world, kRows);
+  const RowMatrix F = testing::wishart_test_factor(kRows, kDim, 41);
+  const Matrix X = random_normal(kRows, kLatent, 42);
+  const WishartCovariance serial(self, F, kDim);
+  const WishartCovariance distributed(world, rows.of(F), kDim);
+  EXPECT_EQ(distributed.num_rows(), kRows);
+  expect_same_evaluation(distributed.evaluate(rows.of(X), 0.3), serial.evaluate(X, 0.3), rows);
+}
+
+TEST(WishartDistributed, PrecisionObjectiveMatchesOneRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const Rows rows(world, kRows);
+  const Matrix Gamma = testing::wishart_test_precision(kRows, 43);
+  const Matrix X = random_normal(kRows, kLatent, 44);
+  const DenseRowPrecision serial_rows(self, Gamma), distributed_rows(world, rows.of(Gamma));
+  const WishartPrecision serial(self, serial_rows, kDim, 0.1);
+  const WishartPrecision distributed(world, distributed_rows, kDim, 0.1);
+  EXPECT_NEAR(distributed.trace(), serial.trace(), 1e-13 * serial.trace());
+  expect_same_evaluation(distributed.evaluate(rows.of(X), 0.8), serial.evaluate(X, 0.8), rows);
+}
+
+TEST(WishartDistributed, CovarianceClosedFormMatchesOneRank) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const Rows rows(world, kRows);
+  const RowMatrix F = testing::wishart_test_factor(kRows, kDim, 45);
+  for (const WishartNoise noise : {WishartNoise::estimated(), WishartNoise::fixed(0.01)}) {
+    const WishartOptimum serial = spectral_covariance_fit(self, F, kLatent, noise);
+    const WishartOptimum distributed = spectral_covariance_fit(world, rows.of(F), kLatent, noise);
+    EXPECT_NEAR(distributed.noise, serial.noise, 1e-12 * serial.noise);
+    EXPECT_LT(max_relative_error(distributed.eigenvalues, serial.eigenvalues), 1e-12);
+    const Matrix expected = rows.of(serial.latents);
+    if (rows.count > 0) {
+      EXPECT_LT((distributed.latents - expected).cwiseAbs().maxCoeff(),
+                1e-10 * serial.latents.cwiseAbs().maxCoeff());
+    }
+  }
+}
+
+// Minimises a Wishart objective over (this rank's rows of X, log noise on rank 0) with TAO's
+// L-BFGS from a random start, and returns the Gram X X^T of the result on every rank.
+template <typename Objective>
+Matrix lbfgs_gram(const Communicator& comm, const Objective& objective, const Rows& rows,
+                  double initial_noise) {
+  const Index local_size = rows.count * kLatent + (comm.is_root() ? 1 : 0);
+  TaoOptions options;
+  options.gatol = 1e-12;
+  options.grtol = 0;
+  options.max_iterations = 3000;
+  TaoMinimizer minimizer(comm, local_size, options);
+  Vector start(local_size);
+  start.head(rows.count * kLatent) = rows.of(random_normal(objective.num_rows(), kLatent, 51)).reshaped();
+  if (comm.is_root()) start[local_size - 1] = std::log(initial_noise);
+  const TaoResult result = minimizer.minimize(start, [&](const ConstVectorRef& x, VectorRef g) {
+    double log_noise = comm.is_root() ? x[local_size - 1] : 0.0;
+    comm.broadcast(&log_noise, 1, 0);
+    const Matrix latents = x.head(rows.count * kLatent).reshaped(rows.count, kLatent);
+    const WishartEvaluation e = objective.evaluate(latents, std::exp(log_noise));
+    g.head(rows.count * kLatent) = e.d_latents.reshaped();
+    if (comm.is_root()) g[local_size - 1] = e.d_log_noise;
+    return e.value;
+  });
+  const Matrix latents = result.solution.head(rows.count * kLatent).reshaped(rows.count, kLatent);
+  const Matrix all = comm.allgather_rows(ConstMatrixRef(latents));
+  if (comm.is_root()) ::testing::Test::RecordProperty("lbfgs_iterations", result.iterations);
+  return all * all.transpose();
+}
+
+constexpr Index kSmallRows = 23;
+
+TEST(WishartDistributed, LbfgsReachesTheCovarianceClosedForm) {
+  const Communicator world, self(MPI_COMM_SELF);
+  const Rows rows(world, kSmallRows);
+  const RowMatrix F = testing::wishart_test_factor(kSmallRows, kDim, 52);
+  const WishartCovariance objective(world, rows.of(F), kDim);
+  const WishartOptimum fit = spectral_covariance_fit(self, F, kLatent, WishartNoise::estimated());
+  const Matrix gram = lbfgs_gram(world, objective, rows, 1.0);
+  const double error = (gram - fit.latents * fit.latents.transpose()).norm();
+  EXPECT_LT(error, 1e-8);
+  if (world.is_root()) std::printf("covariance: ||X X^T - X_hat X_hat^T||_F = %.3g\n", error);
+}
+
+TEST(WishartDistributed, LbfgsReachesThePrecisionClosedForm) {
+  const Communicator world;
+  const Rows rows(world, kSmallRows);
+  const Matrix Gamma = testing::wishart_test_precision(kSmallRows, 53);
+  const DenseRowPrecision precision(world, rows.of(Gamma));
+  const WishartPrecision objective(world, precision, kDim, 0.0);
+  const WishartOptimum fit = spectral_precision_fit(Gamma, 0.0, kLatent, WishartNoise::estimated());
+  const Matrix gram = lbfgs_gram(world, objective, rows, 1.0);
+  const double error = (gram - fit.latents * fit.latents.transpose()).norm();
+  EXPECT_LT(error, 1e-8);
+  if (world.is_root()) std::printf("precision: ||X X^T - X_hat X_hat^T||_F = %.3g\n", error);
+}
+
+}  // namespace
+}  // namespace gplvm
