@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <memory>
 
 #include "gplvm/objectives/precision_operator.hpp"
 #include "gplvm/objectives/wishart_covariance.hpp"
@@ -19,7 +18,7 @@
 #include "gplvm/optim/tao_minimizer.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
-#include "gplvm/petsc/petsc_session.hpp"
+#include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 #include "support/wishart_problems.hpp"
 
@@ -29,16 +28,7 @@ namespace {
 using testing::max_relative_error;
 using testing::random_normal;
 
-// PETSc once for the whole program (it cannot be initialised twice), finalised before MPI.
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-const auto* const kPetsc = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 // This rank's block of rows of a matrix every rank holds whole.
 struct Rows {
