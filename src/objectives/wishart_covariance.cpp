@@ -54,13 +54,14 @@ WishartEvaluation WishartCovariance::evaluate(const ConstMatrixRef& local_latent
   WishartEvaluation e;
   e.value = 0.5 * dof_ * (c.log_determinant + (trace_ - fit) / s);
   if (!with_gradient) return e;
-  // grad = d (C^{-1} - C^{-1} S_hat C^{-1}) X with C^{-1} X = X P and
-  // C^{-1} S_hat X P = (S_hat X P - X P (X^T S_hat X) P) / s, S_hat X = F G.
-  const Matrix XP = local_latents * P;
-  const Matrix PMP = P * M * P;
-  e.d_latents = dof_ * (XP - (factor_ * (sums.factor_proj * P) - local_latents * PMP) / s);
+  // grad = d (C^{-1} X - C^{-1} S_hat C^{-1} X) = d C^{-1} R with C^{-1} X = X P and the residual
+  // R = X - S_hat X P (S_hat X = F G), which vanishes at a stationary point: forming it first keeps
+  // the cancellation at the scale of X instead of amplifying it by 1/s2. Then
+  // C^{-1} R = (R - X P X^T R) / s with X^T R = X^T X - M P.
+  const Matrix residual = local_latents - factor_ * (sums.factor_proj * P);
+  e.d_latents = (dof_ / s) * (residual - local_latents * (P * (sums.gram - M * P)));
   // tr(C^{-1} S_hat C^{-1}) = ||C^{-1} F||^2 = (||F||^2 - 2 tr(P M) + tr(P X^T X P M)) / s^2.
-  const double fit_squared = trace_ - 2.0 * fit + PMP.cwiseProduct(sums.gram).sum();
+  const double fit_squared = trace_ - 2.0 * fit + (P * M * P).cwiseProduct(sums.gram).sum();
   e.d_noise = 0.5 * dof_ * (c.trace_inverse - fit_squared / (s * s));
   e.d_log_noise = s * e.d_noise;
   return e;
