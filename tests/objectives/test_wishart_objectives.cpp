@@ -86,8 +86,12 @@ TEST(WishartPrecision, GradientMatchesFiniteDifferences) {
 
 void expect_matches_dense(const WishartEvaluation& e, const testing::DenseWishart& dense) {
   EXPECT_NEAR(e.value, dense.value, 1e-12 * std::abs(dense.value));
-  EXPECT_LT(max_relative_error(e.d_latents.reshaped(), dense.d_latents.reshaped()), 1e-12);
+  const double gradient_error = max_relative_error(e.d_latents.reshaped(), dense.d_latents.reshaped());
+  EXPECT_LT(gradient_error, 1e-12);
   EXPECT_NEAR(e.d_noise, dense.d_noise, 1e-12 * std::abs(dense.d_noise));
+  std::printf("low rank vs dense: value %.2g, gradient %.2g, noise derivative %.2g (relative)\n",
+              std::abs(e.value - dense.value) / std::abs(dense.value), gradient_error,
+              std::abs(e.d_noise - dense.d_noise) / std::abs(dense.d_noise));
 }
 
 TEST(WishartCovariance, LowRankEvaluationEqualsDense) {
@@ -127,6 +131,8 @@ void expect_stationary(const Objective& objective, const WishartOptimum& fit, do
   const WishartEvaluation elsewhere = objective.evaluate(random_normal(kRows, kLatent, 99), fit.noise);
   EXPECT_LT(at_optimum.d_latents.norm(), 1e-12 * elsewhere.d_latents.norm());
   EXPECT_LT(std::abs(at_optimum.d_noise), noise_tolerance);
+  std::printf("at the closed form: ||df/dX|| = %.2g (%.2g at a random X), df/dnoise = %.2g\n",
+              at_optimum.d_latents.norm(), elsewhere.d_latents.norm(), at_optimum.d_noise);
 }
 
 TEST(WishartCovariance, ClosedFormIsStationary) {
