@@ -11,6 +11,7 @@
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/manifold/euclidean_manifold.hpp"
+#include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/manifold_data.hpp"
 
@@ -46,8 +47,8 @@ int import_command(const Arguments& args, const Communicator& comm) {
                   {"csv-header", true, "auto | yes | no"},
                   {"csv-label-column", true, "CSV column (name or 0-based index) holding labels"},
                   {"output-space", true,
-                   "sphere | kendall | spd_log_euclidean | spd_affine: data on a manifold, checked and "
-                   "stored as N x (n+1), N x k x 2 or N x n x n"},
+                   "data on a manifold, checked and stored as N x (its point's shape): " +
+                       output_space_help(output_manifold_names())},
                   {"tolerance", true, "membership tolerance of --output-space data (default 1e-8)"}},
                  false);
   cl.parse(args);

@@ -8,6 +8,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/eval/metrics.hpp"
+#include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/manifold/euclidean_manifold.hpp"
 
 namespace gplvm {
@@ -26,18 +27,6 @@ std::vector<Index> neighbours_by_distance(const ConstMatrixRef& D, Index i) {
   for (Index j = 0; j < D.rows(); ++j)
     if (j != i) order.push_back(j);
   std::stable_sort(order.begin(), order.end(), [&](Index a, Index b) { return D(i, a) < D(i, b); });
-  return order;
-}
-
-// The k nearest other points of row i, nearest first (ties by index).
-std::vector<Index> nearest(const ConstMatrixRef& D, Index i, Index k) {
-  std::vector<Index> order;
-  order.reserve(static_cast<std::size_t>(D.rows() - 1));
-  for (Index j = 0; j < D.rows(); ++j)
-    if (j != i) order.push_back(j);
-  const auto closer = [&](Index a, Index b) { return D(i, a) < D(i, b) || (D(i, a) == D(i, b) && a < b); };
-  std::partial_sort(order.begin(), order.begin() + k, order.end(), closer);
-  order.resize(static_cast<std::size_t>(k));
   return order;
 }
 
@@ -102,16 +91,16 @@ double trustworthiness(const ConstMatrixRef& data_distances, const ConstMatrixRe
           {"", "--k", std::to_string(k)});
   // r(i, j): rank of j among i's neighbours in the data (1 = nearest); sum over i's k nearest in
   // the latents of max(0, r(i, j) - k).
+  const KnnGraph by_latent = neighbours_from_distances(latent_distances, k, "--k");
   double penalty = 0.0;
   std::vector<Index> data_rank(static_cast<std::size_t>(n));
   for (Index i = 0; i < n; ++i) {
     const std::vector<Index> by_data = neighbours_by_distance(data_distances, i);
     for (std::size_t r = 0; r < by_data.size(); ++r)
       data_rank[static_cast<std::size_t>(by_data[r])] = Index(r) + 1;
-    const std::vector<Index> by_latent = nearest(latent_distances, i, k);
     for (Index t = 0; t < k; ++t)
-      penalty +=
-          static_cast<double>(std::max<Index>(0, data_rank[static_cast<std::size_t>(by_latent[t])] - k));
+      penalty += static_cast<double>(
+          std::max<Index>(0, data_rank[static_cast<std::size_t>(by_latent.neighbours(i, t))] - k));
   }
   const double N = static_cast<double>(n), K = static_cast<double>(k);
   return 1.0 - 2.0 / (N * K * (2.0 * N - 3.0 * K - 1.0)) * penalty;
@@ -127,9 +116,12 @@ double knn_accuracy(const ConstMatrixRef& distances, const std::vector<std::int6
           {"", "labels", std::to_string(labels.size())});
   require(k >= 1 && k < n, "the neighbourhood size k must be at least 1 and below N",
           {"", "--k", std::to_string(k)});
+  const KnnGraph knn = neighbours_from_distances(distances, k, "--k");
   Index correct = 0;
+  std::vector<Index> nearest(static_cast<std::size_t>(k));
   for (Index i = 0; i < n; ++i) {
-    correct += majority_label(labels, nearest(distances, i, k)) == labels[static_cast<std::size_t>(i)];
+    for (Index t = 0; t < k; ++t) nearest[static_cast<std::size_t>(t)] = knn.neighbours(i, t);
+    correct += majority_label(labels, nearest) == labels[static_cast<std::size_t>(i)];
   }
   return static_cast<double>(correct) / static_cast<double>(n);
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gplvm/eval/conditioning_set.hpp"
+#include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/model/euclidean_latent_space.hpp"
 
 namespace gplvm {
@@ -20,14 +21,9 @@ Matrix noisy_kernel(const Kernel& kernel, double noise_variance, const Matrix& l
 
 // The latent of the nearest (squared Euclidean distance in data space) conditioning row per row.
 Matrix nearest_latents(const GpPredictiveDensity& density, const DataRef& Y) {
-  const Matrix& data = density.data();
-  const Vector data_norms = data.rowwise().squaredNorm();
+  const KnnGraph nearest = query_neighbours(RowMatrix(density.data()), Y, 1);
   Matrix start(Y.rows(), density.latents().cols());
-  for (Index n = 0; n < Y.rows(); ++n) {
-    Index best = 0;
-    (data_norms - 2.0 * data * Y.row(n).transpose()).minCoeff(&best);
-    start.row(n) = density.latents().row(best);
-  }
+  for (Index n = 0; n < Y.rows(); ++n) start.row(n) = density.latents().row(nearest.neighbours(n, 0));
   return start;
 }
 

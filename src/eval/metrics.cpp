@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/graph/exact_neighbours.hpp"
 
 namespace gplvm {
 
@@ -65,14 +66,11 @@ double knn_accuracy(const ConstMatrixRef& reference, const std::vector<std::int6
   require(reference.cols() == query.cols(), "reference and query latents differ in dimension",
           {"", "latent_dim", std::to_string(query.cols())});
   require(query.rows() > 0, "no query points", {"", "query", "0"});
+  const KnnGraph knn = query_neighbours(RowMatrix(reference), RowMatrix(query), k, "k");
   Index correct = 0;
-  std::vector<std::pair<double, Index>> candidates(reference.rows());
   std::vector<Index> nearest(static_cast<std::size_t>(k));
   for (Index i = 0; i < query.rows(); ++i) {
-    for (Index j = 0; j < reference.rows(); ++j)
-      candidates[j] = {(reference.row(j) - query.row(i)).squaredNorm(), j};
-    std::partial_sort(candidates.begin(), candidates.begin() + k, candidates.end());
-    for (int t = 0; t < k; ++t) nearest[static_cast<std::size_t>(t)] = candidates[t].second;
+    for (int t = 0; t < k; ++t) nearest[static_cast<std::size_t>(t)] = knn.neighbours(i, t);
     correct += majority_label(reference_labels, nearest) == query_labels[i];
   }
   return static_cast<double>(correct) / static_cast<double>(query.rows());

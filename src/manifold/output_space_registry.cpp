@@ -53,6 +53,16 @@ std::vector<std::string> output_manifold_names() {
   return names;
 }
 
+std::string output_space_help(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) {
+    const OutputSpace& space = output_space_registry().at(name);
+    text += (text.empty() ? "" : "; ") + name + " (" +
+            space.make(space.smallest_width, "model.output_space")->description() + ")";
+  }
+  return text;
+}
+
 bool output_space_is(const std::string& name, bool (Manifold::*property)() const) {
   const OutputSpace& space = output_space_registry().at(name);
   return (*space.make(space.smallest_width, "model.output_space").*property)();

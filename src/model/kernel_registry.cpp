@@ -225,6 +225,17 @@ std::vector<std::string> registered_kernels() {
   return names;  // a std::map keeps them sorted
 }
 
+std::string kernel_help() {
+  std::map<std::string, std::string> by_domain;
+  for (const std::string& name : registered_kernels()) {
+    std::string& names = by_domain[kernel_input_domain(name)];
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  std::string text;
+  for (const auto& [domain, names] : by_domain) text += (text.empty() ? "" : "; ") + domain + ": " + names;
+  return text;
+}
+
 std::unique_ptr<Kernel> make_kernel(const std::string& expression, Index input_dim, const KernelInit& init) {
   return Parser(expression, input_dim, init).parse();
 }

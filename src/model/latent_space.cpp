@@ -51,6 +51,13 @@ std::string latent_spaces_where(bool (LatentSpace::*property)() const) {
       [&](const LatentSpaceFactory& make) { return (*make(1).*property)(); }, " or ");
 }
 
+std::string latent_space_help() {
+  std::string text;
+  for (const auto& [name, make] : latent_space_registry().entries())
+    text += (text.empty() ? "" : "; ") + name + " (" + make(1)->description() + ")";
+  return text;
+}
+
 bool latent_space_is(const std::string& name, bool (LatentSpace::*property)() const) {
   return (*make_latent_space(name, 1).*property)();
 }

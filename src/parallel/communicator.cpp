@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -243,6 +244,51 @@ void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int 
   if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error("message of " + std::to_string(bytes) + " bytes exceeds MPI's count limit");
   check(MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE), "receive");
+}
+
+void Communicator::sendrecv_bytes(const void* send, std::size_t send_bytes, int destination, void* receive,
+                                  std::size_t receive_bytes, int source, int tag) const {
+  constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<int>::max());
+  if (send_bytes > limit || receive_bytes > limit)
+    throw Error("message of " + std::to_string(std::max(send_bytes, receive_bytes)) +
+                " bytes exceeds MPI's count limit");
+  if (!mpi_running_ || size_ == 1) {  // this process sends to itself
+    if (send_bytes != receive_bytes) throw Error("sendrecv to this rank with different sizes");
+    if (send_bytes > 0) std::memmove(receive, send, send_bytes);
+    return;
+  }
+  check(MPI_Sendrecv(send, static_cast<int>(send_bytes), MPI_BYTE, destination, tag, receive,
+                     static_cast<int>(receive_bytes), MPI_BYTE, source, tag, comm_, MPI_STATUS_IGNORE),
+        "sendrecv");
+  if (destination != rank_) count_bytes(send_bytes);
+}
+
+void Communicator::alltoallv(const std::int64_t* send, const std::vector<int>& send_counts,
+                             const std::vector<int>& send_displs, std::int64_t* receive,
+                             const std::vector<int>& receive_counts,
+                             const std::vector<int>& receive_displs) const {
+  alltoallv_of(send, send_counts, send_displs, receive, receive_counts, receive_displs, MPI_INT64_T);
+}
+
+template <typename Scalar>
+std::vector<Scalar> Communicator::allgatherv_of(const std::vector<Scalar>& local, MPI_Datatype type) const {
+  if (!mpi_running_ || size_ == 1) return local;
+  const std::vector<int> counts = gather_counts(static_cast<int>(local.size()));
+  const std::vector<int> offsets = offsets_of(counts);
+  std::vector<Scalar> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+  check(MPI_Allgatherv(local.data(), counts[rank_], type, all.data(), counts.data(), offsets.data(), type,
+                       comm_),
+        "allgatherv");
+  count_bytes(local.size() * sizeof(Scalar));
+  return all;
+}
+
+std::vector<std::int64_t> Communicator::allgatherv(const std::vector<std::int64_t>& local) const {
+  return allgatherv_of(local, MPI_INT64_T);
+}
+
+std::vector<double> Communicator::allgatherv(const std::vector<double>& local) const {
+  return allgatherv_of(local, MPI_DOUBLE);
 }
 
 void Communicator::alltoallv(const double* send, const std::vector<int>& send_counts,

@@ -144,31 +144,26 @@ ConfigSchema train_config_schema() {
       .add_string("model.kind", "sas", "the model: " + model_kind_help(),
                   {R::one_of(registered_model_kinds())})
       .add_string("model.kernel", "eq_ard",
-                  "covariance function: eq_ard, matern32, matern52, linear, periodic, or sums (+) and "
-                  "products (*) of them, e.g. \"eq_ard+linear\"; hyperboloid_exp for "
-                  "model.latent_space = \"lorentz\" (model.lengthscale is its kappa), sphere_eq for "
-                  "model.latent_space = \"sphere\"",
+                  "covariance function: a registered kernel, or sums (+) and products (*) of those that "
+                  "take the same inputs, e.g. \"eq_ard+linear\"; by the model.latent_space they take: " +
+                      kernel_help(),
                   {R::non_empty()})
-      .add_string(
-          "model.latent_space", kEuclideanSpace,
-          "where the latents live: euclidean (R^Q) or lorentz (the hyperboloid model of hyperbolic "
-          "space H^Q, Q + 1 coordinates per latent, with the hyperboloid_exp kernel: sas and "
-          "bayesian_sas with amortised or free latents, exact, and sparse_gplvm / bayesian_gplvm with "
-          "free latents, minibatch or full-batch training and sparse.inducing_init = random), or sphere "
-          "(the unit sphere S^Q, Q + 1 coordinates per latent, with the sphere_eq kernel: sas with "
-          "amortised or free latents, and the other kinds with point latents; no Bayesian latents); "
-          "registered: " +
-              joined(registered_latent_spaces()),
-          {R::one_of(registered_latent_spaces())})
+      .add_string("model.latent_space", kEuclideanSpace,
+                  "where the latents live, n = model.latent_dim: " + latent_space_help() +
+                      ". A curved space takes a kernel on its points (model.kernel) and the kinds " +
+                      model_kinds_with(&ModelKind::curved_latents) +
+                      "; Gaussian (Bayesian) latents need a space with a posterior family: " +
+                      latent_spaces_where(&LatentSpace::has_posterior),
+                  {R::one_of(registered_latent_spaces())})
       .add_string("model.likelihood", "gaussian",
                   "deprecated and ignored: the data term is Gaussian, on the data (model.output_space = "
                   "euclidean) or on a manifold's tangent coordinates (model.output_space)",
                   {R::one_of({"gaussian"})})
       .add_string("model.output_space", kEuclideanSpace,
-                  "where the data live: euclidean (R^D), or a manifold for a wrapped GPLVM with a constant "
-                  "basepoint (exact, sas, bayesian_sas): sphere (rows are unit vectors), kendall (planar "
-                  "shapes, k x 2 landmarks), spd_log_euclidean or spd_affine (n x n SPD matrices); the "
-                  "model is trained on tangent coordinates at the data's Frechet mean",
+                  "where the data live: " + output_space_help(registered_output_spaces()) +
+                      ". A curved space makes a wrapped GPLVM with a constant basepoint (" +
+                      model_kinds_with(&ModelKind::output_manifold) +
+                      "), trained on tangent coordinates at the data's Frechet mean",
                   {R::one_of(registered_output_spaces())})
       .add_string("model.basepoint", "constant",
                   "wrapped GPLVM basepoint: constant (the Frechet mean mu0 of the training data) or linear "
@@ -182,15 +177,15 @@ ConfigSchema train_config_schema() {
           "model.init", "pca",
           "free latents' start: pca (principal components, unit variance per dimension), random "
           "(N(0, I) draws) or paper_uniform (U(-1e-3, 1e-3) draws, the hGP-LVM paper's start near the "
-          "origin; exact, sas, bayesian_sas, sparse_gplvm, bayesian_gplvm), times model.free_latent_scale, "
-          "as tangent coordinates at "
-          "the origin of model.latent_space",
+          "origin; " +
+              model_kinds_with(&ModelKind::paper_uniform_start) +
+              "), times model.free_latent_scale, as tangent coordinates at the origin of model.latent_space",
           {R::one_of({"pca", "random", "paper_uniform"})})
       .add_string_list("model.fixed_hyperparameters", {},
                        "kernel hyperparameters held at their initial values, by name (kappa or "
                        "log_kappa, variance, ...), e.g. [\"kappa\"] to fix hyperboloid_exp's kappa at "
-                       "model.lengthscale as the hGP-LVM paper does; exact, sas, bayesian_sas, "
-                       "sparse_gplvm and bayesian_gplvm (minibatch or full_batch)")
+                       "model.lengthscale as the hGP-LVM paper does; kinds with a GP decoder: " +
+                           model_kinds_with(&ModelKind::gp_decoder))
       .add_int(
           "model.encoder_pretrain_steps", 0,
           "amortised sas/bayesian_sas/sparse_gplvm/bayesian_gplvm: Adam steps fitting the mean encoder to "

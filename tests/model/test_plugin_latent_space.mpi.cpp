@@ -88,7 +88,11 @@ TEST_F(PluginLatentSpace, IsUnknownUntilRegisteredThenTrainsAsTheSpaceItForwards
   register_plane();
   const ConfigKey* key = train_config_schema().find("model.latent_space");
   ASSERT_NE(key, nullptr);
-  EXPECT_TRUE(testing::contains(key->description, "plane")) << key->description;
+  // Listed with what its points are (its manifold's description), and with its kernel.
+  EXPECT_TRUE(testing::contains(key->description, "plane (R^n")) << key->description;
+  const ConfigKey* kernel = train_config_schema().find("model.kernel");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_TRUE(testing::contains(kernel->description, "plane: plane_eq")) << kernel->description;
   // A kernel of R^Q on the plane, and the plane's kernel on R^Q, read the wrong points.
   EXPECT_THROW(train("sas", "plane", "eq_ard", scratch_ / "mixed.h5"), InputError);
   EXPECT_THROW(train("sas", "euclidean", "plane_eq", scratch_ / "mixed.h5"), InputError);

@@ -14,6 +14,7 @@
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
+#include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -185,16 +186,7 @@ INSTANTIATE_TEST_SUITE_P(Variants, DistributedSparseModel,
                          [](const auto& info) { return name_of(info.param); });
 
 // One PETSc session for the binary, between MPI_Init and MPI_Finalize (inside RUN_ALL_TESTS).
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-
-const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 }  // namespace
 }  // namespace gplvm

@@ -19,6 +19,7 @@
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/train/exact_trainer.hpp"
+#include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -278,16 +279,7 @@ TEST(PcaLatents, RanksWithoutRowsTakePartAndGetNone) {
 }
 
 // One PETSc session for the binary, between MPI_Init and MPI_Finalize (inside RUN_ALL_TESTS).
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-
-const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 }  // namespace
 }  // namespace gplvm

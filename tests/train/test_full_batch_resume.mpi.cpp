@@ -20,6 +20,7 @@
 #include "gplvm/petsc/petsc_session.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
 #include "gplvm/train/run_file.hpp"
+#include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -228,16 +229,7 @@ TEST(FullBatchResume, AMalformedMemoryIsRefusedNamingItsDataset) {
 }
 
 // One PETSc session for the binary, between MPI_Init and MPI_Finalize (inside RUN_ALL_TESTS).
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-
-const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 }  // namespace
 }  // namespace gplvm

@@ -22,6 +22,7 @@
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
+#include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -171,16 +172,7 @@ INSTANTIATE_TEST_SUITE_P(Amortised, SparseGplvmFullBatchAcrossRanks,
                                            Variant{true, LatentKind::amortised}));
 
 // One PETSc session for the binary, between MPI_Init and MPI_Finalize (inside RUN_ALL_TESTS).
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-
-const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 }  // namespace
 }  // namespace gplvm

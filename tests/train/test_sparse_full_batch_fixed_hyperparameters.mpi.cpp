@@ -14,6 +14,7 @@
 #include "gplvm/optim/tao_minimizer.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
 #include "gplvm/train/riemannian_full_batch_trainer.hpp"
+#include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -112,16 +113,7 @@ void PrintTo(const Case& v, std::ostream* os) {
 }
 
 // One PETSc session for the binary, between MPI_Init and MPI_Finalize (inside RUN_ALL_TESTS).
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-
-const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 class FullBatchFixedHyperparameters : public ::testing::TestWithParam<Case> {};
 

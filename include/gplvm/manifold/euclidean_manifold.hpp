@@ -15,6 +15,7 @@ class EuclideanManifold final : public Manifold {
   explicit EuclideanManifold(Index dim);  // n >= 1
 
   std::string name() const override { return kEuclideanSpace; }
+  std::string description() const override { return "R^n, the numbers as they are"; }
   Index ambient_dim() const override { return dim_; }
   Index intrinsic_dim() const override { return dim_; }
   bool is_curved() const override { return false; }

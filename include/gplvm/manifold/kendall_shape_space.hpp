@@ -29,6 +29,9 @@ class KendallShapeSpace final : public Manifold {
   static std::unique_ptr<Manifold> for_width(Index data_dim, const std::string& key);
 
   std::string name() const override { return kKendallSpace; }
+  std::string description() const override {
+    return "planar shapes: k x 2 landmarks up to translation, scale and rotation (Kendall's shape space)";
+  }
   Index ambient_dim() const override { return 2 * k_; }
   Index intrinsic_dim() const override { return 2 * k_ - 4; }
   std::vector<std::uint64_t> point_shape() const override { return {static_cast<std::uint64_t>(k_), 2}; }

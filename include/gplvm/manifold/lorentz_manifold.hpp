@@ -20,6 +20,9 @@ class LorentzManifold final : public Manifold {
   explicit LorentzManifold(Index intrinsic_dim);  // Q >= 1
 
   std::string name() const override { return kLorentzSpace; }
+  std::string description() const override {
+    return "hyperbolic space H^n in the hyperboloid model, n + 1 Lorentz coordinates per point";
+  }
   Index ambient_dim() const override { return dim_ + 1; }
   Index intrinsic_dim() const override { return dim_; }
   std::string tangent_basis_description() const override {

@@ -44,6 +44,8 @@ class Manifold {
 
   // The registered name (model.latent_space or model.output_space value).
   virtual std::string name() const = 0;
+  // What the points are, in a few words for help texts (e.g. "unit vectors of R^{n+1}").
+  virtual std::string description() const = 0;
   virtual Index ambient_dim() const = 0;  // numbers per stored point
   virtual Index intrinsic_dim() const = 0;
   // The shape of one point in a data set (/Y is N x point_shape()); a vector by default.

@@ -25,6 +25,8 @@ void register_output_space(const std::string& name, OutputSpace space);
 std::vector<std::string> registered_output_spaces();  // sorted
 // The registered spaces that are curved (is_curved: the data are modelled in a tangent chart).
 std::vector<std::string> output_manifold_names();
+// The named spaces with what their points are, for help texts: "name (description), ...".
+std::string output_space_help(const std::vector<std::string>& names);
 // Whether the registered space of that name has the property (InputError naming
 // model.output_space for an unknown name), e.g. output_space_is(name, &Manifold::is_curved).
 bool output_space_is(const std::string& name, bool (Manifold::*property)() const);

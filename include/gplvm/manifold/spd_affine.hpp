@@ -22,6 +22,9 @@ class SpdAffine final : public SpdManifold {
   static std::unique_ptr<Manifold> for_width(Index data_dim, const std::string& key);
 
   std::string name() const override { return kSpdAffineSpace; }
+  std::string description() const override {
+    return "n x n symmetric positive definite matrices, affine-invariant metric";
+  }
   std::string tangent_basis_description() const override {
     return "basepoint^1/2 E basepoint^1/2 over the Frobenius basis E of Sym(n)";
   }

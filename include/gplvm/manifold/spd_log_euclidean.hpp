@@ -22,6 +22,9 @@ class SpdLogEuclidean final : public SpdManifold {
   static std::unique_ptr<Manifold> for_width(Index data_dim, const std::string& key);
 
   std::string name() const override { return kSpdLogEuclideanSpace; }
+  std::string description() const override {
+    return "n x n symmetric positive definite matrices, log-Euclidean metric";
+  }
   std::string tangent_basis_description() const override {
     return "Frobenius basis of Sym(n): E_ii, (E_ij + E_ji)/sqrt(2)";
   }

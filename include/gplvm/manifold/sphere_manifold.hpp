@@ -24,6 +24,7 @@ class SphereManifold final : public Manifold {
   static std::unique_ptr<Manifold> for_width(Index data_dim, const std::string& key);
 
   std::string name() const override { return kSphereSpace; }
+  std::string description() const override { return "the unit sphere S^n, unit vectors of n + 1 numbers"; }
   Index ambient_dim() const override { return ambient_; }
   Index intrinsic_dim() const override { return ambient_ - 1; }
   std::string tangent_basis_description() const override { return "Householder complement of the basepoint"; }

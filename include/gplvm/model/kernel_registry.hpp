@@ -54,6 +54,8 @@ std::vector<KernelSetting> registered_kernel_settings();
 std::string kernel_input_domain(const std::string& name);
 bool is_registered_kernel(const std::string& name);
 std::vector<std::string> registered_kernels();  // sorted
+// The registered kernels grouped by input domain, for help texts: "euclidean: eq_ard, linear; ...".
+std::string kernel_help();
 
 // Builds the kernel of an expression; InputError naming the expression (key model.kernel) for an
 // unknown name or a malformed expression.

@@ -38,6 +38,8 @@ class LatentSpace {
   // How its points are written, for messages and `gplvm info` (e.g. "on the hyperboloid (Lorentz
   // coordinates)"); empty for plain coordinates.
   virtual std::string coordinates_note() const { return ""; }
+  // What the latents are, in a few words for help texts; the manifold's description by default.
+  virtual std::string description() const { return manifold().description(); }
 
   // Curved: points move by Riemannian steps (the hyperboloid, the sphere); R^Q is the one flat space.
   bool is_curved() const { return manifold().is_curved(); }
@@ -106,6 +108,8 @@ std::vector<std::string> registered_latent_spaces();  // sorted
 // The registered spaces with a property, as "a, b or c" (for messages; "none" when none has it),
 // e.g. latent_spaces_where(&LatentSpace::is_curved).
 std::string latent_spaces_where(bool (LatentSpace::*property)() const);
+// Every registered space with its description, for help texts: "name (description); ...".
+std::string latent_space_help();
 // Whether the registered space of that name has the property (InputError naming
 // model.latent_space for an unknown name).
 bool latent_space_is(const std::string& name, bool (LatentSpace::*property)() const);

@@ -88,6 +88,12 @@ class Communicator {
   // order by the matching receive_bytes there (for transfers to one rank in bounded pieces).
   void send_bytes(const void* data, std::size_t bytes, int destination, int tag = 0) const;
   void receive_bytes(void* data, std::size_t bytes, int source, int tag = 0) const;
+  // MPI_Sendrecv of bytes: `send_bytes` to `destination` while `receive_bytes` arrive from
+  // `source` (both at most INT_MAX), as one call so that a ring shift (every rank sending to the
+  // next and receiving from the previous) cannot deadlock. Without MPI, destination and source are
+  // this process: the send buffer is copied into the receive buffer.
+  void sendrecv_bytes(const void* send, std::size_t send_bytes, int destination, void* receive,
+                      std::size_t receive_bytes, int source, int tag = 0) const;
   // MPI_Alltoallv: counts and displacements in elements, one entry per rank.
   void alltoallv(const double* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
                  double* receive, const std::vector<int>& receive_counts,
@@ -95,6 +101,12 @@ class Communicator {
   void alltoallv(const float* send, const std::vector<int>& send_counts, const std::vector<int>& send_displs,
                  float* receive, const std::vector<int>& receive_counts,
                  const std::vector<int>& receive_displs) const;
+  void alltoallv(const std::int64_t* send, const std::vector<int>& send_counts,
+                 const std::vector<int>& send_displs, std::int64_t* receive,
+                 const std::vector<int>& receive_counts, const std::vector<int>& receive_displs) const;
+  // Concatenates every rank's vector (any length, possibly empty) in rank order.
+  std::vector<std::int64_t> allgatherv(const std::vector<std::int64_t>& local) const;
+  std::vector<double> allgatherv(const std::vector<double>& local) const;
   // Concatenates every rank's rows (same column count, any row count, possibly zero) in rank order.
   Matrix allgather_rows(const ConstMatrixRef& local) const;
   RowMatrix allgather_rows(const DataRef& local) const;
@@ -132,6 +144,8 @@ class Communicator {
                        double* out) const;
   // MPI_Allgatherv of doubles, counts[r] from rank r, concatenated in rank order into `receive`.
   void allgatherv(const double* send, const std::vector<int>& counts, double* receive) const;
+  template <typename Scalar>
+  std::vector<Scalar> allgatherv_of(const std::vector<Scalar>& local, MPI_Datatype type) const;
   template <typename Scalar>
   void alltoallv_of(const Scalar* send, const std::vector<int>& send_counts,
                     const std::vector<int>& send_displs, Scalar* receive,

@@ -2,6 +2,8 @@
 // Owning handles for PETSc objects, and copies between a PETSc Vec and an Eigen vector.
 #include <petscvec.h>
 
+#include <utility>
+
 #include "gplvm/core/types.hpp"
 #include "gplvm/petsc/petsc_session.hpp"
 
@@ -19,6 +21,12 @@ class PetscHandle {
   }
   PetscHandle(const PetscHandle&) = delete;
   PetscHandle& operator=(const PetscHandle&) = delete;
+  // Movable, so that a function can return the object it built.
+  PetscHandle(PetscHandle&& other) noexcept : object_(other.object_) { other.object_ = nullptr; }
+  PetscHandle& operator=(PetscHandle&& other) noexcept {
+    std::swap(object_, other.object_);
+    return *this;
+  }
   Object get() const noexcept { return object_; }
   Object* out() noexcept { return &object_; }
 
