@@ -77,11 +77,13 @@ void expect_gradient_matches_differences(const Objective& objective, std::uint64
 }
 
 TEST(WishartCovariance, GradientMatchesFiniteDifferences) {
-  expect_gradient_matches_differences(CovarianceProblem{}.objective, 12, 0.4);
+  const CovarianceProblem p;
+  expect_gradient_matches_differences(p.objective, 12, 0.4);
 }
 
 TEST(WishartPrecision, GradientMatchesFiniteDifferences) {
-  expect_gradient_matches_differences(PrecisionProblem{}.objective, 22, 0.7);
+  const PrecisionProblem p;
+  expect_gradient_matches_differences(p.objective, 22, 0.7);
 }
 
 void expect_matches_dense(const WishartEvaluation& e, const testing::DenseWishart& dense) {
