@@ -151,6 +151,13 @@ TEST(WishartCovariance, ClosedFormIsStationary) {
   const WishartOptimum fixed = spectral_covariance_fit(p.comm, p.F, kLatent, WishartNoise::fixed(0.05));
   EXPECT_EQ(fixed.noise, 0.05);
   EXPECT_LT(p.objective.evaluate(fixed.latents, 0.05).d_latents.norm(), 1e-10);
+  // A fixed noise above the second eigenvalue: that column collapses to zero (Tipping and Bishop),
+  // and the result is still stationary in X.
+  const double high = 0.5 * (fit.eigenvalues[0] + fit.eigenvalues[1]);
+  const WishartOptimum collapsed = spectral_covariance_fit(p.comm, p.F, kLatent, WishartNoise::fixed(high));
+  EXPECT_GT(collapsed.latents.col(0).norm(), 0.1);
+  EXPECT_EQ(collapsed.latents.col(1).norm(), 0.0);
+  EXPECT_LT(p.objective.evaluate(collapsed.latents, high).d_latents.norm(), 1e-10);
 }
 
 TEST(WishartPrecision, ClosedFormIsStationary) {
