@@ -1,11 +1,11 @@
 #include "gplvm/models/pca_latents.hpp"
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/linalg/symmetric_eigen.hpp"
 #include "gplvm/models/global_row_blocks.hpp"
 #include "gplvm/parallel/reproducible_sum.hpp"
 #include "gplvm/parallel/row_redistribution.hpp"
@@ -18,29 +18,14 @@ bool same_on_every_rank(Index value, const Communicator& comm) {
   return comm.allreduce_max(v) == -comm.allreduce_max(-v);
 }
 
-// Flips each column so that its largest-magnitude entry is positive: eigenvectors are defined up
-// to sign, and a fixed convention makes the latents reproducible.
-void fix_signs(Matrix& directions) {
-  for (Index q = 0; q < directions.cols(); ++q) {
-    Index top = 0;
-    directions.col(q).cwiseAbs().maxCoeff(&top);
-    if (directions(top, q) < 0) directions.col(q) *= -1.0;
-  }
-}
-
 // Rank 0's top-Q eigenpairs of the scatter matrix, on every rank: [directions (D x Q) | values].
 Matrix top_principal_directions(const Matrix& scatter, Index latent_dim, const Communicator& comm) {
   const Index d = scatter.rows();
   Matrix packed(d + 1, latent_dim);  // last row: eigenvalues
   if (comm.is_root()) {
-    const Eigen::SelfAdjointEigenSolver<Matrix> solver(scatter);
-    if (solver.info() != Eigen::Success)
-      throw NumericalError("eigendecomposition of the data scatter failed");
-    // Eigen sorts eigenvalues in increasing order: the top Q are the last Q, reversed.
-    Matrix directions = solver.eigenvectors().rightCols(latent_dim).rowwise().reverse();
-    fix_signs(directions);
-    packed.topRows(d) = directions;
-    packed.row(d) = solver.eigenvalues().tail(latent_dim).reverse().transpose();
+    const SymmetricEigenpairs top = largest_eigenpairs(scatter, latent_dim, "the data scatter");
+    packed.topRows(d) = top.vectors;
+    packed.row(d) = top.values.transpose();
   }
   comm.broadcast(packed.data(), packed.size(), 0);
   return packed;

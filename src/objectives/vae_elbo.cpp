@@ -5,8 +5,8 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/model/encoder_layout.hpp"
-#include "gplvm/objectives/bayesian_sas.hpp"
 #include "gplvm/model/gaussian_kl.hpp"
+#include "gplvm/objectives/bayesian_sas.hpp"
 
 namespace gplvm {
 namespace {

@@ -1,0 +1,51 @@
+#pragma once
+// The closed-form optima of the two ProbDR Wishart objectives (the `spectral` fit; "step 2" of the
+// two-step MAP; docs/math/probdr.md), up to the rotation X -> X R that neither objective sees:
+//
+//   covariance (wishart_covariance.hpp): X = U_l (Lambda_l - s2 I)^{1/2}, the l LARGEST eigenpairs of
+//     S_hat; s2 = (tr S_hat - sum of the l largest) / (n - l), the mean of the n - l discarded
+//     eigenvalues (zeros included), or fixed.
+//   precision (wishart_precision.hpp): X = U_l (Lambda_l^{-1} - beta I)^{1/2}, the l SMALLEST
+//     eigenpairs of Gamma = Gamma_hat + gamma I; beta = (n - l) / (sum of the n - l discarded), one
+//     over the mean of the discarded (larger) eigenvalues, or fixed.
+//
+// A column whose eigenvalue does not clear the noise (lambda <= s2, resp. 1/lambda <= beta) is zero,
+// as in probabilistic PCA: the objective's optimum then has fewer than l directions. With the noise
+// estimated this happens only to eigenvalues tied with the discarded ones.
+//
+// Which sizes each route serves:
+//   spectral_covariance_fit  distributed, any n: S_hat = F F^T is never formed; its nonzero
+//     eigenpairs come from the d x d matrix F^T F (one allreduce of d^2 doubles, then a replicated
+//     dense eigensolve, O(n d^2 / P + d^3)), U_l = F V_l Lambda_l^{-1/2} row by row. For d up to a
+//     few thousand. Forming F^T F squares F's condition number: eigenvalues below ~1e-16 lambda_max
+//     are noise, which matters only for a fixed s2 that small.
+//   spectral_precision_fit   dense and serial: the whole n x n Gamma on one rank, a full dense
+//     eigensolve, O(n^3). For n up to a few thousand (tests, small graphs); a large sparse Laplacian
+//     needs a partial (Lanczos) eigensolver instead, which this file does not provide.
+#include "gplvm/core/types.hpp"
+#include "gplvm/objectives/wishart_noise.hpp"
+#include "gplvm/parallel/communicator.hpp"
+
+namespace gplvm {
+
+struct WishartOptimum {
+  Matrix latents;      // X_hat: this rank's rows (covariance) or all n rows (precision)
+  double noise = 0.0;  // s2 or beta: the estimate, or the fixed value
+  Vector eigenvalues;  // the l retained eigenvalues of S_hat (largest first) or Gamma (smallest first)
+};
+
+// Collective. `local_factor` is this rank's rows of F (S_hat = F F^T); the latents come back with
+// the same rows. InputError (key "latent_dim") unless 1 <= l < n; (key "noise") if the fixed noise
+// is not positive, or if the estimate is zero (S_hat has rank <= l: the objective is then unbounded
+// below as s2 -> 0; fix the noise instead).
+WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& local_factor,
+                                       Index latent_dim, const WishartNoise& noise);
+
+// Serial. `precision` is the whole n x n Gamma_hat (symmetric, positive semi-definite), regularised
+// by gamma >= 0. InputError naming kPrecisionRegularisationKey (wishart_precision.hpp) when
+// Gamma_hat + gamma I has a null vector (its smallest eigenvalue <= 1e-10 times its mean one): the
+// objective is then unbounded below. Otherwise as spectral_covariance_fit.
+WishartOptimum spectral_precision_fit(const Matrix& precision, double regularisation, Index latent_dim,
+                                      const WishartNoise& noise);
+
+}  // namespace gplvm

@@ -1,0 +1,100 @@
+#include "gplvm/objectives/wishart_spectral.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/linalg/symmetric_eigen.hpp"
+#include "gplvm/objectives/wishart_precision.hpp"
+
+namespace gplvm {
+namespace {
+
+void require_latent_dim(Index latent_dim, Index num_rows) {
+  require(latent_dim >= 1 && latent_dim < num_rows, "the latent dimension l must satisfy 1 <= l < n",
+          {"", "latent_dim", std::to_string(latent_dim) + " (n = " + std::to_string(num_rows) + ")"});
+}
+
+// The fixed noise, or the estimate from the mean of the n - l discarded eigenvalues: that mean for
+// the covariance model, its inverse for the precision model. `scale` (the mean eigenvalue) judges
+// a mean that is zero to rounding.
+double noise_value(const WishartNoise& noise, double discarded_mean, bool invert, double scale) {
+  if (!noise.estimate) {
+    require(std::isfinite(noise.fixed_value) && noise.fixed_value > 0,
+            "a fixed Wishart noise must be positive", {"", "noise", std::to_string(noise.fixed_value)});
+    return noise.fixed_value;
+  }
+  require(discarded_mean > 1e-12 * scale,
+          "the moment has rank <= l: the noise estimate is zero and the objective unbounded; fix the noise",
+          {"", "noise", std::to_string(discarded_mean)});
+  return invert ? 1.0 / discarded_mean : discarded_mean;
+}
+
+// The covariance model's column scales: U_l (Lambda - s2)^{1/2} = F V (Lambda^{-1} (Lambda - s2))^{1/2}.
+Vector factor_column_scales(const Vector& values, double noise) {
+  Vector scales = Vector::Zero(values.size());
+  for (Index i = 0; i < values.size(); ++i)
+    if (values[i] > noise) scales[i] = std::sqrt((values[i] - noise) / values[i]);
+  return scales;
+}
+
+}  // namespace
+
+WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& local_factor,
+                                       Index latent_dim, const WishartNoise& noise) {
+  const Index d = local_factor.cols();
+  // F^T F and n in one allreduce.
+  Vector buffer(d * d + 1);
+  Eigen::Map<Matrix> ftf(buffer.data(), d, d);
+  ftf.noalias() = local_factor.transpose() * local_factor;
+  buffer[d * d] = static_cast<double>(local_factor.rows());
+  comm.allreduce_sum(buffer.data(), buffer.size());
+  const auto n = static_cast<Index>(buffer[d * d]);
+  require_latent_dim(latent_dim, n);
+
+  // S_hat's nonzero eigenvalues are F^T F's; beyond d they are zero (their columns collapse).
+  const Index m = std::min(latent_dim, d);
+  const SymmetricEigenpairs pairs = largest_eigenpairs(ftf, m, "F^T F (Wishart covariance fit)");
+  const double trace = ftf.trace();
+  WishartOptimum fit;
+  fit.noise = noise_value(noise, (trace - pairs.values.sum()) / static_cast<double>(n - latent_dim), false,
+                          trace / static_cast<double>(n));
+  fit.eigenvalues = Vector::Zero(latent_dim);
+  fit.eigenvalues.head(m) = pairs.values;
+  fit.latents = Matrix::Zero(local_factor.rows(), latent_dim);
+  fit.latents.leftCols(m).noalias() =
+      local_factor * (pairs.vectors * factor_column_scales(pairs.values, fit.noise).asDiagonal());
+  return fit;
+}
+
+WishartOptimum spectral_precision_fit(const Matrix& precision, double regularisation, Index latent_dim,
+                                      const WishartNoise& noise) {
+  const Index n = precision.rows();
+  require(precision.cols() == n, "Gamma_hat must be square",
+          {"", "precision", std::to_string(precision.cols())});
+  require_latent_dim(latent_dim, n);
+  require(std::isfinite(regularisation) && regularisation >= 0,
+          "the precision regularisation gamma must be finite and >= 0",
+          {"", kPrecisionRegularisationKey, std::to_string(regularisation)});
+  Matrix gamma = precision;
+  gamma.diagonal().array() += regularisation;
+  const SymmetricEigenpairs pairs = smallest_eigenpairs(gamma, latent_dim, "Gamma (Wishart precision fit)");
+  const double trace = gamma.trace(), mean = trace / static_cast<double>(n);
+  require(pairs.values[0] > kNullVectorTolerance * mean,
+          "Gamma_hat + gamma I has a null vector (smallest eigenvalue " + std::to_string(pairs.values[0]) +
+              "): the Wishart precision objective is unbounded below; increase the regularisation gamma",
+          {"", kPrecisionRegularisationKey, std::to_string(regularisation)});
+
+  WishartOptimum fit;
+  fit.noise =
+      noise_value(noise, (trace - pairs.values.sum()) / static_cast<double>(n - latent_dim), true, mean);
+  fit.eigenvalues = pairs.values;
+  Vector scales = Vector::Zero(latent_dim);
+  for (Index i = 0; i < latent_dim; ++i)
+    if (1.0 / pairs.values[i] > fit.noise) scales[i] = std::sqrt(1.0 / pairs.values[i] - fit.noise);
+  fit.latents = pairs.vectors * scales.asDiagonal();
+  return fit;
+}
+
+}  // namespace gplvm
