@@ -20,6 +20,7 @@
 #include "gplvm/petsc/petsc_session.hpp"
 #include "gplvm/train/full_batch_trainer.hpp"
 #include "gplvm/train/run_file.hpp"
+#include "support/bitwise_compare.hpp"
 #include "support/petsc_environment.hpp"
 #include "support/test_support.hpp"
 
@@ -62,21 +63,6 @@ FullBatchOptions options(const Problem& p, int iterations) {
   o.gatol = o.grtol = 0;             // run every iteration
   o.replicated = replicated_for(p);  // train.reproducible
   return o;
-}
-
-// The shared parameters and every row's local values in global row order.
-Vector gathered(const Communicator& comm, const Model& model, const Vector& params) {
-  const RowMatrix rows = comm.allgather_rows(DataRef(model.local_block_rows(params)));
-  Vector all(model.num_shared_parameters() + rows.size());
-  all << params.head(model.num_shared_parameters()), rows.reshaped<Eigen::RowMajor>();
-  return all;
-}
-
-Index bitwise_differences(const Vector& a, const Vector& b) {
-  if (a.size() != b.size()) return std::max(a.size(), b.size());
-  Index differing = 0;
-  for (Index i = 0; i < a.size(); ++i) differing += std::memcmp(&a[i], &b[i], sizeof(double)) != 0;
-  return differing;
 }
 
 Vector as_vector(const std::vector<double>& v) {
@@ -131,19 +117,21 @@ void expect_resume_equals_uninterrupted(const ModelFactory& factory, const RowMa
   const TrainingState state = checkpoint_round_trip(comm, p, stopped, scratch_file(comm, name), true);
   ASSERT_EQ(state.lbfgs.size(), stopped.lbfgs.size());
   for (std::size_t i = 0; i < state.lbfgs.size(); ++i) {
-    EXPECT_EQ(bitwise_differences(state.lbfgs.x[i], stopped.lbfgs.x[i]), 0) << "point " << i;
-    EXPECT_EQ(bitwise_differences(state.lbfgs.gradient[i], stopped.lbfgs.gradient[i]), 0) << "point " << i;
+    EXPECT_EQ(testing::bitwise_differences(state.lbfgs.x[i], stopped.lbfgs.x[i]), 0) << "point " << i;
+    EXPECT_EQ(testing::bitwise_differences(state.lbfgs.gradient[i], stopped.lbfgs.gradient[i]), 0)
+        << "point " << i;
   }
   const FullBatchResult resumed = train_full_batch(*p.model, *p.objective, comm, state.params,
                                                    options(p, kIterations - stop_after), &state.lbfgs);
   EXPECT_EQ(stopped.iterations + resumed.iterations, full.iterations);
-  EXPECT_EQ(
-      bitwise_differences(gathered(comm, *p.model, resumed.params), gathered(comm, *p.model, full.params)), 0)
+  EXPECT_EQ(testing::bitwise_differences(testing::parameters_in_row_order(comm, *p.model, resumed.params),
+                                         testing::parameters_in_row_order(comm, *p.model, full.params)),
+            0)
       << "parameters at " << comm.size() << " ranks";
   // The resumed curve starts at the stopped run's last point.
   std::vector<double> curve = stopped.curve;
   curve.insert(curve.end(), resumed.curve.begin() + 1, resumed.curve.end());
-  EXPECT_EQ(bitwise_differences(as_vector(curve), as_vector(full.curve)), 0) << "objective curve";
+  EXPECT_EQ(testing::bitwise_differences(as_vector(curve), as_vector(full.curve)), 0) << "objective curve";
 
   // Without the memory (a checkpoint from before it was kept) the run resumes from the iterate.
   const TrainingState old = checkpoint_round_trip(comm, p, stopped, scratch_file(comm, name + "_old"), false);
@@ -153,8 +141,9 @@ void expect_resume_equals_uninterrupted(const ModelFactory& factory, const RowMa
   EXPECT_EQ(fresh.iterations, kIterations - stop_after);
   EXPECT_GE(fresh.objective, stopped.objective);
   // The memory is what makes the resumed run the uninterrupted one.
-  EXPECT_GT(
-      bitwise_differences(gathered(comm, *p.model, fresh.params), gathered(comm, *p.model, full.params)), 0);
+  EXPECT_GT(testing::bitwise_differences(testing::parameters_in_row_order(comm, *p.model, fresh.params),
+                                         testing::parameters_in_row_order(comm, *p.model, full.params)),
+            0);
 }
 
 std::unique_ptr<Model> exact_model(std::uint64_t rows, std::uint64_t begin, std::uint64_t count) {

@@ -15,6 +15,7 @@
 #include "gplvm/models/sparse_gplvm_model.hpp"
 #include "gplvm/train/riemannian_full_batch_trainer.hpp"
 #include "gplvm/train/run_file.hpp"
+#include "support/bitwise_compare.hpp"
 #include "support/test_support.hpp"
 
 namespace gplvm {
@@ -73,20 +74,6 @@ RiemannianFullBatchOptions options(RiemannianMethod method, int iterations) {
   return o;
 }
 
-Vector gathered(const Communicator& comm, const Model& model, const Vector& params) {
-  const RowMatrix rows = comm.allgather_rows(DataRef(model.local_block_rows(params)));
-  Vector all(model.num_shared_parameters() + rows.size());
-  all << params.head(model.num_shared_parameters()), rows.reshaped<Eigen::RowMajor>();
-  return all;
-}
-
-Index bitwise_differences(const Vector& a, const Vector& b) {
-  if (a.size() != b.size()) return std::max(a.size(), b.size());
-  Index differing = 0;
-  for (Index i = 0; i < a.size(); ++i) differing += std::memcmp(&a[i], &b[i], sizeof(double)) != 0;
-  return differing;
-}
-
 // The stopped run's checkpoint as the train command writes it, read back.
 TrainingState checkpoint_round_trip(const Communicator& comm, const Setup& s, const FullBatchResult& stopped,
                                     const RiemannianState& state_at_stop, const std::string& name) {
@@ -137,8 +124,9 @@ void expect_resume_is_uninterrupted(bool bayesian, Index refresh, RiemannianMeth
       train_full_batch_riemannian(s.model, *s.objective, comm, state.params, resuming, &at_end);
   EXPECT_EQ(resumed.iterations, kIterations - kStop);
   EXPECT_EQ(at_end.iteration, static_cast<std::uint64_t>(kIterations));
-  EXPECT_EQ(
-      bitwise_differences(gathered(comm, s.model, resumed.params), gathered(comm, s.model, full.params)), 0)
+  EXPECT_EQ(testing::bitwise_differences(testing::parameters_in_row_order(comm, s.model, resumed.params),
+                                         testing::parameters_in_row_order(comm, s.model, full.params)),
+            0)
       << "parameters at " << comm.size() << " ranks";
   ASSERT_EQ(resumed.curve.size(), static_cast<std::size_t>(kIterations - kStop + 1));
   for (int i = 0; i <= kIterations - kStop; ++i)
@@ -150,7 +138,8 @@ void expect_resume_is_uninterrupted(bool bayesian, Index refresh, RiemannianMeth
   resuming.resume = &iterate_only;
   const FullBatchResult afresh =
       train_full_batch_riemannian(s.model, *s.objective, comm, state.params, resuming);
-  EXPECT_GT(bitwise_differences(gathered(comm, s.model, afresh.params), gathered(comm, s.model, full.params)),
+  EXPECT_GT(testing::bitwise_differences(testing::parameters_in_row_order(comm, s.model, afresh.params),
+                                         testing::parameters_in_row_order(comm, s.model, full.params)),
             0);
 }
 
