@@ -86,6 +86,18 @@ live_pid() {
   echo "$pid"
 }
 
+# Has the daemon of pid file $1, started at SECONDS=$2, exited? A daemon writes its pid file some
+# time after its launcher returns (slurmd does so after its own set-up), so a missing file means
+# "still starting" for the first 20 s; a file naming a dead process means exited at once.
+daemon_exited() {
+  local f=$1 started=$2
+  if [ -s "$f" ]; then
+    live_pid "$f" >/dev/null && return 1
+    return 0
+  fi
+  [ $((SECONDS - started)) -ge 20 ]
+}
+
 # Client commands with a bounded run time: a wedged slurmctld must not hang start/stop/tests.
 sl() { SLURM_CONF=$conf timeout 15 "$@"; }
 
@@ -213,7 +225,7 @@ since() { tail -c +$(($2 + 1)) "$1" 2>/dev/null || true; }
 # One start attempt with freshly chosen ports. Returns 0 when the node is idle, 2 when a daemon
 # could not bind its port (another cluster took it meanwhile: try again), 1 on any other failure.
 launch() {
-  local deadline=$((SECONDS + timeout_s)) state="" ctld_off slurmd_off
+  local deadline=$((SECONDS + timeout_s)) state="" ctld_off slurmd_off ctld_started slurmd_started
   ctld_off=$(fsize "$dir/log/slurmctld.log")
   slurmd_off=$(fsize "$dir/log/slurmd.log")
   port_conflict() {
@@ -228,6 +240,9 @@ launch() {
   log "starting slurmctld and slurmd ($(grep -E '^Slurm(ctld|d)Port=' "$conf" | tr '\n' ' '))"
   # Both daemonise and write their pid files; their own logs go to DIR/log/*.log.
   # (8>&-: the daemons must not inherit the lock, or it would be held as long as they run)
+  # Pid files left by an earlier cluster in DIR would name dead processes: the daemons write new ones.
+  rm -f "$ctld_pidfile" "$slurmd_pidfile"
+  ctld_started=$SECONDS
   if ! SLURM_CONF=$conf slurmctld -f "$conf" 8>&- >"$dir/log/slurmctld.stderr" 2>&1; then
     exec 8>&-
     port_conflict && return 2
@@ -236,7 +251,7 @@ launch() {
     return 1
   fi
   until sl scontrol ping 2>/dev/null | grep -q 'is UP'; do
-    if [ $SECONDS -ge $deadline ] || ! live_pid "$ctld_pidfile" >/dev/null; then
+    if [ $SECONDS -ge $deadline ] || daemon_exited "$ctld_pidfile" "$ctld_started"; then
       exec 8>&-
       port_conflict && return 2
       print_logs
@@ -245,6 +260,7 @@ launch() {
     fi
     sleep 0.5
   done
+  slurmd_started=$SECONDS
   if ! SLURM_CONF=$conf slurmd -f "$conf" -N localhost 8>&- >"$dir/log/slurmd.stderr" 2>&1; then
     exec 8>&-
     port_conflict && return 2
@@ -261,8 +277,8 @@ launch() {
     esac
     # Once slurmd has registered (state no longer unknown) both ports are bound: unlock.
     case "$state" in "" | unknown*) ;; *) exec 8>&- ;; esac
-    if [ $SECONDS -ge $deadline ] || ! live_pid "$slurmd_pidfile" >/dev/null ||
-      ! live_pid "$ctld_pidfile" >/dev/null; then
+    if [ $SECONDS -ge $deadline ] || daemon_exited "$slurmd_pidfile" "$slurmd_started" ||
+      daemon_exited "$ctld_pidfile" "$ctld_started"; then
       exec 8>&-
       port_conflict && return 2
       print_logs
