@@ -17,10 +17,11 @@ MatHandle diagonal_matrix(Mat like, const Vector& local_diagonal, const Communic
   PetscInt begin = 0, end = 0, n = 0;
   check_petsc(MatGetOwnershipRange(like, &begin, &end), "MatGetOwnershipRange");
   check_petsc(MatGetSize(like, &n, nullptr), "MatGetSize");
-  require(local_diagonal.size() == end - begin, "B's diagonal must have the matrix's local rows",
-          {"", "eigen.diagonal", std::to_string(local_diagonal.size())});
-  require(comm.allreduce_sum(static_cast<std::int64_t>((local_diagonal.array() > 0).all() ? 0 : 1)) == 0,
-          "B's diagonal must be positive", {"", "eigen.diagonal"});
+  // One agreed check, so that a bad diagonal on one rank throws on all of them.
+  const bool fits = local_diagonal.size() == end - begin && (local_diagonal.array() > 0).all();
+  require(comm.allreduce_sum(static_cast<std::int64_t>(fits ? 0 : 1)) == 0,
+          "B's diagonal must be positive and have the matrix's local rows on every rank",
+          {"", "eigen.diagonal"});
   LocalSparseRows rows;
   rows.num_columns = n;
   rows.first_row = begin;

@@ -136,12 +136,18 @@ TEST(SparseEigensolver, GeneralisedSmallestEqualDense) {
   expect_matches_dense(SpectrumEnd::smallest, 6, true);
 }
 
-TEST(SparseEigensolver, RefusesACountOutOfRange) {
+TEST(SparseEigensolver, RefusesACountOutOfRangeAndANonPositiveDiagonal) {
   const Communicator comm;
   const MatHandle matrix = distributed(test_matrix(), comm);
   SparseEigenOptions options;
   options.count = kN;
   EXPECT_THROW(symmetric_eigenpairs(matrix.get(), options, comm), InputError);
+  // A zero in B on the first rank only: every rank throws (none is left in a collective).
+  options.count = 2;
+  const RowPartition partition(kN, comm.size());
+  Vector local_b = Vector::Ones(static_cast<Index>(partition.count(comm.rank())));
+  if (comm.rank() == 0) local_b[0] = 0.0;
+  EXPECT_THROW(symmetric_eigenpairs(matrix.get(), options, comm, &local_b), InputError);
 }
 
 }  // namespace
