@@ -5,6 +5,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/eval/petsc_precision.hpp"
+#include "gplvm/graph/connected_components.hpp"
 #include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/graph/symmetrisation.hpp"
 #include "gplvm/objectives/wishart_precision.hpp"
@@ -35,15 +36,6 @@ Matrix classical_embedding(const SparseGraph& graph, const Matrix& local_vectors
   return inverse_root_degree.asDiagonal() * local_vectors;
 }
 
-// A second null vector (eigenvalue of L zero to the solver's accuracy next to L's mean eigenvalue)
-// means a disconnected graph: its components' indicator vectors then span L's null space.
-void require_connected(double second_smallest, double mean_eigenvalue) {
-  require(second_smallest > 1e-9 * mean_eigenvalue,
-          "the k-NN graph has more than one connected component (L has a repeated zero eigenvalue); increase "
-          "the number of neighbours",
-          {"", "graph", std::to_string(second_smallest)});
-}
-
 }  // namespace
 
 SparseGraph binary_knn_graph(const DataRef& local_data, Index neighbours, const Communicator& comm) {
@@ -55,6 +47,9 @@ LaplacianEigenmapsFit laplacian_eigenmaps_fit(const SparseGraph& graph,
                                               const LaplacianEigenmapsOptions& options,
                                               const Communicator& comm) {
   require_options(options);
+  // L's null space is one vector only for a connected graph; with several components their
+  // indicator vectors span it and the retained eigenvectors would describe the split, not the data.
+  require_connected(connected_components(graph, comm));
   const PetscMatrixPrecision laplacian(graph_laplacian(graph, options.laplacian, comm));
   const Index n = laplacian.num_rows(), l = options.latent_dim;
   require(l >= 1 && l + 1 < n,
@@ -68,7 +63,6 @@ LaplacianEigenmapsFit laplacian_eigenmaps_fit(const SparseGraph& graph,
   eigen.tolerance = options.tolerance;
   eigen.progress = options.progress;
   const SparseEigenpairs pairs = symmetric_eigenpairs(laplacian.matrix(), eigen, comm);
-  require_connected(pairs.values[1], trace_l / static_cast<double>(n));
 
   LaplacianEigenmapsFit fit;
   fit.trace = trace_l + static_cast<double>(n) * options.regularisation;

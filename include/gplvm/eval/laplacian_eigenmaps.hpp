@@ -52,7 +52,7 @@ struct LaplacianEigenmapsFit {
 };
 
 // Collective; needs a PetscSession. `local_data` is this rank's rows (RowPartition split).
-// InputError (key "probdr.precision_regularisation") unless gamma > 0; (key "graph") when the graph
+// InputError (key "probdr.precision_regularisation") unless gamma > 0; (key "graph.k") when the graph
 // has more than one connected component (L's null space is then not one vector); as
 // precision_closed_form otherwise.
 LaplacianEigenmapsFit laplacian_eigenmaps_fit(const DataRef& local_data,
