@@ -11,7 +11,7 @@ packages=(
   build-essential cmake pkg-config git
   libopenmpi-dev openmpi-bin
   libscalapack-openmpi-dev libhdf5-openmpi-dev
-  libeigen3-dev petsc-dev libopenblas-dev liblapack-dev
+  libeigen3-dev petsc-dev slepc-dev libopenblas-dev liblapack-dev
   libgtest-dev libtomlplusplus-dev zlib1g-dev
   libhnswlib-dev slepc-dev
   python3-numpy python3-h5py python3-matplotlib python3-scipy python3-sklearn

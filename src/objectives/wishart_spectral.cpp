@@ -68,6 +68,19 @@ WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& 
   return fit;
 }
 
+PrecisionClosedForm precision_closed_form(const Vector& retained, double trace, Index num_rows,
+                                          const WishartNoise& noise) {
+  const Index l = retained.size();
+  require_latent_dim(l, num_rows);
+  const double mean = trace / static_cast<double>(num_rows);
+  PrecisionClosedForm closed;
+  closed.noise = noise_value(noise, (trace - retained.sum()) / static_cast<double>(num_rows - l), true, mean);
+  closed.scales = Vector::Zero(l);
+  for (Index i = 0; i < l; ++i)
+    if (1.0 / retained[i] > closed.noise) closed.scales[i] = std::sqrt(1.0 / retained[i] - closed.noise);
+  return closed;
+}
+
 WishartOptimum spectral_precision_fit(const Matrix& precision, double regularisation, Index latent_dim,
                                       const WishartNoise& noise) {
   const Index n = precision.rows();
@@ -86,14 +99,11 @@ WishartOptimum spectral_precision_fit(const Matrix& precision, double regularisa
               "): the Wishart precision objective is unbounded below; increase the regularisation gamma",
           {"", kPrecisionRegularisationKey, std::to_string(regularisation)});
 
+  const PrecisionClosedForm closed = precision_closed_form(pairs.values, trace, n, noise);
   WishartOptimum fit;
-  fit.noise =
-      noise_value(noise, (trace - pairs.values.sum()) / static_cast<double>(n - latent_dim), true, mean);
+  fit.noise = closed.noise;
   fit.eigenvalues = pairs.values;
-  Vector scales = Vector::Zero(latent_dim);
-  for (Index i = 0; i < latent_dim; ++i)
-    if (1.0 / pairs.values[i] > fit.noise) scales[i] = std::sqrt(1.0 / pairs.values[i] - fit.noise);
-  fit.latents = pairs.vectors * scales.asDiagonal();
+  fit.latents = pairs.vectors * closed.scales.asDiagonal();
   return fit;
 }
 

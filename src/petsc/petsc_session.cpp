@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 #include <petscsys.h>
+#include <slepcsys.h>
 
 #include <string>
 
@@ -27,7 +28,9 @@ PetscSession::PetscSession() {
   // Options set before PetscInitialize are honoured by it (see PetscOptionsSetValue).
   check_petsc(PetscOptionsSetValue(nullptr, "-skip_petscrc", nullptr), "PetscOptionsSetValue");
   check_petsc(PetscOptionsSetValue(nullptr, "-no_signal_handler", nullptr), "PetscOptionsSetValue");
-  check_petsc(PetscInitializeNoArguments(), "PetscInitializeNoArguments");
+  // SLEPc initialises PETSc itself and registers its eigensolvers; SlepcFinalize then finalises
+  // PETSc too, so one call at each end serves both.
+  check_petsc(SlepcInitializeNoArguments(), "SlepcInitializeNoArguments");
   owns_ = true;
 }
 
@@ -38,7 +41,7 @@ PetscSession::~PetscSession() {
   PetscFinalized(&finalised);
   MPI_Finalized(&mpi_finalised);
   // After MPI_Finalize PETSc cannot free its communicators any more; leaking beats crashing.
-  if (!finalised && !mpi_finalised) PetscFinalize();
+  if (!finalised && !mpi_finalised) SlepcFinalize();
 }
 
 bool petsc_alive() noexcept {

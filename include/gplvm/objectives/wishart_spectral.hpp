@@ -21,7 +21,8 @@
 //     are noise, which matters only for a fixed s2 that small.
 //   spectral_precision_fit   dense and serial: the whole n x n Gamma on one rank, a full dense
 //     eigensolve, O(n^3). For n up to a few thousand (tests, small graphs); a large sparse Laplacian
-//     needs a partial (Lanczos) eigensolver instead, which this file does not provide.
+//     takes its eigenpairs from a partial (Krylov-Schur) eigensolver instead
+//     (petsc/symmetric_eigensolver.hpp) and this file's formula for the rest (precision_closed_form).
 #include "gplvm/core/types.hpp"
 #include "gplvm/objectives/wishart_noise.hpp"
 #include "gplvm/parallel/communicator.hpp"
@@ -45,6 +46,19 @@ WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& 
 // by gamma >= 0. InputError naming kPrecisionRegularisationKey (wishart_precision.hpp) when
 // Gamma_hat + gamma I has a null vector (its smallest eigenvalue <= 1e-10 times its mean one): the
 // objective is then unbounded below. Otherwise as spectral_covariance_fit.
+// The precision model's closed form from the l retained eigenvalues of Gamma = Gamma_hat + gamma I
+// (`trace` = tr Gamma, n its order): beta = (n - l) / (tr Gamma - sum of the retained), or fixed,
+// and the column scales (1 / lambda - beta)^{1/2} (0 where 1 / lambda <= beta), so that
+// X = U_retained diag(scales), row by row: the eigenvectors may be distributed. Retained pairs other
+// than the l smallest (Laplacian eigenmaps drops the constant one) still give a stationary point of
+// the objective, in X and beta, though not its minimum. InputError (key "noise") as below.
+struct PrecisionClosedForm {
+  double noise = 0.0;
+  Vector scales;
+};
+PrecisionClosedForm precision_closed_form(const Vector& retained, double trace, Index num_rows,
+                                          const WishartNoise& noise);
+
 WishartOptimum spectral_precision_fit(const Matrix& precision, double regularisation, Index latent_dim,
                                       const WishartNoise& noise);
 

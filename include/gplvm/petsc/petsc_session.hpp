@@ -7,8 +7,8 @@
 
 namespace gplvm {
 
-// PETSc initialisation as a scope: initialises PETSc (collective over MPI_COMM_WORLD) unless it
-// already is, and finalises it on destruction only if this guard initialised it. MPI must already
+// PETSc initialisation as a scope: initialises PETSc and SLEPc (collective over MPI_COMM_WORLD,
+// through SlepcInitialize, which initialises PETSc first) unless PETSc already is, and finalises it on destruction only if this guard initialised it. MPI must already
 // be initialised (PETSc then leaves MPI_Finalize to its owner), and the guard must be destroyed
 // before MPI_Finalize. Guards nest; an inner one does nothing.
 //
