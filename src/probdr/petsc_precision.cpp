@@ -1,4 +1,4 @@
-#include "gplvm/eval/petsc_precision.hpp"
+#include "gplvm/probdr/petsc_precision.hpp"
 
 #include <string>
 

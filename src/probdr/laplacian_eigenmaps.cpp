@@ -1,10 +1,10 @@
-#include "gplvm/eval/laplacian_eigenmaps.hpp"
+#include "gplvm/probdr/laplacian_eigenmaps.hpp"
 
 #include <cmath>
 #include <string>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/eval/petsc_precision.hpp"
+#include "gplvm/probdr/petsc_precision.hpp"
 #include "gplvm/graph/connected_components.hpp"
 #include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/graph/symmetrisation.hpp"

@@ -1,0 +1,36 @@
+#pragma once
+// ProbDR methods by name (`probdr.method`): each is a moment estimator (step 1, moment.hpp)
+// registered with what it is, so that a new method is its own file plus one registration and the
+// model kind, the `embed` command and the help know no method by name.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/probdr/moment.hpp"
+#include "gplvm/probdr/probdr_settings.hpp"
+
+namespace gplvm {
+
+// Collective: the moment of this rank's data rows (consecutive blocks in rank order, as
+// RowPartition's). Input errors (a disconnected graph, k >= n, NaN, n above the dense limit) are
+// thrown alike on every rank.
+using MomentEstimator =
+    std::function<MomentEstimate(const DataRef& local_data, const ProbdrSettings& settings, const Communicator& comm)>;
+
+struct ProbdrMethod {
+  std::string name;     // probdr.method, e.g. "isomap"
+  std::string summary;  // a few words for probdr.method's help, e.g. "geodesic classical MDS"
+  MomentForm form = MomentForm::covariance;
+  MomentEstimator estimate;
+  bool uses_graph = false;  // reads graph.*
+};
+
+// Adds (or replaces) a method; InputError for an empty name or a missing estimator.
+void register_probdr_method(ProbdrMethod method);
+std::vector<std::string> registered_probdr_methods();  // sorted
+// InputError naming probdr.method and the known methods for an unknown name.
+const ProbdrMethod& probdr_method(const std::string& name);
+
+}  // namespace gplvm

@@ -1,0 +1,39 @@
+#pragma once
+// The `spectral` fit of a ProbDR moment (docs/math/probdr.md): the Wishart objective's closed-form
+// optimum from the moment's extreme eigenpairs, computed by SLEPc's Krylov-Schur solver on the
+// distributed operator (petsc/symmetric_eigensolver.hpp), so that only l (+ null vectors) columns
+// are ever held: the l largest of S_hat for a covariance moment, the l smallest of
+// Gamma_hat + gamma I after its null vectors for a precision moment. The noise is the closed form's
+// (objectives/wishart_spectral.hpp: estimated from the trace, or fixed).
+#include <functional>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/objectives/wishart_noise.hpp"
+#include "gplvm/objectives/wishart_spectral.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/petsc/symmetric_eigensolver.hpp"
+#include "gplvm/probdr/moment.hpp"
+
+namespace gplvm {
+
+struct SpectralFitOptions {
+  Index latent_dim = 2;
+  WishartNoise noise = WishartNoise::estimated();
+  double regularisation = 1e-3;  // gamma of a precision moment
+  double tolerance = 1e-12;      // the eigensolver's
+  std::function<void(const EigenProgress&)> progress;
+};
+
+struct SpectralFit {
+  WishartOptimum optimum;  // latents: this rank's rows
+  Matrix classical;        // the method's classical coordinates (MomentEstimate::classical), this rank's rows
+  double trace = 0.0;      // tr S_hat, or tr(Gamma_hat + gamma I)
+  Index iterations = 0;    // the eigensolver's restarts
+};
+
+// Collective; needs a PetscSession. InputError (key "model.latent_dim") unless 1 <= l and l plus
+// the null vectors < n; as the closed forms otherwise.
+SpectralFit spectral_fit(const MomentEstimate& moment, const SpectralFitOptions& options,
+                         const Communicator& comm);
+
+}  // namespace gplvm
