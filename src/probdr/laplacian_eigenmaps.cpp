@@ -4,11 +4,11 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
-#include "gplvm/probdr/petsc_precision.hpp"
 #include "gplvm/graph/connected_components.hpp"
 #include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/graph/symmetrisation.hpp"
 #include "gplvm/objectives/wishart_precision.hpp"
+#include "gplvm/probdr/petsc_precision.hpp"
 
 namespace gplvm {
 namespace {

@@ -3,10 +3,6 @@
 // matrix, e.g. a graph Laplacian (graph/laplacian.hpp): the Wishart precision objective then
 // evaluates on Gamma_hat = L (+ gamma I, the objective's) without ever forming it densely.
 //
-// Layer. It needs the objectives' interface and PETSc's matrices; of the declared layers, eval is
-// the lowest that sees both objectives (through models) and petsc/graph, so the sparse ProbDR route
-// lives here (objectives may not see petsc, and petsc/graph may not see objectives).
-//
 //   apply        Gamma_hat X column by column: one MatMult per latent column (a halo exchange of
 //                the entries its off-rank columns touch, then the local sparse product), l in all.
 //   local_trace  the sum of this rank's diagonal entries (MatGetDiagonal), no communication.

@@ -16,8 +16,8 @@ namespace gplvm {
 // Collective: the moment of this rank's data rows (consecutive blocks in rank order, as
 // RowPartition's). Input errors (a disconnected graph, k >= n, NaN, n above the dense limit) are
 // thrown alike on every rank.
-using MomentEstimator =
-    std::function<MomentEstimate(const DataRef& local_data, const ProbdrSettings& settings, const Communicator& comm)>;
+using MomentEstimator = std::function<MomentEstimate(
+    const DataRef& local_data, const ProbdrSettings& settings, const Communicator& comm)>;
 
 struct ProbdrMethod {
   std::string name;     // probdr.method, e.g. "isomap"

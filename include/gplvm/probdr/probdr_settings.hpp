@@ -15,14 +15,14 @@ namespace gplvm {
 
 // The neighbour graph of the graph-based methods (Isomap, Laplacian eigenmaps, LLE, diffusion maps).
 struct GraphSettings {
-  Index k = 10;                                             // graph.k
-  NeighbourSearchOptions search;                            // graph.search
+  Index k = 10;                                                // graph.k
+  NeighbourSearchOptions search;                               // graph.search
   Symmetrisation symmetrize = Symmetrisation::union_of_edges;  // graph.symmetrize
-  LaplacianKind laplacian = LaplacianKind::symmetric;       // graph.laplacian (Laplacian eigenmaps)
+  LaplacianKind laplacian = LaplacianKind::symmetric;          // graph.laplacian (Laplacian eigenmaps)
 };
 
 struct ProbdrSettings {
-  std::string method = "pca";  // probdr.method: a registered method (probdr_method.hpp)
+  std::string method = "pca";    // probdr.method: a registered method (probdr_method.hpp)
   std::string fit = "spectral";  // probdr.fit: spectral (closed form) or gradient (L-BFGS)
   Index latent_dim = 2;          // model.latent_dim, l
   // probdr.fixed_noise: 0 estimates sigma^2 / beta (their maximum-likelihood values), > 0 holds it.
@@ -35,7 +35,8 @@ struct ProbdrSettings {
   Index landmarks = 0;
   Index dense_limit = 20000;  // probdr.dense_limit: the largest n of an exact dense moment
   std::string kernel = "eq";  // probdr.kernel: kernel PCA's kernel, from the kernel registry
-  double kernel_lengthscale = 0.0;  // probdr.kernel_lengthscale: 0 takes sqrt(D / 2) (scikit-learn's gamma = 1/D)
+  double kernel_lengthscale =
+      0.0;  // probdr.kernel_lengthscale: 0 takes sqrt(D / 2) (scikit-learn's gamma = 1/D)
   double lle_regularisation = 1e-3;  // probdr.lle_regularisation: eps of eps tr(G) (scikit-learn's reg)
   double dmaps_alpha = 1.0;          // probdr.dmaps_alpha: density normalisation (1: Laplace-Beltrami)
   double dmaps_time = 1.0;           // probdr.dmaps_time: t of lambda^t psi

@@ -1,0 +1,10 @@
+#pragma once
+// The built-in ProbDR methods, one file each (src/probdr/<name>_method.cpp), listed by the registry
+// (probdr_method.cpp) rather than registered by static initialisers, which a static library drops.
+#include "gplvm/probdr/probdr_method.hpp"
+
+namespace gplvm {
+
+ProbdrMethod laplacian_eigenmaps_method();  // "le"
+
+}  // namespace gplvm

@@ -1,0 +1,37 @@
+#include "gplvm/probdr/probdr_method.hpp"
+
+#include "builtin_methods.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/name_registry.hpp"
+
+namespace gplvm {
+namespace {
+
+NameRegistry<ProbdrMethod>& registry() {
+  static NameRegistry<ProbdrMethod> table = [] {
+    NameRegistry<ProbdrMethod> t("probdr.method", "ProbDR method");
+    for (ProbdrMethod m : {laplacian_eigenmaps_method()}) t.add(m.name, m);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+void register_probdr_method(ProbdrMethod method) {
+  require(!method.name.empty(), "a ProbDR method needs a name", {"", "probdr.method", ""});
+  require(static_cast<bool>(method.estimate), "a ProbDR method needs a moment estimator",
+          {"", "probdr.method", method.name});
+  const std::string name = method.name;
+  registry().add(name, std::move(method));
+}
+
+std::vector<std::string> registered_probdr_methods() {
+  return registry().names();
+}
+
+const ProbdrMethod& probdr_method(const std::string& name) {
+  return registry().at(name);
+}
+
+}  // namespace gplvm
