@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "gplvm/core/error.hpp"
-#include "input_checks.hpp"
+#include "gplvm/graph/input_checks.hpp"
+#include "gplvm/graph/squared_distances.hpp"
 #include "ring_pass.hpp"
-#include "squared_distances.hpp"
 
 namespace gplvm {
 

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "gplvm/core/error.hpp"
-#include "input_checks.hpp"
+#include "gplvm/graph/input_checks.hpp"
+#include "gplvm/graph/squared_distances.hpp"
 #include "neighbour_lists.hpp"
 #include "ring_pass.hpp"
-#include "squared_distances.hpp"
 
 namespace gplvm {
 namespace {

@@ -1,4 +1,4 @@
-#include "input_checks.hpp"
+#include "gplvm/graph/input_checks.hpp"
 
 #include <cmath>
 #include <limits>

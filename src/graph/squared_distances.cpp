@@ -1,4 +1,4 @@
-#include "squared_distances.hpp"
+#include "gplvm/graph/squared_distances.hpp"
 
 #include <algorithm>
 

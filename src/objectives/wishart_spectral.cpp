@@ -31,18 +31,22 @@ double noise_value(const WishartNoise& noise, double discarded_mean, bool invert
   return invert ? 1.0 / discarded_mean : discarded_mean;
 }
 
-// The covariance model's column scales: U_l (Lambda - s2)^{1/2} = F V (Lambda^{-1} (Lambda - s2))^{1/2}.
-Vector factor_column_scales(const Vector& values, double noise) {
-  Vector scales = Vector::Zero(values.size());
-  for (Index i = 0; i < values.size(); ++i)
-    if (values[i] > noise) scales[i] = std::sqrt((values[i] - noise) / values[i]);
-  return scales;
-}
-
 }  // namespace
 
-WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& local_factor,
-                                       Index latent_dim, const WishartNoise& noise) {
+CovarianceClosedForm covariance_closed_form(const Vector& retained, double trace, Index num_rows,
+                                            const WishartNoise& noise) {
+  const Index l = retained.size();
+  require_latent_dim(l, num_rows);
+  CovarianceClosedForm closed;
+  closed.noise = noise_value(noise, (trace - retained.sum()) / static_cast<double>(num_rows - l), false,
+                             trace / static_cast<double>(num_rows));
+  closed.scales = Vector::Zero(l);
+  for (Index i = 0; i < l; ++i)
+    if (retained[i] > closed.noise) closed.scales[i] = std::sqrt(retained[i] - closed.noise);
+  return closed;
+}
+
+FactorEigenpairs factor_eigenpairs(const Communicator& comm, const DataRef& local_factor, Index count) {
   const Index d = local_factor.cols();
   // F^T F and n in one allreduce.
   Vector buffer(d * d + 1);
@@ -50,21 +54,32 @@ WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& 
   ftf.noalias() = local_factor.transpose() * local_factor;
   buffer[d * d] = static_cast<double>(local_factor.rows());
   comm.allreduce_sum(buffer.data(), buffer.size());
-  const auto n = static_cast<Index>(buffer[d * d]);
-  require_latent_dim(latent_dim, n);
+  FactorEigenpairs pairs;
+  pairs.num_rows = static_cast<Index>(buffer[d * d]);
+  require_latent_dim(count, pairs.num_rows);
+  pairs.trace = ftf.trace();
+  pairs.values = Vector::Zero(count);
+  pairs.local_vectors = Matrix::Zero(local_factor.rows(), count);
+  // S_hat's nonzero eigenvalues are F^T F's; beyond d (or F's rank) they are zero, and so are the
+  // columns kept for them: F v / sqrt(lambda) is no eigenvector there.
+  const Index m = std::min(count, d);
+  const SymmetricEigenpairs small = largest_eigenpairs(ftf, m, "F^T F (Wishart covariance fit)");
+  pairs.values.head(m) = small.values;
+  for (Index i = 0; i < m; ++i)
+    if (small.values[i] > 0)
+      pairs.local_vectors.col(i).noalias() = local_factor * small.vectors.col(i) / std::sqrt(small.values[i]);
+  return pairs;
+}
 
-  // S_hat's nonzero eigenvalues are F^T F's; beyond d they are zero (their columns collapse).
-  const Index m = std::min(latent_dim, d);
-  const SymmetricEigenpairs pairs = largest_eigenpairs(ftf, m, "F^T F (Wishart covariance fit)");
-  const double trace = ftf.trace();
+WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& local_factor,
+                                       Index latent_dim, const WishartNoise& noise) {
+  const FactorEigenpairs pairs = factor_eigenpairs(comm, local_factor, latent_dim);
+  const CovarianceClosedForm closed =
+      covariance_closed_form(pairs.values, pairs.trace, pairs.num_rows, noise);
   WishartOptimum fit;
-  fit.noise = noise_value(noise, (trace - pairs.values.sum()) / static_cast<double>(n - latent_dim), false,
-                          trace / static_cast<double>(n));
-  fit.eigenvalues = Vector::Zero(latent_dim);
-  fit.eigenvalues.head(m) = pairs.values;
-  fit.latents = Matrix::Zero(local_factor.rows(), latent_dim);
-  fit.latents.leftCols(m).noalias() =
-      local_factor * (pairs.vectors * factor_column_scales(pairs.values, fit.noise).asDiagonal());
+  fit.noise = closed.noise;
+  fit.eigenvalues = pairs.values;
+  fit.latents = pairs.local_vectors * closed.scales.asDiagonal();
   return fit;
 }
 

@@ -5,6 +5,9 @@
 
 namespace gplvm {
 
+ProbdrMethod cmds_method();                 // "cmds"
+ProbdrMethod kpca_method();                 // "kpca"
 ProbdrMethod laplacian_eigenmaps_method();  // "le"
+ProbdrMethod pca_method();                  // "pca"
 
 }  // namespace gplvm

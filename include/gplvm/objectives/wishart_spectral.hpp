@@ -35,6 +35,30 @@ struct WishartOptimum {
   Vector eigenvalues;  // the l retained eigenvalues of S_hat (largest first) or Gamma (smallest first)
 };
 
+// The covariance model's closed form from the l retained (largest) eigenvalues of S_hat (`trace` =
+// tr S_hat, n its order): s2 = (tr S_hat - sum of the retained) / (n - l), or fixed, and the column
+// scales (lambda - s2)^{1/2} (0 where lambda <= s2), so that X = U_retained diag(scales), row by row:
+// the eigenvectors may be distributed and come from any eigensolver. InputError (key "latent_dim")
+// unless 1 <= l < n; (key "noise") as spectral_covariance_fit.
+struct CovarianceClosedForm {
+  double noise = 0.0;
+  Vector scales;
+};
+CovarianceClosedForm covariance_closed_form(const Vector& retained, double trace, Index num_rows,
+                                            const WishartNoise& noise);
+
+// The `count` largest eigenpairs of S_hat = F F^T without forming it: those of the d x d F^T F
+// (one allreduce of d^2 doubles, a replicated dense eigensolve), U = F V Lambda^{-1/2} by rows.
+// Beyond d the eigenvalues are 0 and their columns of U are zero. Collective; InputError (key
+// "latent_dim") unless 1 <= count < n.
+struct FactorEigenpairs {
+  Vector values;         // count, largest first
+  Matrix local_vectors;  // this rank's rows of U (local rows x count)
+  double trace = 0.0;    // tr S_hat = tr F^T F
+  Index num_rows = 0;    // n
+};
+FactorEigenpairs factor_eigenpairs(const Communicator& comm, const DataRef& local_factor, Index count);
+
 // Collective. `local_factor` is this rank's rows of F (S_hat = F F^T); the latents come back with
 // the same rows. InputError (key "latent_dim") unless 1 <= l < n; (key "noise") if the fixed noise
 // is not positive, or if the estimate is zero (S_hat has rank <= l: the objective is then unbounded

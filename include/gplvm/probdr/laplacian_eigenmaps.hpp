@@ -17,6 +17,9 @@
 //      tr Gamma = tr L + n gamma. Having dropped the null vector, X is a stationary point of the
 //      Wishart precision objective (in X and beta), not its minimum, which would keep it.
 //
+// Steps 2 and the classical coordinates are the `le` method's moment (laplacian_moment); steps 3-5
+// are the generic spectral fit of a precision moment (spectral_fit.hpp).
+//
 // The classical Laplacian-eigenmaps coordinates come back too (`embedding`): the retained
 // eigenvectors of L for the unnormalised Laplacian; for the normalised one, D^-1/2 U_l, the
 // generalised eigenvectors of L_rw v = lambda v (L v = lambda D v), which is exactly what
@@ -30,6 +33,7 @@
 #include "gplvm/objectives/wishart_spectral.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/petsc/symmetric_eigensolver.hpp"
+#include "gplvm/probdr/moment.hpp"
 
 namespace gplvm {
 
@@ -53,8 +57,8 @@ struct LaplacianEigenmapsFit {
 
 // Collective; needs a PetscSession. `local_data` is this rank's rows (RowPartition split).
 // InputError (key "probdr.precision_regularisation") unless gamma > 0; (key "graph.k") when the graph
-// has more than one connected component (L's null space is then not one vector); as
-// precision_closed_form otherwise.
+// has more than one connected component (L's null space is then not one vector); as spectral_fit
+// otherwise.
 LaplacianEigenmapsFit laplacian_eigenmaps_fit(const DataRef& local_data,
                                               const LaplacianEigenmapsOptions& options,
                                               const Communicator& comm);
@@ -63,6 +67,11 @@ LaplacianEigenmapsFit laplacian_eigenmaps_fit(const DataRef& local_data,
 LaplacianEigenmapsFit laplacian_eigenmaps_fit(const SparseGraph& graph,
                                               const LaplacianEigenmapsOptions& options,
                                               const Communicator& comm);
+
+// Step 2 as a ProbDR moment: Gamma_hat = L of the symmetric `graph`, kept as a PETSc matrix, with one
+// null vector and the classical coordinates above. Collective. InputError (key "graph.laplacian")
+// for the random-walk Laplacian; (key "graph.k") when the graph has more than one component.
+MomentEstimate laplacian_moment(const SparseGraph& graph, LaplacianKind kind, const Communicator& comm);
 
 // The binary union k-NN graph of step 1.
 SparseGraph binary_knn_graph(const DataRef& local_data, Index neighbours, const Communicator& comm);

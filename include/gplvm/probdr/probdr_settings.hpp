@@ -33,8 +33,8 @@ struct ProbdrSettings {
   // probdr.landmarks: 0 for the exact dense moment (Isomap, kernel PCA, classical MDS); m > 0 for
   // landmark Isomap / Nystrom kernel PCA with m landmarks (named as approximations in the output).
   Index landmarks = 0;
-  Index dense_limit = 20000;  // probdr.dense_limit: the largest n of an exact dense moment
-  std::string kernel = "eq";  // probdr.kernel: kernel PCA's kernel, from the kernel registry
+  Index dense_limit = 20000;      // probdr.dense_limit: the largest n of an exact dense moment
+  std::string kernel = "eq_ard";  // probdr.kernel: kernel PCA's kernel, from the kernel registry
   double kernel_lengthscale =
       0.0;  // probdr.kernel_lengthscale: 0 takes sqrt(D / 2) (scikit-learn's gamma = 1/D)
   double lle_regularisation = 1e-3;  // probdr.lle_regularisation: eps of eps tr(G) (scikit-learn's reg)

@@ -27,12 +27,21 @@ struct SpectralFitOptions {
 struct SpectralFit {
   WishartOptimum optimum;  // latents: this rank's rows
   Matrix classical;        // the method's classical coordinates (MomentEstimate::classical), this rank's rows
+  Vector dropped;          // a precision moment's null vectors' eigenvalues of Gamma (gamma, to rounding)
   double trace = 0.0;      // tr S_hat, or tr(Gamma_hat + gamma I)
   Index iterations = 0;    // the eigensolver's restarts
 };
 
+// Routes: a LowRankCovariance (F F^T with d columns) through the d x d F^T F
+// (objectives/wishart_spectral.hpp, factor_eigenpairs), exact and cheap for d up to a few thousand;
+// a PetscMatrixPrecision through its own sparse matrix; any other operator through a PETSc shell
+// matrix (petsc/shell_matrix.hpp) whose product is the operator's apply, with ||M|| for SLEPc's
+// convergence test estimated by a few power steps.
+//
 // Collective; needs a PetscSession. InputError (key "model.latent_dim") unless 1 <= l and l plus
-// the null vectors < n; as the closed forms otherwise.
+// the null vectors < n; (key "probdr.precision_regularisation") for a precision moment with null
+// vectors and gamma <= 0, or whose retained eigenvalues of Gamma include a null one; as the closed
+// forms otherwise.
 SpectralFit spectral_fit(const MomentEstimate& moment, const SpectralFitOptions& options,
                          const Communicator& comm);
 

@@ -1,6 +1,6 @@
 #pragma once
-// The checks every graph construction makes of its rows, each collective: every rank throws the
-// same InputError, so none is left waiting in the next collective.
+// The checks every graph construction (and every ProbDR method) makes of its rows, each collective:
+// every rank throws the same InputError, so none is left waiting in the next collective.
 #include <string>
 
 #include "gplvm/core/types.hpp"

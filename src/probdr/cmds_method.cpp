@@ -1,0 +1,62 @@
+// Classical (Torgerson) multidimensional scaling as a ProbDR covariance moment:
+//   S_hat = B = -1/2 H D2 H,   D2_ij = ||y_i - y_j||^2,
+// held densely by rows (DenseRowCovariance): each rank forms its rows of D2 against all the data
+// (allgathered: n D doubles, fine below probdr.dense_limit rows) and double-centres them in place.
+// Classical coordinates: U_l Lambda_l^{1/2}, which the ProbDR optimum reproduces as the noise
+// s2 -> 0 (fixed).
+//
+// PSD clipping. For Euclidean distances B = H Y Y^T H is positive semi-definite, so clipping its
+// negative eigenvalues (the paper's S_hat^+) changes it only at rounding level. The closed form
+// needs only the l largest eigenpairs, which clipping never changes; the estimated noise is the mean
+// of the discarded eigenvalues of the unclipped B, (tr B - sum retained) / (n - l), and the fit is
+// then exactly a stationary point of the Wishart objective on that same B.
+#include <memory>
+#include <string>
+
+#include "builtin_methods.hpp"
+#include "double_centring.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/graph/squared_distances.hpp"
+#include "method_inputs.hpp"
+
+namespace gplvm {
+namespace {
+
+// This rank's rows of -1/2 H D2 H.
+Matrix centred_gram_rows(const DataRef& local_data, const Communicator& comm) {
+  const RowMatrix all = comm.allgather_rows(local_data);
+  RowMatrix squared;
+  squared_distances(local_data, row_squared_norms(local_data), all, row_squared_norms(all), squared);
+  Matrix rows = -0.5 * squared;
+  double_centre(rows, comm);
+  return rows;
+}
+
+MomentEstimate estimate_cmds(const DataRef& local_data, const ProbdrSettings& settings,
+                             const Communicator& comm) {
+  require(settings.landmarks == 0,
+          "classical MDS has no landmark approximation here: set probdr.landmarks = 0 (the exact moment)",
+          {"", "probdr.landmarks", std::to_string(settings.landmarks)});
+  const RowPartition partition = checked_rows(local_data, comm);
+  require_dense_limit(partition.num_rows(), settings, "classical MDS");
+  MomentEstimate moment;
+  moment.form = MomentForm::covariance;
+  moment.covariance = std::make_unique<DenseRowCovariance>(comm, centred_gram_rows(local_data, comm));
+  moment.degrees_of_freedom = degrees_of_freedom(settings, 1.0);
+  moment.classical = scaled_eigenvectors;
+  moment.description = "double-centred squared Euclidean distances -1/2 H D2 H, exact, dense by rows";
+  return moment;
+}
+
+}  // namespace
+
+ProbdrMethod cmds_method() {
+  ProbdrMethod m;
+  m.name = "cmds";
+  m.summary = "classical MDS: -1/2 H D2 H of the squared Euclidean distances as a covariance";
+  m.form = MomentForm::covariance;
+  m.estimate = estimate_cmds;
+  return m;
+}
+
+}  // namespace gplvm
