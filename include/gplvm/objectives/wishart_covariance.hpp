@@ -12,10 +12,11 @@
 //
 //   log|C| = (n - l) log s2 + log|A|,   tr(C^{-1} S_hat) = (tr S_hat - tr(A^{-1} M)) / s2,
 //
-// so an evaluation needs S_hat X (the operator's apply, with its own communication: one allreduce of
-// d l doubles for F F^T, an allgather of X for dense rows) and X^T X, X^T S_hat X summed over the
-// ranks in ONE allreduce of 2 l^2 doubles; every rank then holds the same small pieces and forms its
-// own rows of the gradient. n and tr S_hat are summed once, at construction. Cost per evaluation:
+// so an evaluation needs S_hat X (the operator's apply, with its own communication: an allgather of
+// X for dense rows) and X^T X, X^T S_hat X summed over the ranks in ONE allreduce of 2 l^2 doubles.
+// A LowRankCovariance is seen through its factor instead: X^T X and G = F^T X in ONE allreduce of
+// l^2 + d l doubles, M = G^T G and S_hat X = F G. Every rank then holds the same small pieces and
+// forms its own rows of the gradient. n and tr S_hat are summed once, at construction. Cost per evaluation:
 // the apply (O(n d l / P) for a factor, O(n^2 l / P) for dense rows) plus O(n l^2 / P + l^3).
 #include <memory>
 
