@@ -6,5 +6,8 @@
 namespace gplvm {
 
 ProbdrMethod laplacian_eigenmaps_method();  // "le"
+ProbdrMethod isomap_method();               // "isomap"
+ProbdrMethod lle_method();                  // "lle"
+ProbdrMethod diffusion_maps_method();       // "dmaps"
 
 }  // namespace gplvm

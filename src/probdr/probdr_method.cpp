@@ -10,7 +10,9 @@ namespace {
 NameRegistry<ProbdrMethod>& registry() {
   static NameRegistry<ProbdrMethod> table = [] {
     NameRegistry<ProbdrMethod> t("probdr.method", "ProbDR method");
-    for (ProbdrMethod m : {laplacian_eigenmaps_method()}) t.add(m.name, m);
+    for (ProbdrMethod m :
+         {laplacian_eigenmaps_method(), isomap_method(), lle_method(), diffusion_maps_method()})
+      t.add(m.name, m);
     return t;
   }();
   return table;
