@@ -9,5 +9,8 @@ ProbdrMethod cmds_method();                 // "cmds"
 ProbdrMethod kpca_method();                 // "kpca"
 ProbdrMethod laplacian_eigenmaps_method();  // "le"
 ProbdrMethod pca_method();                  // "pca"
+ProbdrMethod isomap_method();               // "isomap"
+ProbdrMethod lle_method();                  // "lle"
+ProbdrMethod diffusion_maps_method();       // "dmaps"
 
 }  // namespace gplvm

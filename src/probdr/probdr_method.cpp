@@ -10,7 +10,8 @@ namespace {
 NameRegistry<ProbdrMethod>& registry() {
   static NameRegistry<ProbdrMethod> table = [] {
     NameRegistry<ProbdrMethod> t("probdr.method", "ProbDR method");
-    for (ProbdrMethod m : {cmds_method(), kpca_method(), laplacian_eigenmaps_method(), pca_method()})
+    for (ProbdrMethod m : {cmds_method(), diffusion_maps_method(), isomap_method(), kpca_method(),
+                           laplacian_eigenmaps_method(), lle_method(), pca_method()})
       t.add(m.name, m);
     return t;
   }();

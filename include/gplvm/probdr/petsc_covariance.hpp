@@ -1,0 +1,40 @@
+#pragma once
+// A sparse CovarianceOperator (objectives/covariance_operator.hpp) backed by a distributed PETSc
+// matrix A, less an optional known rank-one part: S_hat = A - v v^T. The twin of petsc_precision.hpp.
+// Diffusion maps use it with A = M^t (the symmetric diffusion matrix, to the power t) and v = the
+// unit vector of its trivial eigenvalue 1, which carries no embedding and is removed exactly.
+//
+//   apply        S_hat X column by column: one MatMult per latent column (a halo exchange, then the
+//                local sparse product), less v (v^T X), one allreduce of l doubles.
+//   local_trace  this rank's diagonal entries of A (MatGetDiagonal) less its sum of v_i^2.
+#include "gplvm/objectives/covariance_operator.hpp"
+#include "gplvm/parallel/communicator.hpp"
+#include "gplvm/petsc/petsc_matrix.hpp"
+
+namespace gplvm {
+
+class PetscMatrixCovariance : public CovarianceOperator {
+ public:
+  // Takes ownership of `matrix` (square and symmetric, rows split as X's rows will be).
+  // `local_deflation` is this rank's entries of v, or empty for S_hat = A. Collective (reads the
+  // diagonal).
+  PetscMatrixCovariance(const Communicator& comm, MatHandle matrix, Vector local_deflation = {});
+
+  Index num_rows() const override { return num_rows_; }
+  Index local_rows() const override { return local_rows_; }
+  Matrix apply(const ConstMatrixRef& local_latents) const override;
+  double local_trace() const override { return local_trace_; }
+  Mat matrix() const noexcept { return matrix_.get(); }
+
+ private:
+  const Communicator& comm_;
+  MatHandle matrix_;
+  Vector deflation_;       // this rank's entries of v
+  bool deflated_ = false;  // whether any rank has v: the same on every rank, so all join its allreduce
+  VecHandle in_, out_;     // work vectors with the matrix's layout, reused by every apply
+  Index num_rows_ = 0;
+  Index local_rows_ = 0;
+  double local_trace_ = 0.0;
+};
+
+}  // namespace gplvm

@@ -1,0 +1,109 @@
+// The diffusion-maps moment at 1-4 ranks: S_hat = M^t - phi0 phi0^T, kept sparse in PETSc, against a
+// dense NumPy diffusion map on the same k-NN graph (the right eigenvectors of P = D^-1 K_alpha, the
+// trivial one dropped, scaled by lambda^t); bad settings refused alike on every rank.
+#include <gtest/gtest.h>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/probdr/probdr_method.hpp"
+#include "probdr/probdr_test_support.hpp"
+#include "support/petsc_environment.hpp"
+
+namespace gplvm {
+namespace {
+
+constexpr Index kN = 180;
+constexpr Index kLatent = 2;
+
+RowMatrix roll() {
+  return testing::swiss_roll(kN, 5.0, 0.05, 23);
+}
+
+ProbdrSettings dmaps_settings(double alpha, double t) {
+  ProbdrSettings settings;
+  settings.method = "dmaps";
+  settings.latent_dim = kLatent;
+  settings.graph.k = 10;
+  settings.dmaps_alpha = alpha;
+  settings.dmaps_time = t;
+  return settings;
+}
+
+MomentEstimate dmaps(const RowMatrix& data, const ProbdrSettings& settings, const Communicator& comm) {
+  return probdr_method("dmaps").estimate(testing::local_block(data, comm), settings, comm);
+}
+
+// NumPy: the k nearest other rows by exact distances, union-symmetrised Gaussian weights with
+// eps = the median squared k-NN distance, K = A + I, the alpha-normalisation, P = D^-1 K_alpha and
+// its right eigenvectors (numpy.linalg.eig), the first (eigenvalue 1) dropped.
+constexpr const char* kDiffusionScript =
+    "Y, alpha, t = M[0], M[1][0, 0], int(M[1][0, 1])\n"
+    "n, k = len(Y), 10\n"
+    "D2 = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(-1)\n"
+    "np.fill_diagonal(D2, np.inf)\n"
+    "nn = np.argsort(D2, axis=1, kind='stable')[:, :k]\n"
+    "knn2 = np.take_along_axis(D2, nn, axis=1)\n"
+    "eps = np.median(knn2)\n"
+    "A = np.zeros((n, n)); A[np.repeat(np.arange(n), k), nn.ravel()] = np.exp(-knn2.ravel() / eps)\n"
+    "K = np.maximum(A, A.T) + np.eye(n)\n"
+    "q = K.sum(1) ** -alpha; Ka = q[:, None] * K * q[None, :]\n"
+    "P = Ka / Ka.sum(1)[:, None]\n"
+    "w, V = np.linalg.eig(P); w, V = w.real, V.real\n"
+    "order = np.argsort(-w); w, V = w[order], V[:, order]\n"
+    "E = V[:, 1:3] * w[1:3] ** t\n"
+    "print(' '.join(map(repr, np.r_[E.ravel(), w[1:3] ** t, w[0]].tolist())))\n";
+
+TEST(DiffusionMaps, DiffusionCoordinatesAreTheNumPyDiffusionMaps) {
+  const Communicator comm;
+  for (const auto& [alpha, t] : {std::pair{1.0, 1.0}, std::pair{0.5, 2.0}, std::pair{0.0, 3.0}}) {
+    const MomentEstimate moment = dmaps(roll(), dmaps_settings(alpha, t), comm);
+    ASSERT_EQ(moment.form, MomentForm::covariance);
+    const Matrix dense = testing::dense_moment(moment, comm);
+    const testing::DenseEigenpairs pairs = testing::retained_eigenpairs(moment, dense, kLatent);
+    const Matrix ours = testing::classical_coordinates(moment, kLatent, comm);
+    Matrix parameters(1, 2);
+    parameters << alpha, t;
+    const std::vector<double> ref = testing::python_on_root(kDiffusionScript, {Matrix(roll()), parameters},
+                                                            kN * kLatent + kLatent + 1, comm);
+    if (ref.empty()) GTEST_SKIP() << "no Python with NumPy";
+    const Matrix numpy = testing::as_matrix(ref, kN, kLatent);
+    const Vector values = Eigen::Map<const Vector>(ref.data() + kN * kLatent, kLatent);
+    EXPECT_NEAR(ref.back(), 1.0, 1e-12);  // the trivial eigenvalue the moment removes
+    const double projector = testing::projector_difference(ours, numpy);
+    const double eigenvalues = (pairs.values - values).cwiseAbs().maxCoeff();
+    EXPECT_LT(projector, 1e-8);
+    EXPECT_LT(eigenvalues, 1e-10);
+    // Each column is lambda^t psi up to psi's scale: a multiple of NumPy's column.
+    for (Index j = 0; j < kLatent; ++j) {
+      const double c = ours.col(j).dot(numpy.col(j)) / numpy.col(j).squaredNorm();
+      EXPECT_LT((ours.col(j) - c * numpy.col(j)).norm(), 1e-8 * ours.col(j).norm());
+    }
+    // S_hat is symmetric and its trace is the operator's.
+    EXPECT_LT((dense - dense.transpose()).cwiseAbs().maxCoeff(), 1e-13);
+    EXPECT_NEAR(comm.allreduce_sum(moment.covariance->local_trace()), dense.trace(), 1e-10);
+    if (comm.rank() == 0)
+      std::printf(
+          "[ measured ] dmaps alpha %.1f t %.0f vs NumPy: projector %.2e, eigenvalues %.2e (%.6f %.6f)\n",
+          alpha, t, projector, eigenvalues, pairs.values[0], pairs.values[1]);
+  }
+}
+
+TEST(DiffusionMaps, RefusesBadSettingsOnEveryRank) {
+  const Communicator comm;
+  EXPECT_EQ(testing::input_error_of([&] { dmaps(roll(), dmaps_settings(1.0, 1.5), comm); }).key,
+            "probdr.dmaps_time");
+  EXPECT_EQ(testing::input_error_of([&] { dmaps(roll(), dmaps_settings(1.0, 0.0), comm); }).key,
+            "probdr.dmaps_time");
+  ProbdrSettings settings = dmaps_settings(1.0, 1.0);
+  settings.dmaps_bandwidth = -1.0;
+  EXPECT_EQ(testing::input_error_of([&] { dmaps(roll(), settings, comm); }).key, "probdr.dmaps_bandwidth");
+  const testing::ThrownInput split = testing::input_error_of(
+      [&] { dmaps(testing::three_clusters(30, 30, 30, 3, 4), dmaps_settings(1.0, 1.0), comm); });
+  EXPECT_EQ(split.key, "graph.k");
+  EXPECT_NE(split.message.find("3 connected components"), std::string::npos) << split.message;
+}
+
+}  // namespace
+
+const auto* const petsc_environment = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
+
+}  // namespace gplvm
