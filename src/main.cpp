@@ -27,6 +27,10 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
   static const std::map<std::string, std::pair<Command, const char*>> table = {
       {"train",
        {train_command, "train a GPLVM, sparse or Bayesian GPLVM, or VAE (distributed over MPI ranks)"}},
+      {"embed",
+       {embed_command,
+        "embed data by PCA, classical MDS, Isomap, kernel PCA, Laplacian eigenmaps, LLE or diffusion "
+        "maps, read as Wishart models (model.kind = probdr)"}},
       {"encode", {encode_command, "map data through a trained encoder to latents (distributed)"}},
       {"import", {import_command, "convert IDX (.gz), NPY or CSV data to HDF5"}},
       {"generate", {generate_command, "write a synthetic data set with its true latents"}},

@@ -3,6 +3,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/name_registry.hpp"
 #include "gplvm/models/exact_gplvm_model.hpp"
+#include "gplvm/models/probdr_model.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/models/sparse_gplvm_config.hpp"
 #include "gplvm/models/vae_model_config.hpp"
@@ -55,6 +56,26 @@ ModelKind sparse_kind(const std::string& name, const std::string& summary, bool 
   return k;
 }
 
+ModelKind probdr_kind() {
+  ModelKind k{"probdr",
+              "classical dimensionality reduction as a Wishart model (probdr.method), fitted in closed form "
+              "or by L-BFGS (probdr.fit)",
+              [](const Config& config, const ModelRows& rows) -> std::unique_ptr<Model> {
+                return std::make_unique<ProbdrModel>(probdr_model_config(config), rows.data_dim,
+                                                     rows.num_data, rows.local_begin, rows.local_rows);
+              }};
+  k.gp_decoder = false;
+  // SLEPc's and PETSc's reductions follow the process count.
+  k.reproducible_sums = false;
+  k.full_batch_only = true;
+  k.paper_uniform_start = false;
+  k.closed_form = true;
+  k.fitting_method = [](const Config& config) -> std::string {
+    return config.get_string("probdr.fit") == "spectral" ? "spectral" : "lbfgs";
+  };
+  return k;
+}
+
 ModelKind vae_kind() {
   ModelKind k{"vae", "variational autoencoder with an MLP decoder, vae.*", make_vae_model};
   k.gp_decoder = false;
@@ -68,11 +89,11 @@ ModelKind vae_kind() {
 NameRegistry<ModelKind>& registry() {
   static NameRegistry<ModelKind> table = [] {
     NameRegistry<ModelKind> t("model.kind", "model kind");
-    for (ModelKind k :
-         {sas_kind("sas", "stochastic active sets", false),
-          sas_kind("bayesian_sas", "stochastic active sets and Gaussian latents", true), exact_kind(),
-          sparse_kind("sparse_gplvm", "inducing points, sparse.*", false),
-          sparse_kind("bayesian_gplvm", "inducing points and Gaussian latents, sparse.*", true), vae_kind()})
+    for (ModelKind k : {sas_kind("sas", "stochastic active sets", false),
+                        sas_kind("bayesian_sas", "stochastic active sets and Gaussian latents", true),
+                        exact_kind(), sparse_kind("sparse_gplvm", "inducing points, sparse.*", false),
+                        sparse_kind("bayesian_gplvm", "inducing points and Gaussian latents, sparse.*", true),
+                        vae_kind(), probdr_kind()})
       t.add(k.name, k);
     return t;
   }();

@@ -22,12 +22,15 @@ void require_latent_dim(Index latent_dim, Index num_rows) {
 double noise_value(const WishartNoise& noise, double discarded_mean, bool invert, double scale) {
   if (!noise.estimate) {
     require(std::isfinite(noise.fixed_value) && noise.fixed_value > 0,
-            "a fixed Wishart noise must be positive", {"", "noise", std::to_string(noise.fixed_value)});
+            "a fixed Wishart noise must be positive",
+            {"", kFixedNoiseKey, std::to_string(noise.fixed_value)});
     return noise.fixed_value;
   }
   require(discarded_mean > 1e-12 * scale,
-          "the moment has rank <= l: the noise estimate is zero and the objective unbounded; fix the noise",
-          {"", "noise", std::to_string(discarded_mean)});
+          "the mean of the moment's discarded eigenvalues is not positive (the moment has rank <= l, or "
+          "negative eigenvalues, as geodesic or other non-Euclidean distances give): the noise estimate "
+          "(that mean) leaves the objective without an optimum; fix the noise instead",
+          {"", kFixedNoiseKey, std::to_string(discarded_mean)});
   return invert ? 1.0 / discarded_mean : discarded_mean;
 }
 

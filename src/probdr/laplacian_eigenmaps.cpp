@@ -32,6 +32,14 @@ std::function<Matrix(const Matrix&, const Vector&)> classical_embedding(const Sp
   return [scale](const Matrix& vectors, const Vector&) -> Matrix { return scale.asDiagonal() * vectors; };
 }
 
+// L's null vector, normalised: D^{1/2} 1 for the normalised Laplacian (L D^{1/2} 1 = 0), 1 for the
+// unnormalised one. This rank's rows.
+Matrix null_vector(const SparseGraph& graph, LaplacianKind kind, const Communicator& comm) {
+  const Vector root_degree = kind == LaplacianKind::symmetric ? Vector(inverse_root_degrees(graph).cwiseInverse())
+                                                              : Vector(Vector::Ones(graph.local_rows()));
+  return root_degree / std::sqrt(comm.allreduce_sum(root_degree.squaredNorm()));
+}
+
 }  // namespace
 
 MomentEstimate laplacian_moment(const SparseGraph& graph, LaplacianKind kind, const Communicator& comm) {
@@ -47,6 +55,7 @@ MomentEstimate laplacian_moment(const SparseGraph& graph, LaplacianKind kind, co
   moment.form = MomentForm::precision;
   moment.precision = std::make_unique<PetscMatrixPrecision>(graph_laplacian(graph, kind, comm));
   moment.null_vectors = 1;
+  moment.null_space = null_vector(graph, kind, comm);
   moment.classical = classical_embedding(graph, kind);
   moment.description =
       std::string(kind == LaplacianKind::symmetric ? "symmetric normalised" : "unnormalised") +

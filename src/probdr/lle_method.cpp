@@ -90,6 +90,9 @@ MomentEstimate estimate_lle(const DataRef& local_data, const ProbdrSettings& set
   moment.form = MomentForm::precision;
   moment.precision = std::make_unique<PetscMatrixPrecision>(std::move(gamma));
   moment.null_vectors = 1;
+  // The weights of each row sum to one, so (I - W) 1 = 0: the constant vector, normalised.
+  moment.null_space =
+      Matrix::Constant(knn.local_rows(), 1, 1.0 / std::sqrt(static_cast<double>(knn.num_rows)));
   moment.classical = [](const Matrix& vectors, const Vector&) -> Matrix { return vectors; };
   moment.description = "LLE (I - W)^T (I - W), k = " + std::to_string(g.k) +
                        " neighbours, weights regularised by " + std::to_string(eps) + " tr(G)";

@@ -4,6 +4,7 @@
 #include "gplvm/core/name_registry.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/models/model_registry.hpp"
+#include "gplvm/run/closed_form_fit.hpp"
 #include "gplvm/run/full_batch_fit.hpp"
 #include "gplvm/run/minibatch_fit.hpp"
 
@@ -28,6 +29,14 @@ FittingMethod lbfgs() {
   return m;
 }
 
+FittingMethod spectral() {
+  FittingMethod m{"spectral", "the model's closed-form optimum (ProbDR: the moment's extreme eigenpairs)",
+                  fit_closed_form};
+  m.full_batch = true;
+  m.closed_form = true;
+  return m;
+}
+
 FittingMethod riemannian(const std::string& name, const std::string& summary, RiemannianMethod method) {
   FittingMethod m{name, summary, [method](const FitRun& run) { return fit_full_batch(run, method); }};
   m.full_batch = true;
@@ -43,7 +52,7 @@ NameRegistry<FittingMethod>& registry() {
   static NameRegistry<FittingMethod> table = [] {
     NameRegistry<FittingMethod> t("optim.method", "fitting method");
     for (FittingMethod m :
-         {minibatch_adam(), lbfgs(),
+         {minibatch_adam(), lbfgs(), spectral(),
           riemannian("riemannian_adam",
                      "full-batch Riemannian Adam on the latent points, Adam on the log-hyperparameters",
                      RiemannianMethod::adam),
@@ -98,12 +107,29 @@ const FittingMethod& fitting_method(const std::string& name) {
   return registry().at(name);
 }
 
+// A kind that chooses its method by its own keys (ModelKind::fitting_method).
+const FittingMethod& method_chosen_by_kind(const ModelKind& kind, const Config& config,
+                                           const std::string& name) {
+  const std::string chosen = kind.fitting_method(config);
+  require(name == kAuto || name == chosen,
+          "model.kind = \"" + kind.name + "\" chooses its fitting method by its own keys (here \"" + chosen +
+              "\"): leave optim.method at \"auto\"",
+          {"", "optim.method", name});
+  return fitting_method(chosen);
+}
+
 const FittingMethod& fitting_method_for(const Config& config) {
+  const ModelKind& kind = model_kind(config.get_string("model.kind"));
+  const std::string name = config.get_string("optim.method");
+  if (kind.fitting_method) return method_chosen_by_kind(kind, config, name);
   const bool full_batch = trains_full_batch(config);
   const bool curved = latent_space_is(config.get_string("model.latent_space"), &LatentSpace::is_curved);
-  const std::string name = config.get_string("optim.method");
   if (name == kAuto) return automatic_method(full_batch, curved);
   const FittingMethod& method = fitting_method(name);
+  require(!method.closed_form || kind.closed_form,
+          "optim.method = \"" + name + "\" writes a closed-form optimum, which model.kind " +
+              model_kinds_with(&ModelKind::closed_form) + " have and " + kind.name + " has not",
+          {"", "optim.method", name});
   require(method.moves_euclidean_points || curved,
           "optim.method = \"" + name +
               "\" moves points of a curved space: it needs a curved model.latent_space (" +

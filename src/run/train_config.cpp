@@ -13,6 +13,7 @@
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
+#include "gplvm/probdr/probdr_settings.hpp"
 #include "gplvm/run/fitting_method.hpp"
 
 namespace gplvm {
@@ -352,6 +353,8 @@ ConfigSchema train_config_schema() {
                {R::range(0, kMaxInt)})
       .add_string("output.path", "results/run.h5", "run file to write", {R::non_empty()})
       .add_string("output.checkpoint_dir", "", "checkpoint directory (default: <output.path>.checkpoints)");
+  // model.kind = "probdr": its methods (a registry of their own) and the neighbour graph.
+  add_probdr_keys(s);
   // The initial values registered kernels declare a key for (model/kernel_registry.hpp).
   for (const KernelSetting& setting : registered_kernel_settings())
     s.add_double(setting.key, setting.initial, setting.help, {R::greater_than(0)});

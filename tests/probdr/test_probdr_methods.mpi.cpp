@@ -261,7 +261,7 @@ TEST(ProbdrMethods, CmdsOfAPlanarConfigurationReconstructsIt) {
   EXPECT_EQ(testing::input_error_of([&] {
               fit_method("cmds", p, settings_with(3), WishartNoise::estimated(), comm);
             }).key,
-            "noise");
+            kFixedNoiseKey);
   if (comm.rank() == 0)
     std::printf(
         "[ measured ] CMDS of 8 x 3: |C C^T - (HP)(HP)^T| %.2e, ProbDR (s2 = 1e-12) %.2e (relative)\n",

@@ -12,6 +12,7 @@ namespace gplvm {
 using Arguments = std::vector<std::string>;
 
 int train_command(const Arguments& args, const Communicator& comm);
+int embed_command(const Arguments& args, const Communicator& comm);
 int encode_command(const Arguments& args, const Communicator& comm);
 int import_command(const Arguments& args, const Communicator& comm);
 int generate_command(const Arguments& args, const Communicator& comm);

@@ -9,6 +9,7 @@
 // rows (encoder or decoder weights): sharded Adam splits it. The rest of the shared block
 // (kernel, noise, inducing inputs, ...) every rank computes identically.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -226,6 +227,15 @@ class Model {
                                                                         const RowPartition& partition,
                                                                         LocalRows local_rows) const {
     return nullptr;
+  }
+
+  // The parameters at the model's closed-form optimum, for a model that has one (ProbDR's spectral
+  // fit: the moment's extreme eigenpairs), computed after initialise_from_data (collective); none
+  // for a model that is only trained. `progress` receives lines for long computations.
+  using ClosedFormProgress = std::function<void(const std::string& line)>;
+  virtual std::optional<Vector> closed_form_parameters(const Communicator& comm,
+                                                       const ClosedFormProgress& progress) const {
+    return std::nullopt;
   }
 
   // A wrapped model whose basepoint moves with the latent (model.basepoint = "linear"): m(x) under

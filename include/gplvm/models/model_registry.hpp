@@ -52,6 +52,11 @@ struct ModelKind {
   // and with the linear basepoint (model.basepoint = "linear").
   bool output_manifold = false;
   bool linear_basepoint = false;
+  // A closed-form optimum (Model::closed_form_parameters): optim.method = "spectral" may fit it.
+  bool closed_form = false;
+  // The fitting method (optim.method's name) the kind's own keys choose, e.g. probdr.fit; empty
+  // when optim.method alone decides. optim.method must then be "auto" or that name.
+  std::function<std::string(const Config& config)> fitting_method;
   // The wrapped-normal Monte Carlo keys (model.psi_samples, psi_noise, kl_mode, kl_estimator) on
   // curved latents.
   bool wrapped_psi_statistics = false;

@@ -9,6 +9,9 @@
 
 namespace gplvm {
 
+// The configuration key that fixes the noise (0: estimated); errors about the noise name it.
+inline constexpr const char* kFixedNoiseKey = "probdr.fixed_noise";
+
 // The noise of a closed-form fit: its maximum-likelihood estimate, or a value held fixed (e.g.
 // sigma^2 -> 0 to reproduce classical MDS coordinates exactly).
 struct WishartNoise {

@@ -39,7 +39,7 @@ struct WishartOptimum {
 // tr S_hat, n its order): s2 = (tr S_hat - sum of the retained) / (n - l), or fixed, and the column
 // scales (lambda - s2)^{1/2} (0 where lambda <= s2), so that X = U_retained diag(scales), row by row:
 // the eigenvectors may be distributed and come from any eigensolver. InputError (key "latent_dim")
-// unless 1 <= l < n; (key "noise") as spectral_covariance_fit.
+// unless 1 <= l < n; (key kFixedNoiseKey, "probdr.fixed_noise") as spectral_covariance_fit.
 struct CovarianceClosedForm {
   double noise = 0.0;
   Vector scales;
@@ -60,9 +60,9 @@ struct FactorEigenpairs {
 FactorEigenpairs factor_eigenpairs(const Communicator& comm, const DataRef& local_factor, Index count);
 
 // Collective. `local_factor` is this rank's rows of F (S_hat = F F^T); the latents come back with
-// the same rows. InputError (key "latent_dim") unless 1 <= l < n; (key "noise") if the fixed noise
-// is not positive, or if the estimate is zero (S_hat has rank <= l: the objective is then unbounded
-// below as s2 -> 0; fix the noise instead).
+// the same rows. InputError (key "latent_dim") unless 1 <= l < n; (key kFixedNoiseKey, "probdr.fixed_noise")
+// if the fixed noise is not positive, or if the estimate is zero (S_hat has rank <= l: the objective is then
+// unbounded below as s2 -> 0; fix the noise instead).
 WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& local_factor,
                                        Index latent_dim, const WishartNoise& noise);
 
@@ -75,7 +75,8 @@ WishartOptimum spectral_covariance_fit(const Communicator& comm, const DataRef& 
 // and the column scales (1 / lambda - beta)^{1/2} (0 where 1 / lambda <= beta), so that
 // X = U_retained diag(scales), row by row: the eigenvectors may be distributed. Retained pairs other
 // than the l smallest (Laplacian eigenmaps drops the constant one) still give a stationary point of
-// the objective, in X and beta, though not its minimum. InputError (key "noise") as below.
+// the objective, in X and beta, though not its minimum. InputError (key kFixedNoiseKey, "probdr.fixed_noise")
+// as below.
 struct PrecisionClosedForm {
   double noise = 0.0;
   Vector scales;

@@ -21,12 +21,18 @@ struct MomentEstimate {
   // Exactly one is set, as `form` says; rows distributed as the data's (RowPartition).
   std::unique_ptr<CovarianceOperator> covariance;
   std::unique_ptr<PrecisionOperator> precision;
-  // The Wishart's degrees of freedom d: the data's width for PCA, 1 for the other moments unless
-  // probdr.degrees_of_freedom says otherwise (it scales the objective, not its optimum).
+  // The Wishart's degrees of freedom d: probdr.degrees_of_freedom, else the method's own (the data's
+  // width for PCA, whose S_hat is Y Y^T / D; 1 for the other moments). It scales the objective, not
+  // its optimum.
   double degrees_of_freedom = 1.0;
   // Precision moments: how many of Gamma_hat's smallest eigenvectors are null vectors to drop
   // before the l retained (1 for a connected graph's Laplacian and for LLE's W W^T); 0 otherwise.
   Index null_vectors = 0;
+  // Those null vectors when known in closed form (1 / sqrt(n); D^{1/2} 1 normalised): this rank's
+  // rows, orthonormal columns (null_vectors of them), else empty. A gradient fit keeps X orthogonal
+  // to them, so that it reaches the same optimum as the spectral fit: without that constraint the
+  // objective's minimum would take the null vector as its first latent column.
+  Matrix null_space;
   // The method's classical coordinates from this rank's rows of the retained eigenvectors and
   // their eigenvalues (of S_hat, or of Gamma_hat without gamma): e.g. U Lambda^{1/2} for classical
   // MDS, D^{-1/2} U for Laplacian eigenmaps, lambda^t psi for diffusion maps.

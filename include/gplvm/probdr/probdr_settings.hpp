@@ -27,7 +27,7 @@ struct ProbdrSettings {
   Index latent_dim = 2;          // model.latent_dim, l
   // probdr.fixed_noise: 0 estimates sigma^2 / beta (their maximum-likelihood values), > 0 holds it.
   WishartNoise noise = WishartNoise::estimated();
-  // probdr.degrees_of_freedom: the Wishart's d; 0 takes the data's width D.
+  // probdr.degrees_of_freedom: the Wishart's d; 0 takes the method's (D for pca, 1 otherwise).
   double degrees_of_freedom = 0.0;
   double precision_regularisation = 1e-3;  // probdr.precision_regularisation, gamma > 0
   // probdr.landmarks: 0 for the exact dense moment (Isomap, kernel PCA, classical MDS); m > 0 for

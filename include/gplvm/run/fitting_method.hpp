@@ -48,6 +48,9 @@ struct FittingMethod {
   bool moves_curved_points = false;
   // What optim.method = "auto" picks for the training and the points it covers (one per pair).
   bool automatic = false;
+  // Writes the model's closed-form optimum instead of training (Model::closed_form_parameters):
+  // only for kinds registered with ModelKind::closed_form.
+  bool closed_form = false;
 };
 
 // Adds (or replaces) a method; InputError for an empty name, "auto", or a missing function.
@@ -56,8 +59,9 @@ std::vector<std::string> registered_fitting_methods();  // sorted
 // The registration of `name`; InputError naming optim.method and the known methods otherwise.
 const FittingMethod& fitting_method(const std::string& name);
 
-// The method that trains config's model: optim.method, with "auto" resolved (minibatch models: the
-// minibatch method; full-batch ones: L-BFGS on Euclidean latents, Riemannian Adam on curved ones).
+// The method that trains config's model: optim.method, with "auto" resolved (a kind that chooses
+// its own method by its keys, ModelKind::fitting_method: that one; minibatch models: the minibatch
+// method; full-batch ones: L-BFGS on Euclidean latents, Riemannian Adam on curved ones).
 // InputError naming optim.method when the method cannot train that model: full batch against
 // minibatch, or points it cannot move.
 const FittingMethod& fitting_method_for(const Config& config);

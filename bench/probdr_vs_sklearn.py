@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""ProbDR (`gplvm embed`) against scikit-learn on the same data and the same two cores, side by side.
+
+For each (method, data set, n) it runs, alternately and `--repeats` times:
+  - `mpirun -n RANKS gplvm embed --method M` (closed-form fit), each rank one thread;
+  - the scikit-learn estimator a user would pick instead (PCA, Isomap, KernelPCA, SpectralEmbedding,
+    LocallyLinearEmbedding; classical MDS as a NumPy/SciPy eigendecomposition of the double-centred
+    squared distances, since scikit-learn's MDS is SMACOF; diffusion maps as SciPy's eigsh on the same
+    operator), with the same two cores (OpenBLAS threads);
+and records wall time and peak resident memory of each (the largest process: per rank for gplvm), and
+the subspace projector difference between gplvm's classical coordinates (/probdr/classical) and
+scikit-learn's embedding, ||P_a - P_b||_F with P the orthogonal projector on the columns.
+
+A case scikit-learn cannot finish (memory, or --sklearn-limit seconds) is recorded as failed with its
+reason, so the table shows the n where it fails. Results are JSON lines appended to --out; a case
+already there is skipped, so an interrupted study resumes where it stopped.
+
+Data sets: swiss_roll (scikit-learn's make_swiss_roll, D = 3, noise 0.05), gp_rff (`gplvm generate
+--kind gp_rff`, D = 50), fmnist50 (the first n Fashion-MNIST training images, from Debian's
+dataset-fashion-mnist, PCA to 50 dimensions first, as the issue's target states).
+
+usage: /usr/bin/python3 bench/probdr_vs_sklearn.py --methods le,isomap --data swiss_roll --n 1000,10000
+       [--k 10] [--ranks 2] [--repeats 3] [--out bench/results/probdr.jsonl] [--build build]
+       [--no-sklearn] [--sklearn-limit 3600] [--landmarks 0]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FMNIST = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
+
+
+def env_for(threads):
+    env = dict(os.environ)
+    env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # Debian's OpenBLAS misses some recent Xeons
+    return env
+
+
+def timed(cmd, env, limit=None):
+    """Runs cmd under /usr/bin/time -v: (seconds, peak RSS in MB of the largest process, stdout, error)."""
+    start = time.monotonic()
+    try:
+        p = subprocess.run(["/usr/bin/time", "-v"] + cmd, env=env, cwd=ROOT, capture_output=True, text=True,
+                           timeout=limit)
+    except subprocess.TimeoutExpired:
+        return time.monotonic() - start, None, "", f"over {limit} s"
+    seconds = time.monotonic() - start
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
+    rss = int(m.group(1)) / 1024 if m else None
+    error = None if p.returncode == 0 else f"exit {p.returncode}: {p.stderr.strip().splitlines()[-3:]}"
+    return seconds, rss, p.stdout, error
+
+
+def make_data(name, n, path, build):
+    if os.path.exists(path):
+        return
+    if name == "swiss_roll":
+        from sklearn.datasets import make_swiss_roll
+        y, _ = make_swiss_roll(n_samples=n, noise=0.05, random_state=0)
+    elif name == "fmnist50":
+        import gzip
+        from sklearn.decomposition import PCA
+        with gzip.open(FMNIST, "rb") as f:
+            raw = np.frombuffer(f.read(), dtype=np.uint8, offset=16).reshape(-1, 784)
+        if n > raw.shape[0]:
+            sys.exit(f"Fashion-MNIST has {raw.shape[0]} training images, fewer than n = {n}")
+        y = PCA(n_components=50, random_state=0).fit_transform(raw[:n].astype(np.float64) / 255.0)
+    elif name == "gp_rff":
+        subprocess.run([os.path.join(build, "gplvm"), "generate", "--kind", "gp_rff", "--n", str(n), "--d", "50",
+                        "--output", path], check=True, cwd=ROOT, env=env_for(1), capture_output=True)
+        return
+    else:
+        sys.exit(f"unknown data set {name}")
+    with h5py.File(path + ".part", "w") as f:
+        f["/Y"] = y
+    os.replace(path + ".part", path)
+
+
+SKLEARN = r"""
+import sys, time, h5py, numpy as np
+method, data, out, k, l, landmarks = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+with h5py.File(data, "r") as f:
+    y = f["/Y"][...].astype(np.float64)
+n, d = y.shape
+t0 = time.monotonic()
+if method == "pca":
+    from sklearn.decomposition import PCA
+    e = PCA(n_components=l).fit_transform(y)
+elif method == "isomap":
+    from sklearn.manifold import Isomap
+    e = Isomap(n_neighbors=k, n_components=l).fit_transform(y)
+elif method == "kpca":
+    from sklearn.decomposition import KernelPCA
+    e = KernelPCA(n_components=l, kernel="rbf", gamma=1.0 / d).fit_transform(y)
+elif method == "le":
+    from sklearn.manifold import SpectralEmbedding
+    from sklearn.neighbors import kneighbors_graph
+    a = kneighbors_graph(y, k, include_self=False)
+    a = a.maximum(a.T)  # the binary union graph gplvm uses
+    e = SpectralEmbedding(n_components=l, affinity="precomputed").fit_transform(a)
+elif method == "lle":
+    from sklearn.manifold import LocallyLinearEmbedding
+    e = LocallyLinearEmbedding(n_neighbors=k, n_components=l, reg=1e-3).fit_transform(y)
+elif method == "cmds":
+    from scipy.linalg import eigh
+    from scipy.spatial.distance import cdist
+    d2 = cdist(y, y, "sqeuclidean")
+    b = -0.5 * (d2 - d2.mean(0) - d2.mean(1)[:, None] + d2.mean())
+    w, v = eigh(b, subset_by_index=[n - l, n - 1])
+    e = v[:, ::-1] * np.sqrt(np.maximum(w[::-1], 0))
+else:
+    raise SystemExit("no scikit-learn counterpart for " + method)
+seconds = time.monotonic() - t0
+np.save(out, e)
+print(seconds)
+"""
+
+
+def projector_difference(a, b):
+    qa, _ = np.linalg.qr(a)
+    qb, _ = np.linalg.qr(b)
+    cross = np.linalg.norm(qa.T @ qb) ** 2
+    return float(np.sqrt(max(2 * a.shape[1] - 2 * cross, 0.0)))
+
+
+def run_gplvm(args, method, data, out):
+    cmd = ["mpirun", "-n", str(args.ranks), "--bind-to", "core", os.path.join(args.build, "gplvm"), "embed",
+           "--method", method, "--data", data, "--output", out, "--force", f"--graph.k={args.k}",
+           f"--model.latent_dim={args.l}", f"--probdr.landmarks={args.landmarks}", "--json"]
+    seconds, rss, stdout, error = timed(cmd, env_for(1))
+    return {"seconds": seconds, "peak_rss_mb_per_rank": rss, "error": error}
+
+
+def run_sklearn(args, method, data, out):
+    if method == "dmaps":
+        return {"error": "no scikit-learn counterpart"}
+    script = os.path.join(tempfile.gettempdir(), "probdr_sklearn_baseline.py")
+    with open(script, "w") as f:
+        f.write(SKLEARN)
+    cmd = ["/usr/bin/python3", script, method, data, out, str(args.k), str(args.l), str(args.landmarks)]
+    seconds, rss, stdout, error = timed(cmd, env_for(args.ranks), args.sklearn_limit)
+    result = {"seconds": seconds, "peak_rss_mb": rss, "error": error}
+    if error is None:
+        result["fit_seconds"] = float(stdout.strip().splitlines()[-1])
+    return result
+
+
+def done_cases(path):
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {(r["method"], r["data"], r["n"], r["repeat"], r["tool"]) for r in map(json.loads, f)}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--methods", default="le")
+    p.add_argument("--data", default="swiss_roll")
+    p.add_argument("--n", default="1000")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--l", type=int, default=2)
+    p.add_argument("--ranks", type=int, default=2)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--landmarks", type=int, default=0)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "probdr.jsonl"))
+    p.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "probdr_bench"))
+    p.add_argument("--no-sklearn", action="store_true")
+    p.add_argument("--sklearn-limit", type=float, default=3600)
+    args = p.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    done = done_cases(args.out)
+    for n in map(int, args.n.split(",")):
+        data = os.path.join(args.work, f"{args.data}_{n}.h5")
+        make_data(args.data, n, data, args.build)
+        for method in args.methods.split(","):
+            for repeat in range(args.repeats):
+                tools = [("gplvm", run_gplvm)] + ([] if args.no_sklearn else [("sklearn", run_sklearn)])
+                for tool, run in tools:
+                    if (method, args.data, n, repeat, tool) in done:
+                        continue
+                    out = os.path.join(args.work, f"{tool}_{method}_{args.data}_{n}" +
+                                       (".h5" if tool == "gplvm" else ".npy"))
+                    r = run(args, method, data, out)
+                    r.update(method=method, data=args.data, n=n, repeat=repeat, tool=tool, ranks=args.ranks,
+                             k=args.k, l=args.l, landmarks=args.landmarks, host=os.uname().nodename,
+                             date=time.strftime("%Y-%m-%d"))
+                    if tool == "sklearn" and r.get("error") is None:
+                        with h5py.File(os.path.join(args.work, f"gplvm_{method}_{args.data}_{n}.h5"), "r") as f:
+                            ours = f["/probdr/classical"][...]
+                        r["projector_difference"] = projector_difference(ours, np.load(out))
+                    with open(args.out, "a") as f:
+                        f.write(json.dumps(r) + "\n")
+                    print(json.dumps(r), flush=True)
+
+
+if __name__ == "__main__":
+    main()
