@@ -113,6 +113,19 @@ std::string describe_output_space(const Hdf5ResultReader& file, Description& d) 
   return text + ", " + std::to_string(basis.cols()) + " tangent coordinates\n";
 }
 
+// A ProbDR run's method, fit and moment (/probdr/method) as JSON members and a second line.
+std::string describe_probdr(const Hdf5ResultReader& file, Description& d) {
+  if (!file.exists("/probdr/method")) return "";
+  const std::string method = file.read_string("/probdr/method");
+  const std::string fit = file.read_attribute_string("/probdr/method", "fit");
+  const std::string description = file.has_attribute("/probdr/method", "description")
+                                      ? file.read_attribute_string("/probdr/method", "description")
+                                      : "";
+  d.json.key("probdr_method").value(method).key("probdr_fit").value(fit);
+  d.json.key("probdr_moment").value(description);
+  return "  ProbDR " + method + ", " + fit + " fit" + (description.empty() ? "" : ": " + description) + "\n";
+}
+
 void describe_run(const Hdf5ResultReader& file, Description& d) {
   const auto n = file.read_attribute_int64("/", "num_data");
   const auto steps = file.read_attribute_int64("/", "steps");
@@ -130,13 +143,14 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   describe_origin(file, d);
   const std::string kernel_text = describe_kernel(file, d);
   const std::string chart_text = describe_output_space(file, d);
+  const std::string probdr_text = describe_probdr(file, d);
   char line[1024];
   std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s, noise = %.4g%s\n",
                 file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run",
                 (is_flat_latent_space(space) ? latents : latents + " " + space).c_str(),
                 static_cast<long long>(n), static_cast<long long>(steps), kernel_text.c_str(), noise,
                 data_file.empty() ? "" : (", data " + data_file).c_str());
-  d.text = line + chart_text;
+  d.text = line + chart_text + probdr_text;
 }
 
 // The metrics under /metrics as JSON members and ", name = value" text.

@@ -122,8 +122,9 @@ TEST(ProbdrCli, TheRunFileIsReadByInfoExportAndEmbeddingMetrics) {
             0);
   const CliResult info = run_gplvm("info out/le.h5", 0, r.dir);
   EXPECT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_TRUE(testing::contains(info.out, "probdr")) << info.out;
-  const CliResult exported = run_gplvm("export out/le.h5 --output out/le_latents.csv", 0, r.dir);
+  EXPECT_TRUE(testing::contains(info.out, "ProbDR le, spectral fit")) << info.out;
+  const CliResult exported =
+      run_gplvm("export --run out/le.h5 --format csv --output out/le_export", 0, r.dir);
   EXPECT_EQ(exported.exit_code, 0) << exported.err;
   const CliResult metrics =
       run_gplvm("embedding-metrics --latents out/le.h5 --data data.h5 --k 5 --json", 0, r.dir);
