@@ -129,10 +129,10 @@ print(seconds)
 
 
 def projector_difference(a, b):
+    """||P_a - P_b||_F for equal column counts, as sqrt(2) ||(I - P_a) Q_b||_F: no cancellation."""
     qa, _ = np.linalg.qr(a)
     qb, _ = np.linalg.qr(b)
-    cross = np.linalg.norm(qa.T @ qb) ** 2
-    return float(np.sqrt(max(2 * a.shape[1] - 2 * cross, 0.0)))
+    return float(np.sqrt(2.0) * np.linalg.norm(qb - qa @ (qa.T @ qb)))
 
 
 def run_gplvm(args, method, data, out):

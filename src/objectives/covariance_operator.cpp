@@ -33,31 +33,6 @@ double LowRankCovariance::local_trace() const {
 }
 
 DenseRowCovariance::DenseRowCovariance(const Communicator& comm, Matrix local_rows)
-    : comm_(comm), local_(std::move(local_rows)) {
-  const std::vector<std::int64_t> counts = comm_.allgather(static_cast<std::int64_t>(local_.rows()));
-  std::int64_t total = 0;
-  for (int r = 0; r < comm_.size(); ++r) {
-    if (r == comm_.rank()) first_row_ = total;
-    total += counts[r];
-  }
-  // Every rank sees the smallest and largest column count, so all agree on the verdict.
-  const auto columns = static_cast<std::int64_t>(local_.cols());
-  const bool square = comm_.allreduce_min(columns) == total && comm_.allreduce_max(columns) == total;
-  comm_.agree_on_problem(
-      square ? ""
-             : "the rows of S_hat (" + std::to_string(total) + " over all ranks) do not make a square matrix",
-      "covariance");
-}
-
-Matrix DenseRowCovariance::apply(const ConstMatrixRef& local_latents) const {
-  require_local_rows(local_latents, local_.rows());
-  const Matrix all_latents = comm_.allgather_rows(local_latents);
-  return local_ * all_latents;
-}
-
-double DenseRowCovariance::local_trace() const {
-  // This rank's diagonal entries (i, first_row + i): the superdiagonal at offset first_row.
-  return local_.diagonal(first_row_).sum();
-}
+    : rows_(comm, std::move(local_rows), "S_hat", "covariance") {}
 
 }  // namespace gplvm

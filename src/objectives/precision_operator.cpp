@@ -8,31 +8,6 @@
 namespace gplvm {
 
 DenseRowPrecision::DenseRowPrecision(const Communicator& comm, Matrix local_rows)
-    : comm_(comm), local_(std::move(local_rows)) {
-  const std::vector<std::int64_t> counts = comm_.allgather(static_cast<std::int64_t>(local_.rows()));
-  std::int64_t total = 0;
-  for (int r = 0; r < comm_.size(); ++r) {
-    if (r == comm_.rank()) first_row_ = total;
-    total += counts[r];
-  }
-  // The column counts may differ by rank: every rank sees the smallest and largest, so all agree.
-  const auto columns = static_cast<std::int64_t>(local_.cols());
-  const bool square = comm_.allreduce_min(columns) == total && comm_.allreduce_max(columns) == total;
-  const std::string problem = square ? ""
-                                     : "the rows of Gamma_hat (" + std::to_string(total) +
-                                           " over all ranks) do not make a square matrix";
-  comm_.agree_on_problem(problem, "precision");
-}
-
-Matrix DenseRowPrecision::apply(const ConstMatrixRef& local_latents) const {
-  require(local_latents.rows() == local_.rows(), "latents and Gamma_hat have different local row counts",
-          {"", "latents", std::to_string(local_latents.rows()) + " vs " + std::to_string(local_.rows())});
-  const Matrix all_latents = comm_.allgather_rows(local_latents);
-  return local_ * all_latents;
-}
-
-double DenseRowPrecision::local_trace() const {
-  return local_.diagonal(first_row_).sum();
-}
+    : rows_(comm, std::move(local_rows), "Gamma_hat", "precision") {}
 
 }  // namespace gplvm

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "builtin_methods.hpp"
+#include "double_centring.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/graph/connected_components.hpp"
 #include "gplvm/graph/neighbour_search.hpp"
@@ -41,19 +42,12 @@ SparseGraph geodesic_graph(const DataRef& local_data, const GraphSettings& g, co
   return graph;
 }
 
-// -1/2 H D^2 H from this rank's rows of D (all n columns): row means are local, column means one
-// allreduce of n doubles.
+// -1/2 H D^2 H from this rank's rows of the geodesic distances, in one n x n block per rank: the
+// distances are squared and scaled into a column-major copy, then centred in place (double_centring).
 Matrix double_centred_gram(const RowMatrix& distances, const Communicator& comm) {
-  const auto n = static_cast<double>(distances.cols());
-  const Matrix squared = distances.array().square();
-  Vector column_means = squared.colwise().sum().transpose();
-  comm.allreduce_sum(column_means.data(), column_means.size());
-  column_means /= n;
-  const double grand_mean = column_means.mean();
-  const Vector row_means = squared.rowwise().mean();
-  Matrix gram = squared.rowwise() - column_means.transpose();
-  gram.colwise() -= row_means;
-  return -0.5 * (gram.array() + grand_mean).matrix();
+  Matrix gram = -0.5 * distances.array().square().matrix();
+  double_centre(gram, comm);
+  return gram;
 }
 
 Matrix classical_mds(const Matrix& vectors, const Vector& values) {

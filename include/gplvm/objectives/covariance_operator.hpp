@@ -9,6 +9,7 @@
 //
 // S_hat must be symmetric; the objective's optimum needs its l largest eigenvalues positive.
 #include "gplvm/core/types.hpp"
+#include "gplvm/objectives/dense_row_matrix.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm {
@@ -46,17 +47,15 @@ class LowRankCovariance : public CovarianceOperator {
 class DenseRowCovariance : public CovarianceOperator {
  public:
   DenseRowCovariance(const Communicator& comm, Matrix local_rows);
-  Index num_rows() const override { return local_.cols(); }
-  Index local_rows() const override { return local_.rows(); }
-  Matrix apply(const ConstMatrixRef& local_latents) const override;
-  double local_trace() const override;
-  const Matrix& local_block() const noexcept { return local_; }
-  Index first_row() const noexcept { return first_row_; }
+  Index num_rows() const override { return rows_.num_rows(); }
+  Index local_rows() const override { return rows_.local_rows(); }
+  Matrix apply(const ConstMatrixRef& local_latents) const override { return rows_.apply(local_latents); }
+  double local_trace() const override { return rows_.local_trace(); }
+  const Matrix& local_block() const noexcept { return rows_.local_block(); }
+  Index first_row() const noexcept { return rows_.first_row(); }
 
  private:
-  const Communicator& comm_;
-  Matrix local_;
-  Index first_row_ = 0;
+  DenseRowMatrix rows_;
 };
 
 }  // namespace gplvm

@@ -14,6 +14,7 @@
 // Gamma_hat must be symmetric positive semi-definite. Regularisation (Gamma_hat + gamma I) is the
 // objective's business, not the operator's.
 #include "gplvm/core/types.hpp"
+#include "gplvm/objectives/dense_row_matrix.hpp"
 #include "gplvm/parallel/communicator.hpp"
 
 namespace gplvm {
@@ -33,20 +34,15 @@ class PrecisionOperator {
 // O(n^2 l / P).
 class DenseRowPrecision : public PrecisionOperator {
  public:
-  // Collective. `local_rows` (local_rows x n) are this rank's rows of Gamma_hat, consecutive blocks
-  // in rank order (as RowPartition's; any split, empty blocks allowed). InputError on every rank
-  // unless the blocks together have n rows and every one has n columns.
+  // Collective. InputError (key "precision") on every rank unless the blocks make an n x n matrix.
   DenseRowPrecision(const Communicator& comm, Matrix local_rows);
-
-  Index num_rows() const override { return local_.cols(); }
-  Index local_rows() const override { return local_.rows(); }
-  Matrix apply(const ConstMatrixRef& local_latents) const override;
-  double local_trace() const override;
+  Index num_rows() const override { return rows_.num_rows(); }
+  Index local_rows() const override { return rows_.local_rows(); }
+  Matrix apply(const ConstMatrixRef& local_latents) const override { return rows_.apply(local_latents); }
+  double local_trace() const override { return rows_.local_trace(); }
 
  private:
-  const Communicator& comm_;
-  Matrix local_;
-  Index first_row_ = 0;  // global index of this rank's first row
+  DenseRowMatrix rows_;
 };
 
 }  // namespace gplvm

@@ -9,7 +9,7 @@
 //   local_trace  this rank's diagonal entries of A (MatGetDiagonal) less its sum of v_i^2.
 #include "gplvm/objectives/covariance_operator.hpp"
 #include "gplvm/parallel/communicator.hpp"
-#include "gplvm/petsc/petsc_matrix.hpp"
+#include "gplvm/petsc/column_product.hpp"
 
 namespace gplvm {
 
@@ -19,22 +19,17 @@ class PetscMatrixCovariance : public CovarianceOperator {
   // `local_deflation` is this rank's entries of v, or empty for S_hat = A. Collective (reads the
   // diagonal).
   PetscMatrixCovariance(const Communicator& comm, MatHandle matrix, Vector local_deflation = {});
-
-  Index num_rows() const override { return num_rows_; }
-  Index local_rows() const override { return local_rows_; }
+  Index num_rows() const override { return product_.num_rows(); }
+  Index local_rows() const override { return product_.local_rows(); }
   Matrix apply(const ConstMatrixRef& local_latents) const override;
-  double local_trace() const override { return local_trace_; }
-  Mat matrix() const noexcept { return matrix_.get(); }
+  double local_trace() const override { return product_.local_trace() - deflation_.squaredNorm(); }
+  Mat matrix() const noexcept { return product_.matrix(); }
 
  private:
   const Communicator& comm_;
-  MatHandle matrix_;
+  ColumnProduct product_;
   Vector deflation_;       // this rank's entries of v
   bool deflated_ = false;  // whether any rank has v: the same on every rank, so all join its allreduce
-  VecHandle in_, out_;     // work vectors with the matrix's layout, reused by every apply
-  Index num_rows_ = 0;
-  Index local_rows_ = 0;
-  double local_trace_ = 0.0;
 };
 
 }  // namespace gplvm

@@ -8,7 +8,7 @@
 //   local_trace  the sum of this rank's diagonal entries (MatGetDiagonal), no communication.
 #include "gplvm/objectives/precision_operator.hpp"
 #include "gplvm/parallel/communicator.hpp"
-#include "gplvm/petsc/petsc_matrix.hpp"
+#include "gplvm/petsc/column_product.hpp"
 
 namespace gplvm {
 
@@ -16,20 +16,15 @@ class PetscMatrixPrecision : public PrecisionOperator {
  public:
   // Takes ownership of `matrix` (square, symmetric positive semi-definite, rows split as X's rows
   // will be). Collective (reads the diagonal).
-  explicit PetscMatrixPrecision(MatHandle matrix);
-
-  Index num_rows() const override { return num_rows_; }
-  Index local_rows() const override { return local_rows_; }
-  Matrix apply(const ConstMatrixRef& local_latents) const override;
-  double local_trace() const override { return local_trace_; }
-  Mat matrix() const noexcept { return matrix_.get(); }
+  explicit PetscMatrixPrecision(MatHandle matrix) : product_(std::move(matrix), "precision") {}
+  Index num_rows() const override { return product_.num_rows(); }
+  Index local_rows() const override { return product_.local_rows(); }
+  Matrix apply(const ConstMatrixRef& local_latents) const override { return product_.apply(local_latents); }
+  double local_trace() const override { return product_.local_trace(); }
+  Mat matrix() const noexcept { return product_.matrix(); }
 
  private:
-  MatHandle matrix_;
-  VecHandle in_, out_;  // work vectors with the matrix's layout, reused by every apply
-  Index num_rows_ = 0;
-  Index local_rows_ = 0;
-  double local_trace_ = 0.0;
+  ColumnProduct product_;
 };
 
 }  // namespace gplvm
