@@ -17,7 +17,7 @@ already there is skipped, so an interrupted study resumes where it stopped.
 
 Data sets: swiss_roll (scikit-learn's make_swiss_roll, D = 3, noise 0.05), gp_rff (`gplvm generate
 --kind gp_rff`, D = 50), fmnist50 (the first n Fashion-MNIST training images, from Debian's
-dataset-fashion-mnist, PCA to 50 dimensions first, as the issue's target states).
+dataset-fashion-mnist, which `bash scripts/install-deps.sh --with-demo` installs; PCA to 50 dimensions first).
 
 usage: /usr/bin/python3 bench/probdr_vs_sklearn.py --methods le,isomap --data swiss_roll --n 1000,10000
        [--k 10] [--ranks 2] [--repeats 3] [--out bench/results/probdr.jsonl] [--build build]
