@@ -173,15 +173,16 @@ ColumnStatistics dataset_statistics(const DistributedDataset& data, const Commun
 }  // namespace
 
 DataTransform preprocess_training_data(DistributedDataset& data, bool center, bool standardize,
-                                       const Communicator& comm) {
+                                       const Communicator& comm, bool warn_about_scale) {
   const DataTransform t = make_data_transform(dataset_statistics(data, comm), center, standardize);
   apply_data_transform(t, data);
+  const bool scale_warning = warn_about_scale && !standardize;
   if (!comm.is_root()) {
-    if (!standardize) dataset_statistics(data, comm);  // collective: rank 0 needs it for the warning
+    if (scale_warning) dataset_statistics(data, comm);  // collective: rank 0 needs it for the warning
     return t;
   }
   if (const std::string note = constant_columns_note(t); !note.empty()) log_warning(note);
-  if (!standardize)
+  if (scale_warning)
     if (const std::string warning = data_scale_warning(dataset_statistics(data, comm)); !warning.empty())
       log_warning(warning);
   return t;

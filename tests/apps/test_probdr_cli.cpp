@@ -129,6 +129,11 @@ TEST(ProbdrCli, TheRunFileIsReadByInfoExportAndEmbeddingMetrics) {
   const CliResult metrics =
       run_gplvm("embedding-metrics --latents out/le.h5 --data data.h5 --k 5 --json", 0, r.dir);
   EXPECT_EQ(metrics.exit_code, 0) << metrics.err;
+  // Data far from unit scale: the GP kinds' warning about their default hyperparameters does not apply.
+  testing::write_fixture_matrix(r.dir / "wide.h5", "/Y", 50.0 * helix(kRows, 7));
+  const CliResult wide = run_gplvm("embed --method pca --data wide.h5 --output out/wide.h5", 0, r.dir);
+  EXPECT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_FALSE(testing::contains(wide.err, "default hyperparameters")) << wide.err;
   const RowMatrix classical = read_fixture_matrix(r.dir / "out/le.h5", "/probdr/classical");
   EXPECT_EQ(classical.rows(), kRows);
   EXPECT_EQ(classical.cols(), 2);

@@ -72,10 +72,10 @@ std::string constant_columns_note(const DataTransform& transform);
 
 // Training data: computes the transform the settings ask for over all rows, applies it to this
 // rank's rows in place (local or local_f32, whichever is loaded) and logs on rank 0 the constant
-// columns and, when not standardising, data_scale_warning of the rows as the model will see them.
-// Collective.
+// columns and, when not standardising and `warn_about_scale` (a model whose default kernel and noise
+// assume unit-scale data), data_scale_warning of the rows as the model will see them. Collective.
 DataTransform preprocess_training_data(DistributedDataset& data, bool center, bool standardize,
-                                       const Communicator& comm);
+                                       const Communicator& comm, bool warn_about_scale = true);
 // Other data (to encode, evaluate or predict): applies a stored transform in place. InputError
 // naming the data file if its width differs from the transform's.
 void apply_data_transform(const DataTransform& transform, DistributedDataset& data);
