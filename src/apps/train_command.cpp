@@ -79,9 +79,9 @@ int train_command(const Arguments& args, const Communicator& comm) {
   }
   TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
   s.data_file_as_given = resolved.data_path_as_given;
-  // The scale warning is about a GP decoder's default hyperparameters: other kinds do not read them.
+  // The scale warning is about default hyperparameters that assume unit-scale data.
   const DataTransform preprocess = preprocess_training_data(
-      data, s.center, s.standardize, comm, model_kind(config.get_string("model.kind")).gp_decoder);
+      data, s.center, s.standardize, comm, model_kind(config.get_string("model.kind")).unit_scale_defaults);
   // SAS steps call OpenBLAS only for the A x A Cholesky; the rank's own threads run the rest. An
   // OpenBLAS pool (OPENBLAS_NUM_THREADS > 1) would spin between its calls on the cores those
   // threads need (seen in perf as sched_yield taking a tenth of a 2-thread step), so it gets one.

@@ -65,6 +65,7 @@ ModelKind probdr_kind() {
                                                      rows.num_data, rows.local_begin, rows.local_rows);
               }};
   k.gp_decoder = false;
+  k.unit_scale_defaults = false;  // its noise starts from the moment's own scale
   // SLEPc's and PETSc's reductions follow the process count.
   k.reproducible_sums = false;
   k.full_batch_only = true;

@@ -52,6 +52,9 @@ struct ModelKind {
   // and with the linear basepoint (model.basepoint = "linear").
   bool output_manifold = false;
   bool linear_basepoint = false;
+  // Its default hyperparameters (model.kernel_variance, model.noise_variance, model.lengthscale)
+  // assume data of unit scale: training warns about data far from it unless data.standardize.
+  bool unit_scale_defaults = true;
   // A closed-form optimum (Model::closed_form_parameters): optim.method = "spectral" may fit it.
   bool closed_form = false;
   // The fitting method (optim.method's name) the kind's own keys choose, e.g. probdr.fit; empty
