@@ -34,17 +34,19 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 # The linear-algebra and model tests again in a build for a generic x86-64 (no -march=native, so no
-# AVX-512) with Eigen's own product (GPLVM_GEMM=eigen), the one path neither other build takes.
+# AVX-512) with Eigen's own product (GPLVM_GEMM=eigen). Not part of CI: each extra build compiles
+# the whole library again, and test-blas below already covers a generic x86-64.
 test-generic: deps
 	cmake -S . -B build-generic -DCMAKE_BUILD_TYPE=Release -DGPLVM_NATIVE=OFF -DGPLVM_GEMM=eigen -DGPLVM_BUILD_BENCH=OFF
 	cmake --build build-generic -j $(JOBS) --target test_linalg test_model test_objectives
 	cd build-generic && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(TEST_JOBS) -R '^(linalg|model|objectives)\.'
 
-# The same layers once more with every product through OpenBLAS (GPLVM_GEMM=blas), the engine users
-# on CPUs without AVX-512 or with a faster vendor BLAS select, plus the distributed step and
-# training at 1-4 ranks.
+# The same layers once more for a generic x86-64 (no -march=native) with every product through
+# OpenBLAS (GPLVM_GEMM=blas): what a native build gives on a CPU without AVX-512, and the engine
+# users with a faster vendor BLAS select; plus the distributed step and training at 1-4 ranks.
+# The main build covers the packed AVX-512 engine (or this one, on a CPU without AVX-512).
 BLAS_TESTS = test_linalg test_model test_objectives test_models test_train test_distributed_sas_terms test_distributed_training
 test-blas: deps
-	cmake -S . -B build-blas -DCMAKE_BUILD_TYPE=Release -DGPLVM_GEMM=blas -DGPLVM_BUILD_BENCH=OFF
+	cmake -S . -B build-blas -DCMAKE_BUILD_TYPE=Release -DGPLVM_NATIVE=OFF -DGPLVM_GEMM=blas -DGPLVM_BUILD_BENCH=OFF
 	cmake --build build-blas -j $(JOBS) --target $(BLAS_TESTS)
 	cd build-blas && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(TEST_JOBS) -R '^(linalg|model|objectives|models|train)\.|^mpi\.test_distributed_(sas_terms|training)\.np[1-4]$$'

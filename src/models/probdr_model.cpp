@@ -147,6 +147,7 @@ std::optional<Vector> ProbdrModel::closed_form_parameters(const Communicator& co
   options.latent_dim = latent_dim();
   options.noise = config_.probdr.noise;
   options.regularisation = config_.probdr.precision_regularisation;
+  options.route = config_.probdr.eigensolver;
   if (progress)
     options.progress = [&progress](const EigenProgress& p) {
       char line[160];
@@ -187,6 +188,7 @@ void ProbdrModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) 
   if (!covariance)
     out.write_attribute("/probdr/method", "precision_regularisation", s.precision_regularisation);
   if (!spectral_) return;
+  out.write_attribute("/probdr/method", "eigensolver", spectral_->eigensolver);
   out.write_vector("/probdr/eigenvalues", spectral_->optimum.eigenvalues);
   out.write_attribute("/probdr/eigenvalues", "of",
                       covariance ? "S_hat (largest first)" : "Gamma_hat + gamma I (smallest first)");

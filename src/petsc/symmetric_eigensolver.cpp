@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/parallel/column_signs.hpp"
@@ -49,31 +50,70 @@ PetscErrorCode report_progress(EPS, PetscInt iteration, PetscInt converged, Pets
   return 0;
 }
 
-// Krylov-Schur on the wanted end, with the tolerance and convergence test of the header.
+// The spectral transformation's inner solve: a direct one, B^{-1} by Jacobi (exact for a diagonal B)
+// or (A - sigma B)^{-1} by a MUMPS LDL^T factorisation.
+void configure_inner_solve(EPS eps, bool shift_invert) {
+  ST st = nullptr;
+  KSP ksp = nullptr;
+  PC pc = nullptr;
+  check_petsc(EPSGetST(eps, &st), "EPSGetST");
+  if (shift_invert) check_petsc(STSetType(st, STSINVERT), "STSetType");
+  check_petsc(STGetKSP(st, &ksp), "STGetKSP");
+  check_petsc(KSPSetType(ksp, KSPPREONLY), "KSPSetType");
+  check_petsc(KSPGetPC(ksp, &pc), "KSPGetPC");
+  if (!shift_invert) {
+    check_petsc(PCSetType(pc, PCJACOBI), "PCSetType");
+    return;
+  }
+  check_petsc(PCSetType(pc, PCCHOLESKY), "PCSetType");
+  check_petsc(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS), "PCFactorSetMatSolverType");
+}
+
+// Krylov-Schur on the wanted end (or nearest the shift), with the tolerance and convergence test of
+// the header.
 void configure(EPS eps, const SparseEigenOptions& options, bool generalised) {
+  const bool shift_invert = options.shift.has_value();
   check_petsc(EPSSetProblemType(eps, generalised ? EPS_GHEP : EPS_HEP), "EPSSetProblemType");
   check_petsc(EPSSetType(eps, EPSKRYLOVSCHUR), "EPSSetType");
-  check_petsc(
-      EPSSetWhichEigenpairs(eps, options.end == SpectrumEnd::smallest ? EPS_SMALLEST_REAL : EPS_LARGEST_REAL),
-      "EPSSetWhichEigenpairs");
+  if (shift_invert) {
+    check_petsc(EPSSetTarget(eps, *options.shift), "EPSSetTarget");
+    check_petsc(EPSSetWhichEigenpairs(eps, EPS_TARGET_MAGNITUDE), "EPSSetWhichEigenpairs");
+  } else {
+    check_petsc(EPSSetWhichEigenpairs(
+                    eps, options.end == SpectrumEnd::smallest ? EPS_SMALLEST_REAL : EPS_LARGEST_REAL),
+                "EPSSetWhichEigenpairs");
+  }
   check_petsc(EPSSetDimensions(eps, static_cast<PetscInt>(options.count), PETSC_DEFAULT, PETSC_DEFAULT),
               "EPSSetDimensions");
   check_petsc(EPSSetTolerances(eps, options.tolerance, static_cast<PetscInt>(options.max_iterations)),
               "EPSSetTolerances");
-  check_petsc(EPSSetConvergenceTest(eps, EPS_CONV_NORM), "EPSSetConvergenceTest");
-  if (generalised) {  // B^{-1} through Jacobi, exact for a diagonal B
-    ST st = nullptr;
-    KSP ksp = nullptr;
-    PC pc = nullptr;
-    check_petsc(EPSGetST(eps, &st), "EPSGetST");
-    check_petsc(STGetKSP(st, &ksp), "STGetKSP");
-    check_petsc(KSPSetType(ksp, KSPPREONLY), "KSPSetType");
-    check_petsc(KSPGetPC(ksp, &pc), "KSPGetPC");
-    check_petsc(PCSetType(pc, PCJACOBI), "PCSetType");
-  }
+  check_petsc(EPSSetConvergenceTest(eps, shift_invert ? EPS_CONV_REL : EPS_CONV_NORM), "EPSSetConvergenceTest");
+  if (generalised || shift_invert) configure_inner_solve(eps, shift_invert);
   if (options.progress)
     check_petsc(EPSMonitorSet(eps, report_progress, const_cast<SparseEigenOptions*>(&options), nullptr),
                 "EPSMonitorSet");
+}
+
+// The known eigenvectors as SLEPc's deflation space (it copies them).
+void set_deflation(EPS eps, Mat matrix, const Matrix& local_deflation, const Communicator& comm,
+                   std::string& recorded) {
+  PetscInt local = 0;
+  check_petsc(MatGetLocalSize(matrix, &local, nullptr), "MatGetLocalSize");
+  const Index columns = comm.allreduce_max(static_cast<std::int64_t>(local_deflation.cols()));
+  if (columns == 0) return;
+  const bool fits = local_deflation.rows() == local && local_deflation.cols() == columns;
+  require(comm.allreduce_sum(static_cast<std::int64_t>(fits ? 0 : 1)) == 0,
+          "the deflation vectors must have the matrix's local rows and the same count on every rank",
+          {"", "eigen.deflation"});
+  std::vector<VecHandle> vectors(static_cast<std::size_t>(columns));
+  std::vector<Vec> raw;
+  for (Index j = 0; j < columns; ++j) {
+    check_petsc(MatCreateVecs(matrix, vectors[j].out(), nullptr), "MatCreateVecs", recorded);
+    copy_into(vectors[j].get(), local_deflation.col(j));
+    raw.push_back(vectors[j].get());
+  }
+  check_petsc(EPSSetDeflationSpace(eps, static_cast<PetscInt>(columns), raw.data()), "EPSSetDeflationSpace",
+              recorded);
 }
 
 // The first `count` converged pairs, in SLEPc's order (the wanted end first).
@@ -119,6 +159,7 @@ SparseEigenpairs symmetric_eigenpairs(Mat matrix, const SparseEigenOptions& opti
     check_petsc(EPSSetOperators(eps.get(), matrix, local_diagonal ? diagonal.get() : nullptr),
                 "EPSSetOperators", recorded);
     configure(eps.get(), options, local_diagonal != nullptr);
+    set_deflation(eps.get(), matrix, options.local_deflation, comm, recorded);
     check_petsc(EPSSolve(eps.get()), "EPSSolve", recorded);
   }
   PetscInt converged = 0;

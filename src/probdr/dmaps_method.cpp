@@ -134,7 +134,7 @@ MomentEstimate estimate_dmaps(const DataRef& local_data, const ProbdrSettings& s
   MomentEstimate moment;
   moment.form = MomentForm::covariance;
   moment.covariance =
-      std::make_unique<PetscMatrixCovariance>(comm, t == 1 ? std::move(m) : power_of(m, t), phi0);
+      std::make_unique<PetscMatrixCovariance>(comm, t == 1 ? std::move(m) : power_of(m, t), phi0, 1.0);
   // lambda^t psi: S_hat's eigenvalues are already lambda^t.
   moment.classical = [inverse_root = Vector(root_degrees.cwiseInverse())](const Matrix& vectors,
                                                                           const Vector& values) {

@@ -8,8 +8,11 @@
 namespace gplvm {
 
 PetscMatrixCovariance::PetscMatrixCovariance(const Communicator& comm, MatHandle matrix,
-                                             Vector local_deflation)
-    : comm_(comm), product_(std::move(matrix), "covariance"), deflation_(std::move(local_deflation)) {
+                                             Vector local_deflation, std::optional<double> spectrum_top)
+    : comm_(comm),
+      product_(std::move(matrix), "covariance"),
+      deflation_(std::move(local_deflation)),
+      spectrum_top_(spectrum_top) {
   // A rank without rows holds an empty v either way; whether there is one is agreed over the ranks.
   deflated_ = comm_.allreduce_max(static_cast<std::int64_t>(deflation_.size())) > 0;
   if (deflated_ && deflation_.size() == 0) deflation_ = Vector::Zero(product_.local_rows());

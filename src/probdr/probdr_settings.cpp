@@ -66,6 +66,11 @@ void add_method_keys(ConfigSchema& s) {
       .add_double("probdr.dmaps_time", 1.0,
                   "probdr dmaps: the diffusion time t of lambda^t psi, a whole number of steps (S_hat = M^t)",
                   {R::range(1, 64)})
+      .add_string("probdr.eigensolver", "auto",
+                  "probdr le, dmaps (spectral fit): krylov_schur (products only), shift_invert (one MUMPS "
+                  "factorisation, then few restarts: for large graphs) or auto (shift_invert from " +
+                      std::to_string(kShiftInvertRows) + " rows)",
+                  {R::one_of({"auto", "krylov_schur", "shift_invert"})})
       .add_double("probdr.dmaps_bandwidth", 0.0,
                   "probdr dmaps: eps of the kernel exp(-|y - y'|^2 / eps); 0 takes the median squared k-NN "
                   "distance",
@@ -115,6 +120,10 @@ ProbdrSettings read_probdr_settings(const Config& c) {
   s.dmaps_time = c.get_double("probdr.dmaps_time");
   s.dmaps_bandwidth = c.get_double("probdr.dmaps_bandwidth");
   s.seed = static_cast<std::uint64_t>(c.get_int("train.seed"));
+  const std::string route = c.get_string("probdr.eigensolver");
+  s.eigensolver = route == "krylov_schur"   ? EigenRoute::krylov_schur
+                  : route == "shift_invert" ? EigenRoute::shift_invert
+                                            : EigenRoute::automatic;
   s.graph.k = static_cast<Index>(c.get_int("graph.k"));
   s.graph.search.search = parse_neighbour_search(c.get_string("graph.search"), "graph.search");
   s.graph.symmetrize = parse_symmetrisation(c.get_string("graph.symmetrize"), "graph.symmetrize");

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/objectives/wishart_precision.hpp"
 #include "gplvm/parallel/column_signs.hpp"
+#include "gplvm/petsc/petsc_error.hpp"
 #include "gplvm/petsc/shell_matrix.hpp"
+#include "gplvm/probdr/petsc_covariance.hpp"
 #include "gplvm/probdr/petsc_precision.hpp"
 
 namespace gplvm {
@@ -15,6 +18,11 @@ namespace {
 
 constexpr const char* kLatentDimKey = "model.latent_dim";
 constexpr int kPowerSteps = 8;
+constexpr const char* kEigensolverKey = "probdr.eigensolver";
+// The shift's distance outside the spectrum, relative to ||A||: small enough that the wanted
+// eigenvalues, relative to the shift, stay apart (a 10^6-point Laplacian's smallest are near 1e-5
+// ||A||), large enough that A - sigma I stays well conditioned for the factorisation (1e6).
+constexpr double kShiftMargin = 1e-6;
 
 // The extreme eigenpairs a closed form needs, this rank's rows of their vectors.
 struct Spectrum {
@@ -22,6 +30,7 @@ struct Spectrum {
   Matrix local_vectors;
   double trace = 0.0;  // of the moment (S_hat or Gamma_hat, without gamma)
   Index iterations = 0;
+  std::string route;
 };
 
 using Product = std::function<Matrix(const ConstMatrixRef&)>;
@@ -59,6 +68,29 @@ double power_norm(const Product& product, Index local_rows, const Communicator& 
   return estimate > 0 ? estimate : 1.0;
 }
 
+bool shift_invert_wanted(const SpectralFitOptions& options, Index n) {
+  if (options.route == EigenRoute::automatic) return n >= kShiftInvertRows;
+  return options.route == EigenRoute::shift_invert;
+}
+
+void refuse_shift_invert(const SpectralFitOptions& options, const std::string& why) {
+  require(options.route != EigenRoute::shift_invert, "shift_invert needs " + why + "; use krylov_schur",
+          {"", kEigensolverKey, "shift_invert"});
+}
+
+double infinity_norm(Mat matrix) {
+  PetscReal norm = 0;
+  check_petsc(MatNorm(matrix, NORM_INFINITY, &norm), "MatNorm");
+  return norm;
+}
+
+std::string route_name(const SparseEigenOptions& eigen) {
+  if (!eigen.shift) return "Krylov-Schur (SLEPc)";
+  char shift[32];
+  std::snprintf(shift, sizeof shift, "%.6g", *eigen.shift);
+  return std::string("Krylov-Schur, shift-and-invert about ") + shift + " (SLEPc, MUMPS)";
+}
+
 // Krylov-Schur on a shell matrix whose product is the operator's.
 SparseEigenpairs operator_eigenpairs(const Product& product, Index local_rows, Index n,
                                      const SparseEigenOptions& eigen, const Communicator& comm) {
@@ -83,30 +115,48 @@ Spectrum largest_of(const CovarianceOperator& covariance, const SpectralFitOptio
                     const Communicator& comm) {
   const Index l = options.latent_dim;
   if (const auto* low_rank = dynamic_cast<const LowRankCovariance*>(&covariance)) {
+    refuse_shift_invert(options, "a sparse covariance matrix with a known largest eigenvalue (dmaps)");
     FactorEigenpairs pairs = factor_eigenpairs(comm, low_rank->local_factor(), l);
     // The Krylov route's sign convention, so that both routes give the same vectors.
     fix_column_signs(pairs.local_vectors, first_row_of(covariance.local_rows(), comm), comm);
-    return {pairs.values, pairs.local_vectors, pairs.trace, 0};
+    return {pairs.values, pairs.local_vectors, pairs.trace, 0, "dense eigendecomposition of the factor's Gram"};
+  }
+  const double trace = comm.allreduce_sum(covariance.local_trace());
+  SparseEigenOptions eigen = eigen_options(l, SpectrumEnd::largest, options);
+  const auto* sparse = dynamic_cast<const PetscMatrixCovariance*>(&covariance);
+  if (!sparse || !sparse->spectrum_top()) {
+    refuse_shift_invert(options, "a sparse covariance matrix with a known largest eigenvalue (dmaps)");
+  } else if (shift_invert_wanted(options, covariance.num_rows())) {
+    // A's eigenpairs after v's (v v^T is A's top eigenpair, removed from S_hat): S_hat's largest.
+    const double top = *sparse->spectrum_top();
+    eigen.shift = top + kShiftMargin * std::max(std::abs(top), infinity_norm(sparse->matrix()));
+    if (sparse->deflated()) eigen.local_deflation = sparse->local_deflation();
+    const SparseEigenpairs pairs = symmetric_eigenpairs(sparse->matrix(), eigen, comm);
+    return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
   }
   const Product product = [&covariance](const ConstMatrixRef& x) { return covariance.apply(x); };
-  const SparseEigenpairs pairs = operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(),
-                                                     eigen_options(l, SpectrumEnd::largest, options), comm);
-  return {pairs.values, pairs.local_vectors, comm.allreduce_sum(covariance.local_trace()), pairs.iterations};
+  const SparseEigenpairs pairs =
+      operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(), eigen, comm);
+  return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 
 // The `count` smallest of Gamma_hat: a PETSc matrix's directly, any other operator's through a shell.
 Spectrum smallest_of(const PrecisionOperator& precision, Index count, const SpectralFitOptions& options,
                      const Communicator& comm) {
-  const SparseEigenOptions eigen = eigen_options(count, SpectrumEnd::smallest, options);
+  SparseEigenOptions eigen = eigen_options(count, SpectrumEnd::smallest, options);
   const double trace = comm.allreduce_sum(precision.local_trace());
   if (const auto* sparse = dynamic_cast<const PetscMatrixPrecision*>(&precision)) {
+    // Gamma_hat is positive semi-definite: a shift just below 0 keeps Gamma_hat - sigma I definite.
+    if (shift_invert_wanted(options, precision.num_rows()))
+      eigen.shift = -kShiftMargin * infinity_norm(sparse->matrix());
     const SparseEigenpairs pairs = symmetric_eigenpairs(sparse->matrix(), eigen, comm);
-    return {pairs.values, pairs.local_vectors, trace, pairs.iterations};
+    return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
   }
+  refuse_shift_invert(options, "a sparse precision matrix (le)");
   const Product product = [&precision](const ConstMatrixRef& x) { return precision.apply(x); };
   const SparseEigenpairs pairs =
       operator_eigenpairs(product, precision.local_rows(), precision.num_rows(), eigen, comm);
-  return {pairs.values, pairs.local_vectors, trace, pairs.iterations};
+  return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 
 Matrix classical_of(const MomentEstimate& moment, const Matrix& vectors, const Vector& values) {
@@ -128,6 +178,7 @@ SpectralFit covariance_fit(const MomentEstimate& moment, const SpectralFitOption
   fit.classical = classical_of(moment, spectrum.local_vectors, spectrum.values);
   fit.trace = spectrum.trace;
   fit.iterations = spectrum.iterations;
+  fit.eigensolver = spectrum.route;
   return fit;
 }
 
@@ -166,6 +217,7 @@ SpectralFit precision_fit(const MomentEstimate& moment, const SpectralFitOptions
   fit.optimum.latents = vectors * closed.scales.asDiagonal();
   fit.classical = classical_of(moment, vectors, spectrum.values.tail(l));
   fit.iterations = spectrum.iterations;
+  fit.eigensolver = spectrum.route;
   return fit;
 }
 

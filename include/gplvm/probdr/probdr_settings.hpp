@@ -10,6 +10,7 @@
 #include "gplvm/graph/neighbour_search.hpp"
 #include "gplvm/graph/symmetrisation.hpp"
 #include "gplvm/objectives/wishart_noise.hpp"
+#include "gplvm/probdr/spectral_fit.hpp"
 
 namespace gplvm {
 
@@ -42,6 +43,7 @@ struct ProbdrSettings {
   double dmaps_time = 1.0;           // probdr.dmaps_time: t of lambda^t psi
   double dmaps_bandwidth = 0.0;      // probdr.dmaps_bandwidth: eps of exp(-|y-y'|^2/eps); 0: median k-NN d^2
   std::uint64_t seed = 0;            // train.seed (random starts, landmark draws)
+  EigenRoute eigensolver = EigenRoute::automatic;  // probdr.eigensolver (spectral_fit.hpp)
   GraphSettings graph;
 };
 
