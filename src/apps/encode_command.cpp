@@ -5,7 +5,6 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/inference_options.hpp"
-#include "gplvm/run/json_summary.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/version.hpp"
@@ -15,6 +14,7 @@
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
 #include "gplvm/model/latent_space.hpp"
+#include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/manifold_data.hpp"
 #include "gplvm/run/trained_run.hpp"
 #include "gplvm/run/training_side.hpp"
@@ -33,9 +33,11 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   cl.parse(args);
   if (cl.has("help")) {
     if (comm.is_root())
-      std::printf("%s", cl.help("Encode data with a trained amortised model, or infer the latents of "
-                                "new data under a free-latent one (GP predictive density, decoder fixed).")
-                            .c_str());
+      std::printf("%s",
+                  cl.help("Encode data with a trained amortised model, infer the latents of new data "
+                          "under a free-latent one (GP predictive density, decoder fixed), or place new "
+                          "rows by a ProbDR method's out-of-sample (Nystrom) extension.")
+                      .c_str());
     return kExitOk;
   }
   const std::string run_path = cl.required("run"), output = cl.required("output");
@@ -57,7 +59,15 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   RowMatrix mean, variance;
   // The model, not model.latents, says whether its latents are free: `exact` always has them.
   const bool inferred = model->latents() == LatentKind::free;
-  if (inferred) {
+  // Free latents without a GP decoder (ProbDR) place new rows by the model's own extension.
+  const bool extended = inferred && !own_data && !model->has_gp_decoder();
+  if (extended) {
+    const TrainingSide training = load_training_side(run, run.settings.data_file, comm);
+    const auto first = static_cast<Index>(training.data.partition.begin(comm.rank()));
+    const Index rows = training.data.local.rows();
+    mean = model->extend_out_of_sample(params, training.data.local,
+                                       training.latent_mean.middleRows(first, rows), data.local, comm);
+  } else if (inferred) {
     run.require_gp_decoder("gplvm encode (free latents)");
     TrainingSide training = load_training_side(run, run.settings.data_file, comm);
     const std::optional<SphereLinearBasepoint> basepoint = model->linear_basepoint(params);
@@ -86,7 +96,8 @@ int encode_command(const Arguments& args, const Communicator& comm) {
   out.write_attribute("/", "data_file", std::filesystem::absolute(data.file).string());
   out.write_attribute("/", "version", version());
   out.write_attribute("/", "git_commit", git_commit());
-  out.write_attribute("/latent", "method", inferred ? "inferred" : "encoded");
+  out.write_attribute("/latent", "method", extended ? "extended" : inferred ? "inferred" : "encoded");
+  if (extended) out.write_attribute("/latent", "extension", model->out_of_sample_extension());
   out.commit();
   if (comm.is_root()) {
     if (cl.has("json")) {

@@ -54,6 +54,14 @@ Model::ActiveSet Model::active_set() const {
   return block ? ActiveSet{{block->offset, block->rows}, block->refresh_every} : ActiveSet{};
 }
 
+RowMatrix Model::extend_out_of_sample(const Vector&, const DataRef&, const ConstMatrixRef&, const DataRef&,
+                                      const Communicator&) const {
+  throw InputError(
+      "model.kind = \"" + kind() +
+          "\" has no out-of-sample extension: new rows need an amortised encoder or a GP decoder",
+      {"", "model.kind", kind()});
+}
+
 DecoderSummary Model::decoder_summary(const Vector& params) const {
   DecoderSummary summary;
   summary.noise_variance = noise_variance(params);

@@ -53,6 +53,9 @@ class ProbdrObjective : public FullBatchObjective {
     gradient[noise_] = -e.d_log_noise;
     Eigen::Map<RowMatrix>(gradient.data() + latents_, rows, l) =
         -without_null_space(e.d_latents, null_space, comm_);
+    // A fixed noise (probdr.fixed_noise) gets no gradient, so that L-BFGS leaves its bits (the
+    // argument of models/sparse_gplvm_training.cpp, drop_held_gradient).
+    for (const Index i : model_.fixed_parameter_indices()) gradient[i] = 0.0;
     return -e.value;
   }
   std::string value_name() const override { return "negative_wishart_kl"; }
@@ -168,6 +171,21 @@ DecoderSummary ProbdrModel::decoder_summary(const Vector& params) const {
   DecoderSummary summary;
   summary.noise_variance = std::exp(params[noise_offset_]);
   return summary;
+}
+
+std::string ProbdrModel::out_of_sample_extension() const {
+  return probdr_method(config_.probdr.method).extension;
+}
+
+RowMatrix ProbdrModel::extend_out_of_sample(const Vector& params, const DataRef& training,
+                                            const ConstMatrixRef& training_latents, const DataRef& new_rows,
+                                            const Communicator& comm) const {
+  const ProbdrMethod& method = probdr_method(config_.probdr.method);
+  require(static_cast<bool>(method.extend),
+          "probdr method " + method.name + " has no out-of-sample extension: its new rows cannot be encoded",
+          {"", "probdr.method", method.name});
+  return method.extend({training, training_latents, std::exp(params[noise_offset_]), new_rows},
+                       config_.probdr, comm);
 }
 
 void ProbdrModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {

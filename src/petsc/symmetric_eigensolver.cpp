@@ -87,7 +87,8 @@ void configure(EPS eps, const SparseEigenOptions& options, bool generalised) {
               "EPSSetDimensions");
   check_petsc(EPSSetTolerances(eps, options.tolerance, static_cast<PetscInt>(options.max_iterations)),
               "EPSSetTolerances");
-  check_petsc(EPSSetConvergenceTest(eps, shift_invert ? EPS_CONV_REL : EPS_CONV_NORM), "EPSSetConvergenceTest");
+  check_petsc(EPSSetConvergenceTest(eps, shift_invert ? EPS_CONV_REL : EPS_CONV_NORM),
+              "EPSSetConvergenceTest");
   if (generalised || shift_invert) configure_inner_solve(eps, shift_invert);
   if (options.progress)
     check_petsc(EPSMonitorSet(eps, report_progress, const_cast<SparseEigenOptions*>(&options), nullptr),

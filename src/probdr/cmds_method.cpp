@@ -56,6 +56,12 @@ ProbdrMethod cmds_method() {
   m.summary = "classical MDS: -1/2 H D2 H of the squared Euclidean distances as a covariance";
   m.form = MomentForm::covariance;
   m.estimate = estimate_cmds;
+  // For Euclidean distances -1/2 H D2 H = Y_c Y_c^T, and the Nystrom (Gower) extension of a new
+  // row's squared distances is its projection onto the principal axes.
+  m.extend = [](const OutOfSampleInputs& in, const ProbdrSettings&, const Communicator& comm) {
+    return extend_centred_rows(in, 1.0, comm);
+  };
+  m.extension = "Gower's formula (the Nystrom extension of -1/2 H D2 H): projection onto the principal axes";
   return m;
 }
 

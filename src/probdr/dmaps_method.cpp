@@ -147,6 +147,59 @@ MomentEstimate estimate_dmaps(const DataRef& local_data, const ProbdrSettings& s
   return moment;
 }
 
+// The training graph's degrees the extension needs: eps, q = K 1 and d = K_alpha 1 (this rank's rows).
+struct DiffusionDegrees {
+  double eps = 0.0;
+  RowMatrix q_and_d;  // local rows x 2
+};
+
+DiffusionDegrees diffusion_degrees(const DataRef& local_data, const ProbdrSettings& settings,
+                                   const Communicator& comm) {
+  const GraphSettings& g = settings.graph;
+  const KnnGraph knn = nearest_neighbours(local_data, g.k, g.search, comm);
+  DiffusionDegrees out;
+  out.eps = bandwidth(knn, settings, comm);
+  const SparseGraph graph = symmetrise(knn, g.symmetrize, {EdgeWeight::heat, out.eps}, comm);
+  MatHandle m = distributed_matrix(kernel_rows(graph), comm);
+  const Vector q = row_sums(m.get());
+  scale_symmetrically(m.get(), q.array().pow(-settings.dmaps_alpha).matrix());
+  out.q_and_d.resize(q.size(), 2);
+  out.q_and_d.col(0) = q;
+  out.q_and_d.col(1) = row_sums(m.get());
+  return out;
+}
+
+// The Nystrom extension of one diffusion step: the new row y* joins the graph by Gaussian edges to
+// its k nearest training rows, k(y*, y_i) = exp(-|y* - y_i|^2 / eps), and its own 1; q* = 1 + sum_i
+// k(y*, y_i), k_alpha(y*, y_i) = k(y*, y_i) / (q*^alpha q_i^alpha), d* = q*^{-2 alpha} + sum_i
+// k_alpha(y*, y_i) and M(y*, y_i) = k_alpha(y*, y_i) / sqrt(d* d_i). An eigenvector phi of M of
+// eigenvalue lambda extends as phi* = sum_i M(y*, y_i) phi_i / lambda (psi* = P(y*, .) psi / lambda
+// for P's right eigenvectors, times sqrt(d*)); S_hat's eigenvalues are lambda^t, so in X's frame
+// x* = (sum_i M(y*, y_i) x_i) (X^T X + s2 I)^{-1/t}.
+RowMatrix extend_dmaps(const OutOfSampleInputs& in, const ProbdrSettings& settings,
+                       const Communicator& comm) {
+  require_settings(settings);
+  const DiffusionDegrees degrees = diffusion_degrees(in.training, settings, comm);
+  const Index k = settings.graph.k;
+  const double alpha = settings.dmaps_alpha;
+  const KnnGraph near = training_neighbours(in.training, in.new_rows, k, comm);
+  const RowMatrix latents = training_rows(in.training_latents, near.num_rows, near.neighbours, comm);
+  const RowMatrix q_and_d = training_rows(degrees.q_and_d, near.num_rows, near.neighbours, comm);
+  RowMatrix sums = RowMatrix::Zero(in.new_rows.rows(), in.training_latents.cols());
+  for (Index i = 0; i < sums.rows(); ++i) {
+    const Vector weights = (-near.distances.row(i).array().square() / degrees.eps).exp();
+    const double q = 1.0 + weights.sum();
+    Vector alpha_weights(k);
+    for (Index t = 0; t < k; ++t)
+      alpha_weights[t] = weights[t] / (std::pow(q, alpha) * std::pow(q_and_d(i * k + t, 0), alpha));
+    const double d = std::pow(q, -2.0 * alpha) + alpha_weights.sum();
+    for (Index t = 0; t < k; ++t)
+      sums.row(i) += alpha_weights[t] / std::sqrt(d * q_and_d(i * k + t, 1)) * latents.row(i * k + t);
+  }
+  const Matrix gram = latent_gram(in.training_latents, comm);
+  return sums * covariance_extension_factor(gram, in.noise, settings.dmaps_time);
+}
+
 }  // namespace
 
 ProbdrMethod diffusion_maps_method() {
@@ -157,6 +210,8 @@ ProbdrMethod diffusion_maps_method() {
   m.form = MomentForm::covariance;
   m.estimate = estimate_dmaps;
   m.uses_graph = true;
+  m.extend = extend_dmaps;
+  m.extension = "Nystrom extension of one diffusion step from the new row's k nearest training rows";
   return m;
 }
 

@@ -124,6 +124,46 @@ MomentEstimate estimate_kpca(const DataRef& local_data, const ProbdrSettings& se
   return moment;
 }
 
+// Exact: s*_i = k(y*, y_i) - kbar_i - kbar* + kbar, with kbar_i the training kernel's row means. The
+// fitted columns of X are orthogonal to 1 (H K H's eigenvectors, or a fit kept off its null
+// vector), so the terms constant in i drop out: s* X = sum_i k(y*, y_i) x_i - sum_i kbar_i x_i.
+RowMatrix extend_exact(const Kernel& kernel, const OutOfSampleInputs& in, const Communicator& comm) {
+  const CrossBlock cross = [&](const DataRef& slice) { return kernel_rows(kernel, slice, in.training); };
+  const auto n = static_cast<double>(comm.allreduce_sum(static_cast<std::int64_t>(in.training.rows())));
+  const Matrix ones = Matrix::Ones(in.training.rows(), 1);
+  const Vector row_means = cross_times_latents(in.training, ones, cross, comm).col(0) / n;
+  Vector offset = in.training_latents.transpose() * row_means;
+  comm.allreduce_sum(offset.data(), offset.size());
+  RowMatrix product = cross_times_latents(in.new_rows, in.training_latents, cross, comm);
+  product.rowwise() -= offset.transpose();
+  return product * covariance_extension_factor(latent_gram(in.training_latents, comm), in.noise);
+}
+
+// Nystrom: the new row's features phi* = k(y*, Z) K_ZZ^{-1/2}, centred by the training features'
+// means, against the training factor: s* X = phi* ((H Phi)^T X).
+RowMatrix extend_nystrom(const Kernel& kernel, const OutOfSampleInputs& in, const ProbdrSettings& settings,
+                         const Communicator& comm) {
+  const RowPartition partition = checked_rows(in.training, comm);
+  const RowMatrix landmarks = landmark_rows(in.training, partition, settings.landmarks, settings.seed, comm);
+  const Matrix root = inverse_root(kernel_rows(kernel, landmarks, landmarks));
+  RowMatrix factor = kernel_rows(kernel, in.training, landmarks) * root;
+  Vector means = factor.colwise().sum().transpose();
+  comm.allreduce_sum(means.data(), means.size());
+  means /= static_cast<double>(partition.num_rows());
+  factor.rowwise() -= means.transpose();
+  Matrix projected = factor.transpose() * in.training_latents;
+  comm.allreduce_sum(projected);
+  RowMatrix features = kernel_rows(kernel, in.new_rows, landmarks) * root;
+  features.rowwise() -= means.transpose();
+  return features * projected * covariance_extension_factor(latent_gram(in.training_latents, comm), in.noise);
+}
+
+RowMatrix extend_kpca(const OutOfSampleInputs& in, const ProbdrSettings& settings, const Communicator& comm) {
+  const std::unique_ptr<Kernel> kernel = data_kernel(settings, in.training.cols());
+  return settings.landmarks == 0 ? extend_exact(*kernel, in, comm)
+                                 : extend_nystrom(*kernel, in, settings, comm);
+}
+
 }  // namespace
 
 ProbdrMethod kpca_method() {
@@ -132,6 +172,10 @@ ProbdrMethod kpca_method() {
   m.summary = "kernel PCA: the centred kernel matrix H K H (probdr.kernel) as a covariance";
   m.form = MomentForm::covariance;
   m.estimate = estimate_kpca;
+  m.extend = extend_kpca;
+  m.extension =
+      "Nystrom: the new row's centred kernel against the training rows (with landmarks: its Nystrom "
+      "features)";
   return m;
 }
 

@@ -35,8 +35,9 @@ std::function<Matrix(const Matrix&, const Vector&)> classical_embedding(const Sp
 // L's null vector, normalised: D^{1/2} 1 for the normalised Laplacian (L D^{1/2} 1 = 0), 1 for the
 // unnormalised one. This rank's rows.
 Matrix null_vector(const SparseGraph& graph, LaplacianKind kind, const Communicator& comm) {
-  const Vector root_degree = kind == LaplacianKind::symmetric ? Vector(inverse_root_degrees(graph).cwiseInverse())
-                                                              : Vector(Vector::Ones(graph.local_rows()));
+  const Vector root_degree = kind == LaplacianKind::symmetric
+                                 ? Vector(inverse_root_degrees(graph).cwiseInverse())
+                                 : Vector(Vector::Ones(graph.local_rows()));
   return root_degree / std::sqrt(comm.allreduce_sum(root_degree.squaredNorm()));
 }
 

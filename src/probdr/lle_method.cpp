@@ -99,6 +99,23 @@ MomentEstimate estimate_lle(const DataRef& local_data, const ProbdrSettings& set
   return moment;
 }
 
+// scikit-learn's LocallyLinearEmbedding.transform: the new row's reconstruction weights from its k
+// nearest training rows (the same regularisation), applied to their latents. It is linear in the
+// latents, so X's scale and any rotation carry over.
+RowMatrix extend_lle(const OutOfSampleInputs& in, const ProbdrSettings& settings, const Communicator& comm) {
+  const Index k = settings.graph.k;
+  const KnnGraph near = training_neighbours(in.training, in.new_rows, k, comm);
+  const RowMatrix rows = training_rows(in.training, near.num_rows, near.neighbours, comm);
+  const RowMatrix latents = training_rows(in.training_latents, near.num_rows, near.neighbours, comm);
+  RowMatrix out(in.new_rows.rows(), in.training_latents.cols());
+  for (Index i = 0; i < out.rows(); ++i) {
+    const Vector w =
+        barycentre_weights(rows.middleRows(i * k, k), in.new_rows.row(i), settings.lle_regularisation);
+    out.row(i) = w.transpose() * latents.middleRows(i * k, k);
+  }
+  return out;
+}
+
 }  // namespace
 
 ProbdrMethod lle_method() {
@@ -108,6 +125,9 @@ ProbdrMethod lle_method() {
   m.form = MomentForm::precision;
   m.estimate = estimate_lle;
   m.uses_graph = true;
+  m.extend = extend_lle;
+  m.extension =
+      "the new row's reconstruction weights from its k nearest training rows, applied to their latents";
   return m;
 }
 

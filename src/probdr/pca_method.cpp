@@ -49,6 +49,10 @@ ProbdrMethod pca_method() {
   m.summary = "principal component analysis: the centred data's Y Y^T / D as a covariance";
   m.form = MomentForm::covariance;
   m.estimate = estimate_pca;
+  m.extend = [](const OutOfSampleInputs& in, const ProbdrSettings&, const Communicator& comm) {
+    return extend_centred_rows(in, 1.0 / std::sqrt(static_cast<double>(in.training.cols())), comm);
+  };
+  m.extension = "projection onto the principal axes (the Nystrom extension of Y_c Y_c^T / D)";
   return m;
 }
 

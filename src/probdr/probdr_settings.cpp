@@ -22,29 +22,33 @@ std::string method_help() {
 }
 
 void add_method_keys(ConfigSchema& s) {
-  s.add_string("probdr.method", "pca", "probdr: the classical method read as a Wishart model: " + method_help(),
+  s.add_string("probdr.method", "pca",
+               "probdr: the classical method read as a Wishart model: " + method_help(),
                {R::one_of(registered_probdr_methods())})
       .add_string("probdr.fit", "spectral",
                   "probdr: spectral (the closed-form optimum from the moment's extreme eigenpairs, SLEPc) or "
                   "gradient (L-BFGS on the Wishart objective over the latents and the log noise, from "
                   "model.init)",
                   {R::one_of({"spectral", "gradient"})})
-      .add_double("probdr.fixed_noise", 0.0,
-                  "probdr: 0 estimates the noise (sigma^2 of a covariance moment, beta of a precision one) by "
-                  "maximum likelihood; > 0 holds it at this value (a tiny sigma^2 reproduces classical MDS)",
-                  {R::at_least(0)})
+      .add_double(
+          "probdr.fixed_noise", 0.0,
+          "probdr: 0 estimates the noise (sigma^2 of a covariance moment, beta of a precision one) by "
+          "maximum likelihood; > 0 holds it at this value (a tiny sigma^2 reproduces classical MDS)",
+          {R::at_least(0)})
       .add_double("probdr.degrees_of_freedom", 0.0,
                   "probdr: the Wishart's degrees of freedom d (they scale the objective, not its optimum); 0 "
                   "takes the method's: the data's width D for pca (S_hat = Y Y^T / D), 1 otherwise",
                   {R::at_least(0)})
-      .add_double("probdr.precision_regularisation", 1e-3,
-                  "probdr, precision moments (le, lle): gamma of Gamma_hat + gamma I; a Laplacian is singular "
-                  "and the objective has no minimum without it",
-                  {R::greater_than(0)})
-      .add_int("probdr.landmarks", 0,
-               "probdr isomap / kpca: 0 for the exact dense moment (n <= probdr.dense_limit); m > 0 for landmark "
-               "Isomap / the Nystrom approximation with m landmarks",
-               {R::at_least(0)})
+      .add_double(
+          "probdr.precision_regularisation", 1e-3,
+          "probdr, precision moments (le, lle): gamma of Gamma_hat + gamma I; a Laplacian is singular "
+          "and the objective has no minimum without it",
+          {R::greater_than(0)})
+      .add_int(
+          "probdr.landmarks", 0,
+          "probdr isomap / kpca: 0 for the exact dense moment (n <= probdr.dense_limit); m > 0 for landmark "
+          "Isomap / the Nystrom approximation with m landmarks",
+          {R::at_least(0)})
       .add_int("probdr.dense_limit", 20000,
                "probdr: the largest n of a dense n x n moment (cmds, isomap, kpca without landmarks); each "
                "rank holds n^2 / P doubles",
@@ -67,9 +71,9 @@ void add_method_keys(ConfigSchema& s) {
                   "probdr dmaps: the diffusion time t of lambda^t psi, a whole number of steps (S_hat = M^t)",
                   {R::range(1, 64)})
       .add_string("probdr.eigensolver", "auto",
-                  "probdr le, dmaps (spectral fit): krylov_schur (products only), shift_invert (one MUMPS "
-                  "factorisation, then few restarts: for large graphs) or auto (shift_invert from " +
-                      std::to_string(kShiftInvertRows) + " rows)",
+                  "probdr le, lle, dmaps (spectral fit): krylov_schur (products only; restarts grow with n "
+                  "and with clustered eigenvalues), shift_invert (one MUMPS factorisation, then few "
+                  "restarts) or auto (shift_invert for these sparse moments, krylov_schur for the others)",
                   {R::one_of({"auto", "krylov_schur", "shift_invert"})})
       .add_double("probdr.dmaps_bandwidth", 0.0,
                   "probdr dmaps: eps of the kernel exp(-|y - y'|^2 / eps); 0 takes the median squared k-NN "

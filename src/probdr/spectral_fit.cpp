@@ -68,9 +68,8 @@ double power_norm(const Product& product, Index local_rows, const Communicator& 
   return estimate > 0 ? estimate : 1.0;
 }
 
-bool shift_invert_wanted(const SpectralFitOptions& options, Index n) {
-  if (options.route == EigenRoute::automatic) return n >= kShiftInvertRows;
-  return options.route == EigenRoute::shift_invert;
+bool shift_invert_wanted(const SpectralFitOptions& options) {
+  return options.route != EigenRoute::krylov_schur;
 }
 
 void refuse_shift_invert(const SpectralFitOptions& options, const std::string& why) {
@@ -119,14 +118,15 @@ Spectrum largest_of(const CovarianceOperator& covariance, const SpectralFitOptio
     FactorEigenpairs pairs = factor_eigenpairs(comm, low_rank->local_factor(), l);
     // The Krylov route's sign convention, so that both routes give the same vectors.
     fix_column_signs(pairs.local_vectors, first_row_of(covariance.local_rows(), comm), comm);
-    return {pairs.values, pairs.local_vectors, pairs.trace, 0, "dense eigendecomposition of the factor's Gram"};
+    return {pairs.values, pairs.local_vectors, pairs.trace, 0,
+            "dense eigendecomposition of the factor's Gram"};
   }
   const double trace = comm.allreduce_sum(covariance.local_trace());
   SparseEigenOptions eigen = eigen_options(l, SpectrumEnd::largest, options);
   const auto* sparse = dynamic_cast<const PetscMatrixCovariance*>(&covariance);
   if (!sparse || !sparse->spectrum_top()) {
     refuse_shift_invert(options, "a sparse covariance matrix with a known largest eigenvalue (dmaps)");
-  } else if (shift_invert_wanted(options, covariance.num_rows())) {
+  } else if (shift_invert_wanted(options)) {
     // A's eigenpairs after v's (v v^T is A's top eigenpair, removed from S_hat): S_hat's largest.
     const double top = *sparse->spectrum_top();
     eigen.shift = top + kShiftMargin * std::max(std::abs(top), infinity_norm(sparse->matrix()));
@@ -147,8 +147,7 @@ Spectrum smallest_of(const PrecisionOperator& precision, Index count, const Spec
   const double trace = comm.allreduce_sum(precision.local_trace());
   if (const auto* sparse = dynamic_cast<const PetscMatrixPrecision*>(&precision)) {
     // Gamma_hat is positive semi-definite: a shift just below 0 keeps Gamma_hat - sigma I definite.
-    if (shift_invert_wanted(options, precision.num_rows()))
-      eigen.shift = -kShiftMargin * infinity_norm(sparse->matrix());
+    if (shift_invert_wanted(options)) eigen.shift = -kShiftMargin * infinity_norm(sparse->matrix());
     const SparseEigenpairs pairs = symmetric_eigenpairs(sparse->matrix(), eigen, comm);
     return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
   }

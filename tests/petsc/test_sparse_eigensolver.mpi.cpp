@@ -132,11 +132,12 @@ void expect_matches_dense(SpectrumEnd end, Index count, bool generalised, Route 
   EXPECT_LT(projector, 1e-8);
   EXPECT_LT((vectors - reference.vectors).cwiseAbs().maxCoeff(), 1e-8);
   if (comm.rank() == 0)
-    std::printf("[ measured ] end %d generalised %d shift-invert %d: eigenvalue error %.2e, projector %.2e, "
-                "restarts %ld\n",
-                static_cast<int>(end), static_cast<int>(generalised), static_cast<int>(route),
-                (pairs.values - reference.values).cwiseAbs().maxCoeff(), projector,
-                static_cast<long>(pairs.iterations));
+    std::printf(
+        "[ measured ] end %d generalised %d shift-invert %d: eigenvalue error %.2e, projector %.2e, "
+        "restarts %ld\n",
+        static_cast<int>(end), static_cast<int>(generalised), static_cast<int>(route),
+        (pairs.values - reference.values).cwiseAbs().maxCoeff(), projector,
+        static_cast<long>(pairs.iterations));
 }
 
 TEST(SparseEigensolver, SmallestEqualDense) {

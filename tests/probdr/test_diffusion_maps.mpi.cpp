@@ -1,10 +1,12 @@
 // The diffusion-maps moment at 1-4 ranks: S_hat = M^t - phi0 phi0^T, kept sparse in PETSc, against a
 // dense NumPy diffusion map on the same k-NN graph (the right eigenvectors of P = D^-1 K_alpha, the
-// trivial one dropped, scaled by lambda^t); bad settings refused alike on every rank.
+// trivial one dropped, scaled by lambda^t); the shift-and-invert route of the spectral fit against
+// plain Krylov-Schur (dmaps and le); bad settings refused alike on every rank.
 #include <gtest/gtest.h>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/probdr/probdr_method.hpp"
+#include "gplvm/probdr/spectral_fit.hpp"
 #include "probdr/probdr_test_support.hpp"
 #include "support/petsc_environment.hpp"
 
@@ -85,6 +87,49 @@ TEST(DiffusionMaps, DiffusionCoordinatesAreTheNumPyDiffusionMaps) {
           "[ measured ] dmaps alpha %.1f t %.0f vs NumPy: projector %.2e, eigenvalues %.2e (%.6f %.6f)\n",
           alpha, t, projector, eigenvalues, pairs.values[0], pairs.values[1]);
   }
+}
+
+// The spectral fit of the two sparse-matrix moments (dmaps' M^t less its trivial direction, le's
+// Laplacian) by shift-and-invert (a MUMPS factorisation, the trivial vector deflated for dmaps)
+// equals plain Krylov-Schur: same eigenvalues, latents and noise. A moment without a sparse matrix
+// refuses shift_invert, naming the key.
+TEST(SpectralFitRoutes, ShiftInvertEqualsKrylovSchurForSparseMoments) {
+  const Communicator comm;
+  for (const char* method : {"dmaps", "le"}) {
+    ProbdrSettings settings = dmaps_settings(1.0, 2.0);
+    settings.method = method;
+    const MomentEstimate moment =
+        probdr_method(method).estimate(testing::local_block(roll(), comm), settings, comm);
+    SpectralFitOptions options;
+    options.latent_dim = kLatent;
+    options.route = EigenRoute::krylov_schur;
+    const SpectralFit krylov = spectral_fit(moment, options, comm);
+    options.route = EigenRoute::shift_invert;
+    const SpectralFit inverted = spectral_fit(moment, options, comm);
+    const double values = (inverted.optimum.eigenvalues - krylov.optimum.eigenvalues).cwiseAbs().maxCoeff() /
+                          krylov.optimum.eigenvalues.cwiseAbs().maxCoeff();
+    const double latents =
+        std::sqrt(comm.allreduce_sum((inverted.optimum.latents - krylov.optimum.latents).squaredNorm()) /
+                  comm.allreduce_sum(krylov.optimum.latents.squaredNorm()));
+    EXPECT_LT(values, 1e-10) << method;
+    EXPECT_LT(latents, 1e-8) << method;
+    EXPECT_NEAR(inverted.optimum.noise, krylov.optimum.noise, 1e-10 * krylov.optimum.noise) << method;
+    EXPECT_NE(inverted.eigensolver.find("shift-and-invert"), std::string::npos) << inverted.eigensolver;
+    EXPECT_EQ(krylov.eigensolver.find("shift-and-invert"), std::string::npos) << krylov.eigensolver;
+    if (comm.rank() == 0)
+      std::printf(
+          "[ measured ] %s shift-invert vs Krylov-Schur: eigenvalues %.2e, latents %.2e, restarts %ld vs "
+          "%ld\n",
+          method, values, latents, static_cast<long>(inverted.iterations),
+          static_cast<long>(krylov.iterations));
+  }
+  ProbdrSettings pca;
+  pca.latent_dim = kLatent;
+  const MomentEstimate moment = probdr_method("pca").estimate(testing::local_block(roll(), comm), pca, comm);
+  SpectralFitOptions options;
+  options.latent_dim = kLatent;
+  options.route = EigenRoute::shift_invert;
+  EXPECT_EQ(testing::input_error_of([&] { spectral_fit(moment, options, comm); }).key, "probdr.eigensolver");
 }
 
 TEST(DiffusionMaps, RefusesBadSettingsOnEveryRank) {

@@ -9,9 +9,9 @@
 #include <random>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/objectives/wishart_precision.hpp"
 #include "gplvm/probdr/laplacian_eigenmaps.hpp"
 #include "gplvm/probdr/petsc_precision.hpp"
-#include "gplvm/objectives/wishart_precision.hpp"
 #include "graph/graph_test_data.hpp"
 #include "support/petsc_environment.hpp"
 #include "support/python_reference.hpp"

@@ -28,8 +28,8 @@ class GpPosterior {
  public:
   // Conditioned on observed rows Y (M x D) at inputs Z with Gaussian noise s2: L L^T = K + s2 I
   // (with CholeskyFactor's jitter escalation), alpha = (K + s2 I)^{-1} Y, no R.
-  static GpPosterior given_observations(const Kernel& kernel, const ConstMatrixRef& Z, const ConstMatrixRef& Y,
-                                        double noise_variance);
+  static GpPosterior given_observations(const Kernel& kernel, const ConstMatrixRef& Z,
+                                        const ConstMatrixRef& Y, double noise_variance);
   // Conditioned on inducing values u at Z with q(u_d) = N(m_d, L_S L_S^T): L L^T = K_ZZ (jittered as
   // the sparse bounds train it), alpha = K^{-1} m, R = K^{-1} L_S. noise_variance is added to the
   // predictive variance only.

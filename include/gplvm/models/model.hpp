@@ -212,6 +212,17 @@ class Model {
   virtual void encode(const Vector& params, const DataRefF& data, std::uint64_t first_row, RowMatrix& mean,
                       RowMatrix* variance) const = 0;
 
+  // The model's own out-of-sample extension, for latents fitted per training row without an encoder
+  // or a GP decoder to infer new ones by (ProbDR: each method's Nystrom or reconstruction formula):
+  // its name in words, empty for a model without one.
+  virtual std::string out_of_sample_extension() const { return {}; }
+  // Latents of this rank's `new_rows` from this rank's training rows and their fitted latents
+  // (collective; rows split as RowPartition splits each set). An internal Error for a model without
+  // an extension.
+  virtual RowMatrix extend_out_of_sample(const Vector& params, const DataRef& training,
+                                         const ConstMatrixRef& training_latents, const DataRef& new_rows,
+                                         const Communicator& comm) const;
+
   // Initial values that depend on the data (PCA latents, inducing inputs by k-means), computed
   // once before initial_parameters() by whoever trains the model. Collective. Models whose start
   // needs no data keep this no-op.

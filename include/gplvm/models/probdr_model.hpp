@@ -39,6 +39,11 @@ class ProbdrModel : public Model {
   const ParameterLayout& parameter_layout() const override { return layout_; }
   Vector initial_parameters() const override;
   DecoderSummary decoder_summary(const Vector& params) const override;
+  // The method's extension (ProbdrMethod::extend), or empty when it has none.
+  std::string out_of_sample_extension() const override;
+  RowMatrix extend_out_of_sample(const Vector& params, const DataRef& training,
+                                 const ConstMatrixRef& training_latents, const DataRef& new_rows,
+                                 const Communicator& comm) const override;
   void write_parameters(Hdf5ResultWriter& out, const Vector& params) const override;
   void encode(const Vector& params, const DataRef& data, std::uint64_t first_row, RowMatrix& mean,
               RowMatrix* variance) const override;

@@ -4,13 +4,11 @@
 // (the degree matrix of Laplacian eigenmaps), by SLEPc's Krylov-Schur.
 //
 // Method. Plain Krylov-Schur on the ends of the spectrum (EPS_SMALLEST_REAL / EPS_LARGEST_REAL; for
-// a positive semi-definite A the smallest real eigenvalues are the smallest in magnitude), not
-// shift-and-invert: shift-and-invert needs a factorisation of A - sigma B, which PETSc only has in
-// parallel through external packages, or an inner iterative solve whose tolerance would bound the
-// eigenvectors' accuracy. Plain Krylov-Schur needs only MatMult (a halo exchange and a local sparse
-// product), so it scales with the matrix; its cost is more restarts when the wanted eigenvalues
-// are clustered relative to the spread of the spectrum. The generalised problem is solved as
-// B^{-1} A (SLEPc's STSHIFT with sigma = 0), B^{-1} applied exactly by Jacobi since B is diagonal.
+// a positive semi-definite A the smallest real eigenvalues are the smallest in magnitude) needs only
+// MatMult (a halo exchange and a local sparse product), so it scales with the matrix; its cost is
+// more restarts when the wanted eigenvalues are clustered relative to the spread of the spectrum.
+// The generalised problem is solved as B^{-1} A (SLEPc's STSHIFT with sigma = 0), B^{-1} applied
+// exactly by Jacobi since B is diagonal.
 //
 // Shift-and-invert (opt-in: `shift` set). The eigenpairs nearest sigma = *shift, found as the largest
 // of (A - sigma B)^{-1}, applied through one sparse LDL^T factorisation of A - sigma B by MUMPS (the

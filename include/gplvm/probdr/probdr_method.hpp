@@ -9,6 +9,7 @@
 #include "gplvm/core/types.hpp"
 #include "gplvm/parallel/communicator.hpp"
 #include "gplvm/probdr/moment.hpp"
+#include "gplvm/probdr/out_of_sample.hpp"
 #include "gplvm/probdr/probdr_settings.hpp"
 
 namespace gplvm {
@@ -25,6 +26,10 @@ struct ProbdrMethod {
   MomentForm form = MomentForm::covariance;
   MomentEstimator estimate;
   bool uses_graph = false;  // reads graph.*
+  // The out-of-sample extension (out_of_sample.hpp): latents of new rows from the training rows and
+  // their fitted latents, collective; empty for a method without one. `extension` names it in words.
+  std::function<RowMatrix(const OutOfSampleInputs&, const ProbdrSettings&, const Communicator&)> extend;
+  std::string extension;
 };
 
 // Adds (or replaces) a method; InputError for an empty name or a missing estimator.

@@ -17,13 +17,14 @@
 
 namespace gplvm {
 
-// How the eigenproblem of a moment backed by a sparse PETSc matrix (le's Laplacian, dmaps' diffusion
-// matrix) is solved (petsc/symmetric_eigensolver.hpp): plain Krylov-Schur, which needs only products;
-// shift-and-invert about a shift just outside the wanted end, which needs one sparse factorisation and
-// then converges in a few restarts where plain restarts grow with n; automatic: shift-and-invert from
-// kShiftInvertRows rows on (probdr.eigensolver).
+// How the eigenproblem of a moment backed by a sparse PETSc matrix (le's Laplacian, LLE's
+// (I - W)^T (I - W), dmaps' diffusion matrix) is solved (petsc/symmetric_eigensolver.hpp): plain
+// Krylov-Schur, which needs only products; shift-and-invert about a shift just outside the wanted
+// end, which needs one sparse factorisation and then converges in a few restarts where plain
+// restarts grow with n and with the clustering of the wanted eigenvalues (LLE's: 3,000 restarts at
+// n = 300); automatic (probdr.eigensolver = auto): shift-and-invert wherever the moment is such a
+// matrix, Krylov-Schur on the others.
 enum class EigenRoute { automatic, krylov_schur, shift_invert };
-inline constexpr Index kShiftInvertRows = 20000;
 
 struct SpectralFitOptions {
   Index latent_dim = 2;
