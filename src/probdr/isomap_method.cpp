@@ -3,6 +3,8 @@
 // held densely by rows (n above probdr.dense_limit is refused), or, with probdr.landmarks = m > 0,
 // landmark Isomap's low-rank Nystrom approximation of it (landmark_isomap.hpp). The classical
 // coordinates are U Lambda^{1/2} (scikit-learn's Isomap up to each column's sign).
+#include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +86,110 @@ MomentEstimate estimate_isomap(const DataRef& local_data, const ProbdrSettings& 
   return moment;
 }
 
+// New rows per pass of the exact extension: their neighbours (k each) are the Dijkstra sources of
+// one pass, each rank holding (its vertices x sources) distances.
+constexpr Index kExtensionSlice = 128;
+
+// A new row's geodesic distance to vertex i: min over its k nearest training rows t of
+// |y* - y_t| + D_geo(t, i), the path through the edge it would join the graph by.
+double geodesic_through(const KnnGraph& near, Index row, const RowMatrix& to_sources,
+                        const std::vector<Index>& source_of, Index vertex) {
+  double best = std::numeric_limits<double>::infinity();
+  for (Index t = 0; t < near.k; ++t)
+    best = std::min(best, near.distances(row, t) +
+                              to_sources(vertex, source_of[static_cast<std::size_t>(row * near.k + t)]));
+  return best;
+}
+
+// Exact Isomap (scikit-learn's Isomap.transform): s*_i = -1/2 (g*_i^2 - mean_j D_geo(i, j)^2) up to
+// terms constant in i, which X's columns (orthogonal to 1) cancel: x* = s* X (X^T X + s2 I)^{-1}.
+// The training rows' mean squared geodesic distances need Dijkstra from every vertex again, in
+// passes of sources; the new rows' distances one pass of their neighbours per slice of new rows.
+RowMatrix extend_exact(const SparseGraph& graph, const KnnGraph& near, const OutOfSampleInputs& in,
+                       const Communicator& comm) {
+  const std::uint64_t n = graph.num_rows;
+  Vector mean_squared = Vector::Zero(graph.local_rows());
+  for (std::uint64_t begin = 0; begin < n; begin += 1024) {
+    std::vector<std::int64_t> sources;
+    for (std::uint64_t v = begin; v < std::min<std::uint64_t>(n, begin + 1024); ++v)
+      sources.push_back(static_cast<std::int64_t>(v));
+    mean_squared += distances_by_vertex(shortest_paths(graph, sources, comm), n, comm)
+                        .array()
+                        .square()
+                        .rowwise()
+                        .sum()
+                        .matrix();
+  }
+  mean_squared /= static_cast<double>(n);
+
+  // Every rank's new rows' neighbour lists, so that each rank can sum over its own vertices.
+  const std::vector<std::int64_t> all_neighbours = comm.allgatherv(
+      std::vector<std::int64_t>(near.neighbours.data(), near.neighbours.data() + near.neighbours.size()));
+  const std::vector<double> all_distances = comm.allgatherv(
+      std::vector<double>(near.distances.data(), near.distances.data() + near.distances.size()));
+  const std::vector<std::int64_t> counts = comm.allgatherv(std::vector<std::int64_t>{near.local_rows()});
+  const auto total = static_cast<Index>(all_neighbours.size()) / near.k;
+  KnnGraph all;
+  all.k = near.k;
+  all.neighbours = Eigen::Map<const IndexMatrix>(all_neighbours.data(), total, near.k);
+  all.distances = Eigen::Map<const RowMatrix>(all_distances.data(), total, near.k);
+
+  RowMatrix sums(total, in.training_latents.cols());
+  for (Index begin = 0; begin < total; begin += kExtensionSlice) {
+    const Index rows = std::min(kExtensionSlice, total - begin);
+    std::vector<std::int64_t> sources;
+    std::vector<Index> source_of(static_cast<std::size_t>(total * near.k));
+    for (Index a = begin * near.k; a < (begin + rows) * near.k; ++a) {
+      source_of[static_cast<std::size_t>(a)] = static_cast<Index>(sources.size());
+      sources.push_back(all_neighbours[static_cast<std::size_t>(a)]);
+    }
+    const RowMatrix to_sources = distances_by_vertex(shortest_paths(graph, sources, comm), n, comm);
+    Matrix partial = Matrix::Zero(rows, in.training_latents.cols());
+    for (Index r = 0; r < rows; ++r)
+      for (Index i = 0; i < graph.local_rows(); ++i) {
+        const double g = geodesic_through(all, begin + r, to_sources, source_of, i);
+        partial.row(r) += -0.5 * (g * g - mean_squared[i]) * in.training_latents.row(i);
+      }
+    comm.allreduce_sum(partial);
+    sums.middleRows(begin, rows) = partial;
+  }
+  std::int64_t first = 0;
+  for (int r = 0; r < comm.rank(); ++r) first += counts[static_cast<std::size_t>(r)];
+  const RowMatrix mine = sums.middleRows(first, near.local_rows());
+  return mine * covariance_extension_factor(latent_gram(in.training_latents, comm), in.noise);
+}
+
+// Landmark Isomap: the new row is triangulated like every training point, from its squared
+// geodesic distances to the landmarks (through its k nearest training rows), and projected through
+// the training factor: x* = f* (F^T X) (X^T X + s2 I)^{-1}.
+RowMatrix extend_landmark(const SparseGraph& graph, const KnnGraph& near, const OutOfSampleInputs& in,
+                          const ProbdrSettings& settings, const Communicator& comm) {
+  const std::vector<std::int64_t> landmarks =
+      choose_landmarks(graph.num_rows, settings.landmarks, settings.seed);
+  const LandmarkIsomap isomap = landmark_isomap(graph, landmarks, settings.latent_dim + 1, comm);
+  Matrix projected = isomap.local_factor.transpose() * in.training_latents;
+  comm.allreduce_sum(projected);
+  const RowMatrix through = training_rows(isomap.local_distances, graph.num_rows, near.neighbours, comm);
+  RowMatrix squared(near.local_rows(), static_cast<Index>(landmarks.size()));
+  for (Index r = 0; r < near.local_rows(); ++r)
+    for (Index a = 0; a < squared.cols(); ++a) {
+      double best = std::numeric_limits<double>::infinity();
+      for (Index t = 0; t < near.k; ++t)
+        best = std::min(best, near.distances(r, t) + through(r * near.k + t, a));
+      squared(r, a) = best * best;
+    }
+  return isomap.triangulation.place(squared) * projected *
+         covariance_extension_factor(latent_gram(in.training_latents, comm), in.noise);
+}
+
+RowMatrix extend_isomap(const OutOfSampleInputs& in, const ProbdrSettings& settings,
+                        const Communicator& comm) {
+  const SparseGraph graph = geodesic_graph(in.training, settings.graph, comm);
+  const KnnGraph near = training_neighbours(in.training, in.new_rows, settings.graph.k, comm);
+  return settings.landmarks == 0 ? extend_exact(graph, near, in, comm)
+                                 : extend_landmark(graph, near, in, settings, comm);
+}
+
 }  // namespace
 
 ProbdrMethod isomap_method() {
@@ -95,6 +201,10 @@ ProbdrMethod isomap_method() {
   m.form = MomentForm::covariance;
   m.estimate = estimate_isomap;
   m.uses_graph = true;
+  m.extend = extend_isomap;
+  m.extension =
+      "geodesic distances through the new row's k nearest training rows, then Nystrom (exact) or landmark "
+      "triangulation";
   return m;
 }
 

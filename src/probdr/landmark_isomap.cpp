@@ -44,10 +44,11 @@ std::vector<std::int64_t> choose_landmarks(std::uint64_t n, Index m, std::uint64
   return order;
 }
 
-RowMatrix landmark_isomap_factor(const SparseGraph& graph, const std::vector<std::int64_t>& landmarks,
-                                 Index rank, const Communicator& comm) {
-  const RowMatrix squared =
-      distances_by_vertex(shortest_paths(graph, landmarks, comm), graph.num_rows, comm).array().square();
+LandmarkIsomap landmark_isomap(const SparseGraph& graph, const std::vector<std::int64_t>& landmarks,
+                               Index rank, const Communicator& comm) {
+  LandmarkIsomap out;
+  out.local_distances = distances_by_vertex(shortest_paths(graph, landmarks, comm), graph.num_rows, comm);
+  const RowMatrix squared = out.local_distances.array().square();
   const Matrix among = landmark_squared_distances(squared, graph.first_row, landmarks, comm);
   // Classical MDS of the landmarks: B = -1/2 H Delta H (the same on every rank, from the same bits).
   const Vector mean = among.colwise().mean();
@@ -65,8 +66,15 @@ RowMatrix landmark_isomap_factor(const SparseGraph& graph, const std::vector<std
           {"", "probdr.landmarks", std::to_string(landmarks.size())});
   // Triangulation: f_a = -1/2 Lambda^{-1/2} V^T (delta_a - mean), for this rank's points a.
   const Vector scale = values.head(rank).cwiseSqrt().cwiseInverse();
-  const RowMatrix offsets = squared.rowwise() - mean.transpose();
-  return -0.5 * offsets * vectors.leftCols(rank) * scale.asDiagonal();
+  out.triangulation.mean = mean;
+  out.triangulation.projection = -0.5 * vectors.leftCols(rank) * scale.asDiagonal();
+  out.local_factor = out.triangulation.place(squared);
+  return out;
+}
+
+RowMatrix landmark_isomap_factor(const SparseGraph& graph, const std::vector<std::int64_t>& landmarks,
+                                 Index rank, const Communicator& comm) {
+  return landmark_isomap(graph, landmarks, rank, comm).local_factor;
 }
 
 }  // namespace gplvm

@@ -6,13 +6,16 @@ encoded at 1 and 3 ranks (equal to 1e-10 relative). References, computed here fr
 noise and eigenvalues and the data:
   - pca, cmds, kpca: scikit-learn's PCA / KernelPCA transform of the new rows, mapped through the linear map
     that takes the run's training latents to scikit-learn's training embedding (exact for the same subspace);
-  - kpca with landmarks (Nystrom): the training rows encoded as new rows land on their fitted latents (their
-    Nystrom features are the factor's rows, so the extension returns S_hat X (X^T X + s2 I)^{-1} = X);
+  - isomap: scikit-learn's Isomap transform (geodesics through the new row's k nearest training rows, then
+    kernel PCA's centred transform), mapped as above;
+  - kpca with landmarks (Nystrom), isomap (exact and landmark): the training rows encoded as new rows land on
+    their fitted latents (their cross moments are their rows of S_hat, so the extension returns
+    S_hat X (X^T X + s2 I)^{-1} = X);
   - lle: scikit-learn's barycenter_weights of each new row from its k nearest training rows, applied to the
     run's latents (scikit-learn's LocallyLinearEmbedding.transform on the run's embedding);
   - le and dmaps: the Nystrom formula per eigenvector from the eigen view: u_j = x_j / |x_j| and the
     eigenvalue from /probdr/eigenvalues, u*_j = sum_i c(y*, y_i) u_ij / (eigenvalue term), x*_j = u*_j |x_j|;
-  - a method without an extension (isomap) and a new file of another width: exit 2, nothing written.
+  - a new file of another width: exit 2, nothing written.
 
 Usage: test_probdr_encode.py GPLVM_EXECUTABLE MPIEXEC [MPI flags...]; plain asserts, exit non-zero on failure.
 """
@@ -25,6 +28,7 @@ import tempfile
 import h5py
 import numpy as np
 from sklearn.decomposition import PCA, KernelPCA
+from sklearn.manifold import Isomap
 from sklearn.manifold._locally_linear import barycenter_weights
 
 GPLVM = sys.argv[1]
@@ -105,6 +109,14 @@ def diffusion_reference(train, new, x, eigenvalues, alpha=1.0, t=1.0):
     return (m @ (x / norms)) / eigenvalues ** (1.0 / t) * norms
 
 
+def self_encoding_error(tmp, run, x):
+    out = "self_" + run
+    r = gplvm(tmp, "encode", "--run", run, "--data", "train.h5", "--output", out, ranks=2)
+    assert r.returncode == 0, r.stderr
+    again = read(os.path.join(tmp, out), "/latent/mean")
+    return np.abs(again - x).max() / np.abs(x).max()
+
+
 def main():
     train, new = swiss_roll(300, 1), swiss_roll(70, 2)
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,7 +129,7 @@ def main():
         gamma = 1e-3
         cases = {
             "pca": [], "cmds": [], "kpca": [], "kpca_nystrom": ["--probdr.landmarks=40"],
-            "lle": [], "le": [], "dmaps": [],
+            "lle": [], "le": [], "dmaps": [], "isomap": [], "isomap_landmarks": ["--probdr.landmarks=40"],
         }
         for name, extra in cases.items():
             method = name.split("_")[0]
@@ -148,14 +160,15 @@ def main():
             elif name == "kpca":
                 p = KernelPCA(2, kernel="rbf", gamma=1.0 / 3).fit(train)
                 error = linear_map_reference(x, p.transform(train), p.transform(new), ours)
-            elif name == "kpca_nystrom":
+            elif name == "isomap":
+                p = Isomap(n_neighbors=K, n_components=2, eigen_solver="dense").fit(train)
+                error = linear_map_reference(x, p.transform(train), p.transform(new), ours)
+                error = max(error, self_encoding_error(tmp, run, x))
+            elif name in ("kpca_nystrom", "isomap_landmarks"):
                 # The training rows' Nystrom features are the rows of the factor H Phi, so their cross moment is
                 # their row of S_hat and the extension gives back S_hat X (X^T X + s2 I)^{-1} = X: encoded as
                 # new rows they must land on their fitted latents.
-                r = gplvm(tmp, "encode", "--run", run, "--data", "train.h5", "--output", "self.h5", ranks=2)
-                assert r.returncode == 0, r.stderr
-                again = read(os.path.join(tmp, "self.h5"), "/latent/mean")
-                error = np.abs(again - x).max() / np.abs(x).max()
+                error = self_encoding_error(tmp, run, x)
             elif method == "lle":
                 near, _ = knn(train, new, K)
                 weights = barycenter_weights(new, train, near, reg=1e-3)
@@ -170,11 +183,8 @@ def main():
             print(f"{name}: reference {error:.2e}, 1 vs 3 ranks {ranks_error:.2e}")
             assert error < 1e-8, (name, error)
 
-        # Bad input: no extension, and a new file of another width; nothing written either time.
-        r = gplvm(tmp, "embed", "--method", "isomap", "--data", "train.h5", "--output", "run_isomap.h5",
-                  f"--graph.k={K}", ranks=2)
-        assert r.returncode == 0, r.stderr
-        for run, data in (("run_isomap.h5", "new.h5"), ("run_pca.h5", "wide.h5")):
+        # Bad input: a new file of another width; nothing written.
+        for run, data in (("run_isomap.h5", "wide.h5"), ("run_pca.h5", "wide.h5")):
             r = gplvm(tmp, "encode", "--run", run, "--data", data, "--output", "bad.h5", ranks=2)
             assert r.returncode == 2, (run, data, r.returncode, r.stderr)
             assert not os.path.exists(os.path.join(tmp, "bad.h5"))

@@ -26,6 +26,26 @@ namespace gplvm {
 // and at any rank count. InputError (key probdr.landmarks) unless 1 <= m <= n.
 std::vector<std::int64_t> choose_landmarks(std::uint64_t n, Index m, std::uint64_t seed);
 
+// The triangulation of the leading r landmark eigenpairs: f = (delta - mean) projection, with
+// projection = -1/2 V_r Lambda_r^{-1/2} (m x r) and mean the row means of Delta (m).
+struct LandmarkTriangulation {
+  Matrix projection;
+  Vector mean;
+  RowMatrix place(const RowMatrix& squared_distances) const {
+    return (squared_distances.rowwise() - mean.transpose()) * projection;
+  }
+};
+
+struct LandmarkIsomap {
+  LandmarkTriangulation triangulation;
+  RowMatrix local_distances;  // this rank's vertices x landmarks: geodesic distances (not squared)
+  RowMatrix local_factor;     // this rank's rows of F
+};
+
+// The whole computation below, with what a new point's placement needs (collective).
+LandmarkIsomap landmark_isomap(const SparseGraph& graph, const std::vector<std::int64_t>& landmarks,
+                               Index rank, const Communicator& comm);
+
 // This rank's rows of F (n x r) on a connected graph with edge lengths (collective: Dijkstra from the
 // landmarks, split over the ranks, then one alltoallv and one allreduce of m^2 doubles). InputError
 // (key probdr.landmarks) when fewer than r landmark eigenvalues exceed 1e-10 lambda_1 (lambda^{-1/2}
