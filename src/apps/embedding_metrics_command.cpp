@@ -1,6 +1,7 @@
 // gplvm embedding-metrics: how well latents keep the structure of their data (distance
 // correlation with binary codes, trustworthiness, continuity, Shepard goodness, k-NN accuracy;
-// eval/embedding_metrics.hpp). Serial: rank 0 computes, every rank reads and writes collectively.
+// eval/embedding_metrics.hpp). Up to kMaxEmbeddingMetricRows rows serial (rank 0 computes over every
+// pair); above, distributed over the ranks (eval/distributed_embedding_metrics.hpp).
 //
 // Latent space rule: the latents dataset's attribute `latent_space` (a registered latent space)
 // decides; without it, the first registered curved space of which every row is a point (the
@@ -13,6 +14,7 @@
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/eval/distributed_embedding_metrics.hpp"
 #include "gplvm/eval/embedding_metrics.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
@@ -20,6 +22,7 @@
 #include "gplvm/manifold/lorentz_geometry.hpp"
 #include "gplvm/model/euclidean_latent_space.hpp"
 #include "gplvm/model/lorentz_latent_space.hpp"
+#include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/run/json_summary.hpp"
 
 namespace gplvm {
@@ -29,7 +32,9 @@ constexpr const char* kDefaultLatentsPath = "/latent/mean";
 
 struct Inputs {
   std::string latents_file, latents_path;
-  RowMatrix latents;
+  RowMatrix latents;   // every row (serial path), or this rank's rows (distributed path)
+  bool distributed = false;  // above kMaxEmbeddingMetricRows rows: rows split over the ranks
+  std::uint64_t rows = 0;
   std::unique_ptr<LatentSpace> space;
   std::string space_reason;
   RowMatrix data, codes;  // empty when absent
@@ -91,12 +96,22 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
   {
     const Hdf5ResultReader file(latents_file, comm.raw());
     in.latents = file.read_matrix(latents_path);
-    require(in.latents.rows() >= 3 && in.latents.rows() <= kMaxEmbeddingMetricRows,
-            "embedding metrics are computed serially for 3 to " + std::to_string(kMaxEmbeddingMetricRows) +
-                " rows (N x N distances)",
+    in.rows = static_cast<std::uint64_t>(in.latents.rows());
+    require(in.latents.rows() >= 3, "embedding metrics need at least 3 rows",
             {latents_file, latents_path, std::to_string(in.latents.rows())});
     require(in.latents.allFinite(), "latents hold NaN or Inf", {latents_file, latents_path, ""});
     in.space = latent_space_of(file, latents_path, in.latents, in.space_reason);
+    in.distributed = in.latents.rows() > kMaxEmbeddingMetricRows;
+    if (in.distributed) {
+      require(dynamic_cast<const EuclideanLatentSpace*>(in.space.get()) != nullptr && !cl.has("poincare"),
+              "above " + std::to_string(kMaxEmbeddingMetricRows) +
+                  " rows the metrics are distributed and Euclidean; latents of " + in.space->name() +
+                  " (or --poincare) are measured serially, up to that many rows",
+              {latents_file, latents_path, std::to_string(in.latents.rows())});
+      const RowPartition partition(in.rows, comm.size());
+      in.latents = RowMatrix(in.latents.middleRows(static_cast<Index>(partition.begin(comm.rank())),
+                                                   static_cast<Index>(partition.count(comm.rank()))));
+    }
     if (file.exists("/labels")) {
       in.labels = file.read_int64_vector("/labels");
       in.labels_file = latents_file;
@@ -104,8 +119,13 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
   }
   if (const auto data_file = cl.value("data")) {
     const Hdf5ResultReader file(*data_file, comm.raw());
-    if (file.exists("/Y")) in.data = file.read_matrix("/Y");
-    if (file.exists("/codes")) in.codes = file.read_matrix("/codes");
+    const RowPartition partition(in.rows, comm.size());
+    const auto read_rows = [&](const std::string& path) -> RowMatrix {
+      if (!in.distributed) return file.read_matrix(path);
+      return file.read_distributed_rows(path, partition.begin(comm.rank()), partition.count(comm.rank()));
+    };
+    if (file.exists("/Y")) in.data = read_rows("/Y");
+    if (file.exists("/codes")) in.codes = read_rows("/codes");
     if (file.exists("/labels")) {
       in.labels = file.read_int64_vector("/labels");
       in.labels_file = *data_file;
@@ -114,8 +134,11 @@ Inputs read_inputs(const CommandLine& cl, const Communicator& comm) {
             "the data file has none of /Y, /codes, /labels", {*data_file, "/Y", ""});
     if (in.data.size() > 0) require_rows(in.data, in.latents.rows(), *data_file, "/Y");
     if (in.codes.size() > 0) require_rows(in.codes, in.latents.rows(), *data_file, "/codes");
+    if (in.distributed && in.data.size() > 0)
+      require(comm.allreduce_sum(static_cast<std::int64_t>(in.data.allFinite() ? 0 : 1)) == 0,
+              "the data hold NaN or Inf", {*data_file, "/Y", ""});
   }
-  require(in.labels.empty() || static_cast<Index>(in.labels.size()) == in.latents.rows(),
+  require(in.labels.empty() || in.labels.size() == in.rows,
           "has a different number of labels than latent rows",
           {in.labels_file, "/labels", std::to_string(in.labels.size())});
   require(in.data.size() > 0 || in.codes.size() > 0 || !in.labels.empty(),
@@ -151,6 +174,26 @@ std::map<std::string, double> compute(const Inputs& in, Index k, bool poincare) 
   return out;
 }
 
+// Above kMaxEmbeddingMetricRows: the neighbourhood metrics exactly, by the graph layer, and the two
+// all-pairs correlations over `pairs` keyed random pairs (eval/distributed_embedding_metrics.hpp).
+std::map<std::string, double> compute_distributed(const Inputs& in, Index k, std::int64_t pairs,
+                                                  const Communicator& comm) {
+  std::map<std::string, double> out;
+  constexpr std::uint64_t kPairSeed = 0;
+  if (in.codes.size() > 0) {
+    const SampledPairs p = sampled_pair_distances(in.latents, in.codes, pairs, kPairSeed, comm);
+    out["distance_correlation"] = pearson_correlation(p.first, p.second.array().square().matrix());
+  }
+  if (in.data.size() > 0) {
+    out["trustworthiness"] = distributed_trustworthiness(in.data, in.latents, k, comm);
+    out["continuity"] = distributed_continuity(in.data, in.latents, k, comm);
+    const SampledPairs p = sampled_pair_distances(in.data, in.latents, pairs, kPairSeed, comm);
+    out["shepard_goodness"] = spearman_correlation(p.first, p.second);
+  }
+  if (!in.labels.empty()) out["knn_accuracy"] = distributed_knn_accuracy(in.latents, in.labels, k, comm);
+  return out;
+}
+
 }  // namespace
 
 int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
@@ -162,6 +205,9 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
        {"k", true, "neighbourhood size of T(k), C(k) and the k-NN vote (default 5)"},
        {"poincare", false,
         "Lorentz latents: neighbourhood metrics by Euclidean distance in the Poincare ball"},
+       {"pairs", true,
+        "above 10000 rows: the keyed random pairs over which shepard_goodness and distance_correlation are "
+        "computed (default 1000000); trustworthiness, continuity and k-NN accuracy stay exact"},
        {"output", true, "HDF5 file to write the metrics to (/metrics/<name>)"}},
       false);
   cl.parse(args);
@@ -169,11 +215,13 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
     if (comm.is_root())
       std::printf("%s",
                   cl.help("Distance correlation with binary codes, trustworthiness T(k), continuity C(k), "
-                          "Shepard goodness and k-NN accuracy of latents (serial, N <= 10000).")
+                          "Shepard goodness and k-NN accuracy of latents: serial and over all pairs up to "
+                          "N = 10000, distributed above it (the pair correlations then over sampled pairs).")
                       .c_str());
     return kExitOk;
   }
-  const Index k = cl.integer_or("k", 5, 1, kMaxEmbeddingMetricRows);
+  const Index k = cl.integer_or("k", 5, 1, 100000);
+  const std::int64_t pairs = cl.integer_or("pairs", 1000000, 2, std::int64_t{1} << 40);
   const std::string output = cl.value_or("output", "");
   if (!output.empty()) {
     require_output_not_input({output, "--output"},
@@ -183,7 +231,10 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
   }
   const Inputs in = read_inputs(cl, comm);
   std::map<std::string, double> metrics;
-  comm.on_root([&] { metrics = compute(in, k, cl.has("poincare")); });
+  if (in.distributed)
+    metrics = compute_distributed(in, k, pairs, comm);
+  else
+    comm.on_root([&] { metrics = compute(in, k, cl.has("poincare")); });
   if (!output.empty()) {
     // Every rank names the same datasets (the writer is collective); rank 0's values are written.
     std::vector<std::string> names;
@@ -199,6 +250,7 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
     }
     out.write_attribute("/metrics", "latent_space", in.space->name());
     out.write_attribute("/metrics", "k", static_cast<std::int64_t>(k));
+    if (in.distributed) out.write_attribute("/metrics", "sampled_pairs", pairs);
     out.commit();
   }
   if (comm.is_root()) {
@@ -207,15 +259,19 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
       w.key("latents")
           .value(cl.required("latents"))
           .key("rows")
-          .value(static_cast<std::int64_t>(in.latents.rows()));
+          .value(static_cast<std::int64_t>(in.rows));
+      if (in.distributed) w.key("sampled_pairs").value(pairs);
       w.key("latent_space").value(in.space->name()).key("latent_space_from").value(in.space_reason);
       w.key("k").value(static_cast<std::int64_t>(k));
       for (const auto& [name, value] : metrics) w.key(name).value(value);
       w.end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
-      std::printf("latents: %lld rows, %s (%s), k = %lld\n", static_cast<long long>(in.latents.rows()),
+      std::printf("latents: %lld rows, %s (%s), k = %lld\n", static_cast<long long>(in.rows),
                   in.space->name().c_str(), in.space_reason.c_str(), static_cast<long long>(k));
+      if (in.distributed)
+        std::printf("  (distributed; shepard_goodness and distance_correlation over %lld sampled pairs)\n",
+                    static_cast<long long>(pairs));
       for (const auto& [name, value] : metrics) std::printf("  %-22s %.10g\n", name.c_str(), value);
     }
   }

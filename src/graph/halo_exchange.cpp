@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "exchange_counts.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {

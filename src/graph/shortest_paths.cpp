@@ -3,7 +3,7 @@
 #include <limits>
 #include <queue>
 
-#include "exchange_counts.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/graph/connected_components.hpp"
 #include "gplvm/parallel/row_partition.hpp"

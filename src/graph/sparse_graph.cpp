@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "exchange_counts.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 

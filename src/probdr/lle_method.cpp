@@ -20,7 +20,7 @@
 #include "gplvm/graph/symmetrisation.hpp"
 #include "gplvm/petsc/petsc_error.hpp"
 #include "gplvm/probdr/petsc_precision.hpp"
-#include "remote_rows.hpp"
+#include "gplvm/parallel/remote_rows.hpp"
 
 namespace gplvm {
 namespace {

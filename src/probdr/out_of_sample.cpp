@@ -10,7 +10,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/linalg/symmetric_eigen.hpp"
-#include "remote_rows.hpp"
+#include "gplvm/parallel/remote_rows.hpp"
 
 namespace gplvm {
 namespace {

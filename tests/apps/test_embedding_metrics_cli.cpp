@@ -84,7 +84,8 @@ TEST(EmbeddingMetricsCli, RefusesMismatchedInputsAndOverwritingThem) {
       run_gplvm("embedding-metrics --latents lat.h5 --data tree.h5 --output tree.h5", 0, dir);
   EXPECT_EQ(same.exit_code, 2);
   EXPECT_TRUE(has(same.err, "--output")) << same.err;
-  write_fixture_matrix(dir / "big.h5", "/latent/mean", RowMatrix::Zero(10001, 2));
+  // Above 10,000 rows the metrics are distributed and Euclidean: hyperbolic latents are refused there.
+  write_fixture_matrix(dir / "big.h5", "/latent/mean", testing::random_lorentz_points(10001, 2, 6, 1.0));
   const CliResult big = run_gplvm("embedding-metrics --latents big.h5 --data tree.h5", 0, dir);
   EXPECT_EQ(big.exit_code, 2);
   EXPECT_TRUE(has(big.err, "10000")) << big.err;
@@ -94,6 +95,45 @@ TEST(EmbeddingMetricsCli, RefusesMismatchedInputsAndOverwritingThem) {
   EXPECT_EQ(off.exit_code, 2);
   EXPECT_TRUE(has(off.err, "hyperboloid")) << off.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "m.h5"));
+}
+
+// The value of "name": in a --json line.
+double json_number(const std::string& json, const std::string& name) {
+  const std::size_t at = json.find("\"" + name + "\":");
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(json.substr(at + name.size() + 3));
+}
+
+// Above the serial limit: every metric, distributed, the same at 1 and 3 ranks (trustworthiness,
+// continuity and k-NN accuracy exactly: integer sums of exact ranks; the sampled pair correlations
+// over the same keyed pairs), with the sample size reported. The distributed metrics equal the
+// serial ones below the limit (tests/eval/test_distributed_embedding_metrics.mpi.cpp).
+TEST(EmbeddingMetricsCli, AboveTheSerialLimitTheMetricsAreDistributedAndRankInvariant) {
+  const ScratchDir dir;
+  const Index n = 10100;
+  const RowMatrix y = testing::random_normal(n, 4, 7);
+  const RowMatrix latents = y.leftCols(2) + 0.5 * testing::random_normal(n, 2, 8);
+  std::vector<std::int64_t> labels(static_cast<std::size_t>(n));
+  for (Index i = 0; i < n; ++i) labels[static_cast<std::size_t>(i)] = y(i, 0) > 0;
+  write_fixture_matrix(dir / "data.h5", "/Y", y);
+  testing::write_fixture_labels(dir / "data.h5", "/labels", labels, false);
+  write_fixture_matrix(dir / "lat.h5", "/latent/mean", latents);
+  std::vector<std::string> outputs;
+  for (int ranks : {1, 3}) {
+    const CliResult r = run_gplvm(
+        "embedding-metrics --latents lat.h5 --data data.h5 --k 5 --pairs 20000 --json", ranks, dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "\"sampled_pairs\":20000")) << r.out;
+    outputs.push_back(r.out);
+  }
+  for (const char* name : {"trustworthiness", "continuity", "shepard_goodness", "knn_accuracy"}) {
+    const double one = json_number(outputs[0], name), three = json_number(outputs[1], name);
+    EXPECT_TRUE(std::isfinite(one)) << name << ": " << outputs[0];
+    EXPECT_EQ(one, three) << name;
+  }
+  // Two of the four data coordinates, plus noise: neighbourhoods are partly kept, not all.
+  EXPECT_GT(json_number(outputs[0], "trustworthiness"), 0.6);
+  EXPECT_LT(json_number(outputs[0], "trustworthiness"), 0.99);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ enum class RngPurpose : std::uint8_t {
   predictive_sample = 7,   // gplvm predict --samples
   wrapped_psi = 8,         // Monte Carlo Psi-statistics of wrapped-normal latents (Bayesian hGP-LVM)
   active_set = 9,          // the rows drawn as inducing inputs at each active-set refresh
+  pair_sample = 10,        // the pairs of rows of sampled all-pairs metrics (embedding-metrics)
   test = 200,              // reserved for tests
 };
 

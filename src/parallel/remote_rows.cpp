@@ -1,30 +1,12 @@
-#include "remote_rows.hpp"
+#include "gplvm/parallel/remote_rows.hpp"
 
 #include <numeric>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {
-namespace {
-
-std::vector<int> displacements(const std::vector<int>& counts) {
-  std::vector<int> out(counts.size(), 0);
-  std::partial_sum(counts.begin(), counts.end() - 1, out.begin() + 1);
-  return out;
-}
-
-// Every rank's count for every other rank, exchanged: out[r] is what rank r sends here.
-std::vector<int> exchange_counts(const std::vector<int>& counts, const Communicator& comm) {
-  const std::vector<int> ones(static_cast<std::size_t>(comm.size()), 1);
-  std::vector<int> ones_displs(ones.size());
-  std::iota(ones_displs.begin(), ones_displs.end(), 0);
-  std::vector<std::int64_t> send(counts.begin(), counts.end()), receive(counts.size());
-  comm.alltoallv(send.data(), ones, ones_displs, receive.data(), ones, ones_displs);
-  return std::vector<int>(receive.begin(), receive.end());
-}
-
-}  // namespace
 
 RowMatrix fetch_rows(const DataRef& local, std::uint64_t num_rows, const std::vector<std::int64_t>& wanted,
                      const Communicator& comm) {
@@ -38,7 +20,7 @@ RowMatrix fetch_rows(const DataRef& local, std::uint64_t num_rows, const std::ve
             {"", "rows", std::to_string(row)});
     ++request_counts[static_cast<std::size_t>(partition.owner(static_cast<std::uint64_t>(row)))];
   }
-  const std::vector<int> request_displs = displacements(request_counts);
+  const std::vector<int> request_displs = offsets_of(request_counts);
   std::vector<int> fill = request_displs;
   std::vector<std::int64_t> requests(wanted.size());
   std::vector<std::size_t> position(wanted.size());
@@ -47,8 +29,8 @@ RowMatrix fetch_rows(const DataRef& local, std::uint64_t num_rows, const std::ve
     position[t] = static_cast<std::size_t>(fill[owner]++);
     requests[position[t]] = wanted[t];
   }
-  const std::vector<int> serve_counts = exchange_counts(request_counts, comm);
-  const std::vector<int> serve_displs = displacements(serve_counts);
+  const std::vector<int> serve_counts = receive_counts(request_counts, comm);
+  const std::vector<int> serve_displs = offsets_of(serve_counts);
   std::vector<std::int64_t> serve(static_cast<std::size_t>(serve_displs.back() + serve_counts.back()));
   comm.alltoallv(requests.data(), request_counts, request_displs, serve.data(), serve_counts, serve_displs);
 

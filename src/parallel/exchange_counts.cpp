@@ -1,4 +1,4 @@
-#include "exchange_counts.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 
 #include <cstdint>
 #include <numeric>
