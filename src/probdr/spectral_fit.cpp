@@ -86,7 +86,7 @@ double infinity_norm(Mat matrix) {
 std::string route_name(const SparseEigenOptions& eigen) {
   if (!eigen.shift) return "Krylov-Schur (SLEPc)";
   char shift[32];
-  std::snprintf(shift, sizeof shift, "%.6g", *eigen.shift);
+  std::snprintf(shift, sizeof shift, "%.10g", *eigen.shift);
   return std::string("Krylov-Schur, shift-and-invert about ") + shift + " (SLEPc, MUMPS)";
 }
 
