@@ -37,14 +37,22 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--data") o.data = value;
-    else if (key == "--dataset") o.dataset = value;
-    else if (key == "--k") o.k = std::stol(value);
-    else if (key == "--sample") o.sample = std::stol(value);
-    else if (key == "--M") o.hnsw.M = std::stoi(value);
-    else if (key == "--ef-construction") o.hnsw.ef_construction = std::stoi(value);
-    else if (key == "--ef") o.hnsw.ef = std::stoi(value);
-    else throw InputError("unknown option", {"", key, value});
+    if (key == "--data")
+      o.data = value;
+    else if (key == "--dataset")
+      o.dataset = value;
+    else if (key == "--k")
+      o.k = std::stol(value);
+    else if (key == "--sample")
+      o.sample = std::stol(value);
+    else if (key == "--M")
+      o.hnsw.M = std::stoi(value);
+    else if (key == "--ef-construction")
+      o.hnsw.ef_construction = std::stoi(value);
+    else if (key == "--ef")
+      o.hnsw.ef = std::stoi(value);
+    else
+      throw InputError("unknown option", {"", key, value});
   }
   require(!o.data.empty(), "--data is required", {"", "--data", ""});
   return o;
@@ -105,7 +113,8 @@ int run(const Communicator& comm, const Options& o) {
                 o.data.c_str(), static_cast<unsigned long long>(data.rows),
                 static_cast<unsigned long long>(data.cols), comm.size(), static_cast<long>(o.k), o.hnsw.M,
                 o.hnsw.ef_construction, o.hnsw.ef);
-    std::printf("hnsw graph:   %.1f s, peak RSS (largest rank) %.0f MiB\n", hnsw_seconds, hnsw_rss / 1048576.0);
+    std::printf("hnsw graph:   %.1f s, peak RSS (largest rank) %.0f MiB\n", hnsw_seconds,
+                hnsw_rss / 1048576.0);
     std::printf("exact sample: %.0f rows in %.1f s\n", samples, exact_seconds);
     std::printf("recall@%ld: %.4f (ties counted: %.4f)\n", static_cast<long>(o.k), found / (samples * o.k),
                 found_with_ties / (samples * o.k));

@@ -32,7 +32,7 @@ constexpr const char* kDefaultLatentsPath = "/latent/mean";
 
 struct Inputs {
   std::string latents_file, latents_path;
-  RowMatrix latents;   // every row (serial path), or this rank's rows (distributed path)
+  RowMatrix latents;         // every row (serial path), or this rank's rows (distributed path)
   bool distributed = false;  // above kMaxEmbeddingMetricRows rows: rows split over the ranks
   std::uint64_t rows = 0;
   std::unique_ptr<LatentSpace> space;
@@ -256,10 +256,7 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm) {
   if (comm.is_root()) {
     if (cl.has("json")) {
       JsonWriter w = json_summary("embedding-metrics");
-      w.key("latents")
-          .value(cl.required("latents"))
-          .key("rows")
-          .value(static_cast<std::int64_t>(in.rows));
+      w.key("latents").value(cl.required("latents")).key("rows").value(static_cast<std::int64_t>(in.rows));
       if (in.distributed) w.key("sampled_pairs").value(pairs);
       w.key("latent_space").value(in.space->name()).key("latent_space_from").value(in.space_reason);
       w.key("k").value(static_cast<std::int64_t>(k));

@@ -49,8 +49,8 @@ double distributed_continuity(const DataRef& local_data, const DataRef& local_la
   return distributed_trustworthiness(local_latents, local_data, k, comm);
 }
 
-double distributed_knn_accuracy(const DataRef& local_latents, const std::vector<std::int64_t>& labels, Index k,
-                                const Communicator& comm) {
+double distributed_knn_accuracy(const DataRef& local_latents, const std::vector<std::int64_t>& labels,
+                                Index k, const Communicator& comm) {
   const std::uint64_t n = total_rows(local_latents, comm);
   require(labels.size() == n, "k-NN accuracy: one label per row is needed",
           {"", "labels", std::to_string(labels.size())});
@@ -60,7 +60,8 @@ double distributed_knn_accuracy(const DataRef& local_latents, const std::vector<
   std::vector<Index> nearest(static_cast<std::size_t>(k));
   for (Index i = 0; i < knn.local_rows(); ++i) {
     for (Index t = 0; t < k; ++t) nearest[static_cast<std::size_t>(t)] = knn.neighbours(i, t);
-    correct += majority_label(labels, nearest) == labels[knn.first_row + static_cast<std::uint64_t>(i)] ? 1.0 : 0.0;
+    correct +=
+        majority_label(labels, nearest) == labels[knn.first_row + static_cast<std::uint64_t>(i)] ? 1.0 : 0.0;
   }
   return comm.allreduce_sum(correct) / static_cast<double>(n);
 }
@@ -77,15 +78,18 @@ SampledPairs sampled_pair_distances(const DataRef& local_a, const DataRef& local
   const CounterRng rng(seed);
   for (std::int64_t s = 0; s < count; ++s) {
     const CounterRng::Block b = rng.block(RngPurpose::pair_sample, 0, 0, static_cast<std::uint64_t>(s));
-    const std::uint64_t word0 = (std::uint64_t{b[0]} << 32) | b[1], word1 = (std::uint64_t{b[2]} << 32) | b[3];
+    const std::uint64_t word0 = (std::uint64_t{b[0]} << 32) | b[1],
+                        word1 = (std::uint64_t{b[2]} << 32) | b[3];
     const std::uint64_t i = word0 % n, j_raw = 1 + word1 % (n - 1);
     if (i < first || i >= end) continue;
     samples.push_back(s);
     firsts.push_back(static_cast<Index>(i - first));
     seconds.push_back(static_cast<std::int64_t>((i + j_raw) % n));  // j != i
   }
-  const RowMatrix a_rows = fetch_rows(local_a, n, seconds, comm), b_rows = fetch_rows(local_b, n, seconds, comm);
-  std::vector<double> out_a(static_cast<std::size_t>(count), 0.0), out_b(static_cast<std::size_t>(count), 0.0);
+  const RowMatrix a_rows = fetch_rows(local_a, n, seconds, comm),
+                  b_rows = fetch_rows(local_b, n, seconds, comm);
+  std::vector<double> out_a(static_cast<std::size_t>(count), 0.0),
+      out_b(static_cast<std::size_t>(count), 0.0);
   for (std::size_t p = 0; p < samples.size(); ++p) {
     const auto at = static_cast<std::size_t>(samples[p]);
     out_a[at] = (local_a.row(firsts[p]) - a_rows.row(static_cast<Index>(p))).norm();

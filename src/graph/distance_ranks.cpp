@@ -23,7 +23,8 @@ RowMatrix target_distances(const DataRef& local, const Vector& norms, const Inde
   for (Index i = 0; i < targets.rows(); ++i)
     for (Index t = 0; t < targets.cols(); ++t) {
       const Index at = i * targets.cols() + t;
-      out(i, t) = squared_distance(local.row(i).data(), norms[i], rows.row(at).data(), row_norms[at], local.cols());
+      out(i, t) =
+          squared_distance(local.row(i).data(), norms[i], rows.row(at).data(), row_norms[at], local.cols());
     }
   return out;
 }

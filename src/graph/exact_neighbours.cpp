@@ -7,6 +7,7 @@
 #include "gplvm/graph/squared_distances.hpp"
 #include "neighbour_lists.hpp"
 #include "ring_pass.hpp"
+#include "search_progress.hpp"
 
 namespace gplvm {
 namespace {
@@ -44,10 +45,13 @@ KnnGraph exact_neighbours(const DataRef& local, Index k, const Communicator& com
   const Vector norms = row_squared_norms(local);
   NeighbourLists lists(local.rows(), k);
   RingPass ring(local, partition, comm);
+  const SearchProgress progress("exact", comm);
   for (int step = 0; step < comm.size(); ++step) {
     if (step > 0) ring.shift();
     offer_block(local, norms, static_cast<std::int64_t>(first), ring.block(),
                 static_cast<std::int64_t>(ring.first_row()), lists);
+    progress.report("rank 0's rows compared with block " + std::to_string(step + 1) + " of " +
+                    std::to_string(comm.size()));
   }
   return lists.to_graph(partition.num_rows(), first, square_root);
 }

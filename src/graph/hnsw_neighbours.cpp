@@ -10,6 +10,7 @@
 #include "gplvm/graph/squared_distances.hpp"
 #include "neighbour_lists.hpp"
 #include "ring_pass.hpp"
+#include "search_progress.hpp"
 
 namespace gplvm {
 namespace {
@@ -108,17 +109,25 @@ KnnGraph hnsw_neighbours(const DataRef& local, Index k, const HnswOptions& optio
   require_neighbour_count(k, partition.num_rows(), key);
   const std::uint64_t first = partition.begin(comm.rank());
   require_finite_rows(local, first, comm);
+  const SearchProgress progress("hnsw", comm);
   Shard shard(local, first, options);
+  progress.report("rank 0's index of " + std::to_string(local.rows()) + " rows built");
   const Index d = local.cols();
   const auto ef = static_cast<std::size_t>(std::max<Index>(options.ef, k + 1));
   RingPass ring(pack(local, k), partition, comm);
   for (int step = 0; step < comm.size(); ++step) {
     RowMatrix& block = ring.block();
     NeighbourLists lists = unpack_lists(block, d, k);
-    for (Index i = 0; i < block.rows(); ++i)
+    for (Index i = 0; i < block.rows(); ++i) {
       shard.answer(&block(i, 0), static_cast<std::int64_t>(ring.first_row()) + i, i, ef, lists);
+      if ((i + 1) % 100000 == 0)
+        progress.report("query block " + std::to_string(step + 1) + " of " + std::to_string(comm.size()) +
+                        ": " + std::to_string(i + 1) + " of " + std::to_string(block.rows()) + " rows");
+    }
     pack_lists(lists, d, block);
     ring.shift();  // P shifts: the block ends where it started, answered by every shard
+    progress.report("query block " + std::to_string(step + 1) + " of " + std::to_string(comm.size()) +
+                    " answered by rank 0's shard");
   }
   return unpack_lists(ring.block(), d, k).to_graph(partition.num_rows(), first, square_root);
 }

@@ -3,9 +3,9 @@
 #include <limits>
 #include <queue>
 
-#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/graph/connected_components.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/parallel/exchange_counts.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {

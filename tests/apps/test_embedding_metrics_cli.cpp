@@ -120,8 +120,8 @@ TEST(EmbeddingMetricsCli, AboveTheSerialLimitTheMetricsAreDistributedAndRankInva
   write_fixture_matrix(dir / "lat.h5", "/latent/mean", latents);
   std::vector<std::string> outputs;
   for (int ranks : {1, 3}) {
-    const CliResult r = run_gplvm(
-        "embedding-metrics --latents lat.h5 --data data.h5 --k 5 --pairs 20000 --json", ranks, dir);
+    const CliResult r =
+        run_gplvm("embedding-metrics --latents lat.h5 --data data.h5 --k 5 --pairs 20000 --json", ranks, dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(has(r.out, "\"sampled_pairs\":20000")) << r.out;
     outputs.push_back(r.out);

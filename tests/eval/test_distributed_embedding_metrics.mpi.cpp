@@ -54,8 +54,10 @@ TEST(DistributedEmbeddingMetrics, SampledPairsAreRankInvariantAndEstimateTheAllP
   EXPECT_GT(pairs.first.minCoeff(), 0.0);  // never a row with itself
   const Vector all_data = pair_values(pairwise_euclidean_distances(p.data));
   const Vector all_latents = pair_values(pairwise_euclidean_distances(p.latents));
-  EXPECT_NEAR(spearman_correlation(pairs.first, pairs.second), spearman_correlation(all_data, all_latents), 0.05);
-  EXPECT_NEAR(pearson_correlation(pairs.first, pairs.second), pearson_correlation(all_data, all_latents), 0.05);
+  EXPECT_NEAR(spearman_correlation(pairs.first, pairs.second), spearman_correlation(all_data, all_latents),
+              0.05);
+  EXPECT_NEAR(pearson_correlation(pairs.first, pairs.second), pearson_correlation(all_data, all_latents),
+              0.05);
 }
 
 }  // namespace

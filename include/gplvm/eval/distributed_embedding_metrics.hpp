@@ -24,8 +24,8 @@ double distributed_trustworthiness(const DataRef& local_data, const DataRef& loc
 double distributed_continuity(const DataRef& local_data, const DataRef& local_latents, Index k,
                               const Communicator& comm);
 // Leave-one-out k-NN accuracy of `labels` (every row's, replicated) in the latents; 1 <= k < N.
-double distributed_knn_accuracy(const DataRef& local_latents, const std::vector<std::int64_t>& labels, Index k,
-                                const Communicator& comm);
+double distributed_knn_accuracy(const DataRef& local_latents, const std::vector<std::int64_t>& labels,
+                                Index k, const Communicator& comm);
 
 // The pair (i, j), i != j, drawn for sample s of `seed`: a function of (seed, s) alone, so the same
 // pairs at any rank count.
