@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/log.hpp"
 #include "gplvm/objectives/wishart_precision.hpp"
 #include "gplvm/parallel/column_signs.hpp"
 #include "gplvm/petsc/petsc_error.hpp"
@@ -90,6 +91,33 @@ std::string route_name(const SparseEigenOptions& eigen) {
   return std::string("Krylov-Schur, shift-and-invert about ") + shift + " (SLEPc, MUMPS)";
 }
 
+// A sparse moment's eigenpairs by the route `eigen` names. Under probdr.eigensolver = auto a failed
+// shift-and-invert factorisation falls back to plain Krylov-Schur with a warning: the fill of a
+// high-dimensional k-NN graph can exceed the memory (MUMPS asked for 20 GB per rank on 10^6 rows in 50
+// dimensions, INFOG(1) = -13). MUMPS's status is global, so every rank fails alike; the fallback is
+// agreed over the ranks all the same.
+SparseEigenpairs sparse_eigenpairs(Mat matrix, SparseEigenOptions eigen, const SpectralFitOptions& options,
+                                   const Communicator& comm, std::string& route) {
+  route = route_name(eigen);
+  if (!eigen.shift || options.route == EigenRoute::shift_invert)
+    return symmetric_eigenpairs(matrix, eigen, comm);
+  std::string failure;
+  SparseEigenpairs pairs;
+  try {
+    pairs = symmetric_eigenpairs(matrix, eigen, comm);
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  if (comm.allreduce_max(static_cast<std::int64_t>(failure.empty() ? 0 : 1)) == 0) return pairs;
+  if (comm.is_root())
+    log_warning(
+        "shift-and-invert failed" + (failure.empty() ? std::string() : " (" + failure + ")") +
+        "; solving by Krylov-Schur instead (probdr.eigensolver = krylov_schur skips the factorisation)");
+  eigen.shift.reset();
+  route = route_name(eigen) + ", after shift-and-invert failed";
+  return symmetric_eigenpairs(matrix, eigen, comm);
+}
+
 // Krylov-Schur on a shell matrix whose product is the operator's.
 SparseEigenpairs operator_eigenpairs(const Product& product, Index local_rows, Index n,
                                      const SparseEigenOptions& eigen, const Communicator& comm) {
@@ -131,8 +159,9 @@ Spectrum largest_of(const CovarianceOperator& covariance, const SpectralFitOptio
     const double top = *sparse->spectrum_top();
     eigen.shift = top + kShiftMargin * std::max(std::abs(top), infinity_norm(sparse->matrix()));
     if (sparse->deflated()) eigen.local_deflation = sparse->local_deflation();
-    const SparseEigenpairs pairs = symmetric_eigenpairs(sparse->matrix(), eigen, comm);
-    return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
+    std::string route;
+    const SparseEigenpairs pairs = sparse_eigenpairs(sparse->matrix(), eigen, options, comm, route);
+    return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route};
   }
   const Product product = [&covariance](const ConstMatrixRef& x) { return covariance.apply(x); };
   const SparseEigenpairs pairs =
@@ -148,8 +177,9 @@ Spectrum smallest_of(const PrecisionOperator& precision, Index count, const Spec
   if (const auto* sparse = dynamic_cast<const PetscMatrixPrecision*>(&precision)) {
     // Gamma_hat is positive semi-definite: a shift just below 0 keeps Gamma_hat - sigma I definite.
     if (shift_invert_wanted(options)) eigen.shift = -kShiftMargin * infinity_norm(sparse->matrix());
-    const SparseEigenpairs pairs = symmetric_eigenpairs(sparse->matrix(), eigen, comm);
-    return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
+    std::string route;
+    const SparseEigenpairs pairs = sparse_eigenpairs(sparse->matrix(), eigen, options, comm, route);
+    return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route};
   }
   refuse_shift_invert(options, "a sparse precision matrix (le)");
   const Product product = [&precision](const ConstMatrixRef& x) { return precision.apply(x); };

@@ -3,6 +3,7 @@
 // trivial one dropped, scaled by lambda^t); the shift-and-invert route of the spectral fit against
 // plain Krylov-Schur (dmaps and le); bad settings refused alike on every rank.
 #include <gtest/gtest.h>
+#include <petscsys.h>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/probdr/probdr_method.hpp"
@@ -130,6 +131,42 @@ TEST(SpectralFitRoutes, ShiftInvertEqualsKrylovSchurForSparseMoments) {
   options.latent_dim = kLatent;
   options.route = EigenRoute::shift_invert;
   EXPECT_EQ(testing::input_error_of([&] { spectral_fit(moment, options, comm); }).key, "probdr.eigensolver");
+}
+
+// A factorisation that fails (MUMPS held to 1 MB of working memory, ICNTL(23): INFOG(1) = -19, as a
+// fill beyond the machine's memory gives -13): `auto` falls back to Krylov-Schur and finds the same fit,
+// naming the fallback; an explicit shift_invert reports the failure on every rank.
+TEST(SpectralFitRoutes, AutoFallsBackToKrylovSchurWhenTheFactorisationFails) {
+  const Communicator comm;
+  ProbdrSettings settings = dmaps_settings(1.0, 1.0);
+  settings.method = "le";
+  // 3,000 rows: enough that MUMPS's working memory exceeds the 1 MB allowed.
+  const RowMatrix rows = testing::swiss_roll(3000, 5.0, 0.05, 29);
+  const MomentEstimate moment =
+      probdr_method("le").estimate(testing::local_block(rows, comm), settings, comm);
+  SpectralFitOptions options;
+  options.latent_dim = kLatent;
+  options.route = EigenRoute::krylov_schur;
+  const SpectralFit krylov = spectral_fit(moment, options, comm);
+  ASSERT_EQ(PetscOptionsSetValue(nullptr, "-st_mat_mumps_icntl_23", "1"), 0);
+  options.route = EigenRoute::automatic;
+  const SpectralFit fallback = spectral_fit(moment, options, comm);
+  options.route = EigenRoute::shift_invert;
+  bool thrown = false;
+  try {
+    spectral_fit(moment, options, comm);
+  } catch (const Error&) {
+    thrown = true;
+  }
+  ASSERT_EQ(PetscOptionsClearValue(nullptr, "-st_mat_mumps_icntl_23"), 0);
+  EXPECT_TRUE(thrown);
+  EXPECT_NE(fallback.eigensolver.find("after shift-and-invert failed"), std::string::npos)
+      << fallback.eigensolver;
+  EXPECT_LT((fallback.optimum.eigenvalues - krylov.optimum.eigenvalues).cwiseAbs().maxCoeff(),
+            1e-12 * krylov.optimum.eigenvalues.cwiseAbs().maxCoeff());
+  EXPECT_LT(std::sqrt(comm.allreduce_sum((fallback.optimum.latents - krylov.optimum.latents).squaredNorm()) /
+                      comm.allreduce_sum(krylov.optimum.latents.squaredNorm())),
+            1e-10);
 }
 
 TEST(DiffusionMaps, RefusesBadSettingsOnEveryRank) {
