@@ -73,7 +73,8 @@ void add_method_keys(ConfigSchema& s) {
       .add_string("probdr.eigensolver", "auto",
                   "probdr le, lle, dmaps (spectral fit): krylov_schur (products only; restarts grow with n "
                   "and with clustered eigenvalues), shift_invert (one MUMPS factorisation, then few "
-                  "restarts) or auto (shift_invert for these sparse moments, krylov_schur for the others)",
+                  "restarts) or auto (shift_invert for these sparse moments, falling back to krylov_schur with "
+                  "a warning when the factorisation fails; krylov_schur for the others)",
                   {R::one_of({"auto", "krylov_schur", "shift_invert"})})
       .add_double("probdr.dmaps_bandwidth", 0.0,
                   "probdr dmaps: eps of the kernel exp(-|y - y'|^2 / eps); 0 takes the median squared k-NN "
