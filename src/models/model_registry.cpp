@@ -39,6 +39,7 @@ ModelKind exact_kind() {
   // Its reductions are inside ScaLAPACK and follow the process grid: the key would be a promise
   // it does not keep.
   k.reproducible_sums = false;
+  k.unreproducible_reductions = "ScaLAPACK's";
   k.full_batch_only = true;
   k.full_batch_section = "exact";
   k.curved_latents = true;
@@ -66,8 +67,10 @@ ModelKind probdr_kind() {
               }};
   k.gp_decoder = false;
   k.unit_scale_defaults = false;  // its noise starts from the moment's own scale
-  // SLEPc's and PETSc's reductions follow the process count.
+  // SLEPc's and PETSc's reductions (the eigensolver, the sparse moments' products, the MUMPS
+  // factor) follow the process count.
   k.reproducible_sums = false;
+  k.unreproducible_reductions = "SLEPc's, PETSc's and MUMPS's";
   k.full_batch_only = true;
   k.paper_uniform_start = false;
   k.closed_form = true;
@@ -123,8 +126,8 @@ std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
   if (config.get_bool("train.reproducible") && !kind.reproducible_sums) {
     throw InputError("train.reproducible = true is implemented for model.kind " +
                          model_kinds_with(&ModelKind::reproducible_sums) + "; " + name +
-                         "'s reductions belong to a library that follows the process grid (ScaLAPACK's for "
-                         "exact; docs/reliability.md)",
+                         "'s reductions are " + kind.unreproducible_reductions +
+                         ", whose sums follow the process grid (docs/reliability.md)",
                      {"", "train.reproducible", "true (model.kind = " + name + ")"});
   }
   return kind.factory(config, rows);

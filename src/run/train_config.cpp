@@ -284,7 +284,7 @@ ConfigSchema train_config_schema() {
           "rows, so that amortised and free latents train to the same bits at any rank count "
           "(docs/reliability.md); sparse.training = full_batch also runs L-BFGS on a copy of every "
           "parameter on every rank (N x Q values per rank, refused when it would not fit); refused for "
-          "exact; false: per-rank sums, equal to rounding and faster")
+          "exact and probdr; false: per-rank sums, equal to rounding and faster")
       .add_double("train.learning_rate", 1e-3, "Adam learning rate", {R::greater_than(0)})
       .add_double("train.beta1", 0.9, "Adam beta1", {R::range(0, 0.999999)})
       .add_double("train.beta2", 0.999, "Adam beta2", {R::range(0, 0.999999999)})

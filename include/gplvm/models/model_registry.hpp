@@ -34,6 +34,8 @@ struct ModelKind {
   // train.reproducible: the step's reductions are sums over fixed row blocks (false where they
   // belong to a library that follows the process grid, as ScaLAPACK's do).
   bool reproducible_sums = true;
+  // Where reproducible_sums is false: whose reductions follow the process grid (the refusal's words).
+  std::string unreproducible_reductions;
   // Trained full batch only, with the options of the config section full_batch_section (optim.*
   // chooses its optimiser); otherwise minibatch Adam unless inducing_points and sparse.training
   // = "full_batch".

@@ -128,7 +128,11 @@ CONFIG = [
          BAD_INPUT, ["exact.block_size", "99999999999"]),
     Case("config", "unknown model.kind", f"{TRAIN} --model.kind=gplvm3", BAD_INPUT, ["model.kind", "gplvm3"]),
     Case("config", "train.reproducible with the exact GPLVM", f"{TRAIN} --model.kind=exact --train.reproducible=true",
-         BAD_INPUT, ["train.reproducible", "exact"]),
+         BAD_INPUT, ["train.reproducible", "exact", "ScaLAPACK"]),
+    Case("config", "train.reproducible with ProbDR", f"{TRAIN} --model.kind=probdr --train.reproducible=true",
+         BAD_INPUT, ["train.reproducible", "probdr", "SLEPc"]),
+    Case("config", "embed --train.reproducible", "embed --method le --data {fx}/data.h5 --output out.h5 "
+         "--train.reproducible=true", BAD_INPUT, ["train.reproducible", "probdr", "SLEPc"]),
     Case("config", "missing data.path", "train --config bad.toml", BAD_INPUT, ["data.path"],
          files={"bad.toml": "[train]\nepochs = 1\n"}),
     Case("config", "config is a directory", "train --config {fx}/a_directory.h5", BAD_INPUT, ["a_directory.h5"]),
