@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gplvm/core/memory_reuse.hpp"
+
 namespace gplvm {
 
 Vector row_squared_norms(const DataRef& rows) {
@@ -19,6 +21,7 @@ void squared_distances(const DataRef& A, const ConstVectorRef& a_norms, const Da
   const Index d = A.cols(), nb = B.rows();
   const RowMatrix Bt = B.transpose();  // row q holds column q of every B row, contiguously
   out.resize(A.rows(), nb);
+  advise_huge_pages(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
   for (Index i = 0; i < A.rows(); ++i) {
     double* acc = out.row(i).data();
     std::fill(acc, acc + nb, 0.0);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/core/threads.hpp"
 #include "kernel_checks.hpp"
 
@@ -61,6 +62,7 @@ void EqArdKernel::cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matr
   // Direct differences rather than |x|^2 + |x'|^2 - 2 x.x': no cancellation.
   const Index rows = X1.rows(), q_dim = X1.cols();
   K.resize(rows, X2.rows());
+  advise_huge_pages(K.data(), static_cast<std::size_t>(K.size()) * sizeof(double));
   const Eigen::ArrayXd inv_l = lengthscales_.array().inverse();
   // Columns are independent: the rank's threads take a block of them each. Within a share, a tile
   // of X1's rows stays in cache while every column passes (all of X1 streamed once per column is

@@ -151,6 +151,7 @@ std::optional<Vector> ProbdrModel::closed_form_parameters(const Communicator& co
   options.noise = config_.probdr.noise;
   options.regularisation = config_.probdr.precision_regularisation;
   options.route = config_.probdr.eigensolver;
+  options.subspace = config_.probdr.eigensolver_subspace;
   if (progress)
     options.progress = [&progress](const EigenProgress& p) {
       char line[160];

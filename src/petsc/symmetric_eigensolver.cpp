@@ -94,7 +94,9 @@ void configure(EPS eps, const SparseEigenOptions& options, bool generalised) {
                     eps, options.end == SpectrumEnd::smallest ? EPS_SMALLEST_REAL : EPS_LARGEST_REAL),
                 "EPSSetWhichEigenpairs");
   }
-  check_petsc(EPSSetDimensions(eps, static_cast<PetscInt>(options.count), PETSC_DEFAULT, PETSC_DEFAULT),
+  check_petsc(EPSSetDimensions(eps, static_cast<PetscInt>(options.count),
+                               options.subspace > 0 ? static_cast<PetscInt>(options.subspace) : PETSC_DEFAULT,
+                               PETSC_DEFAULT),
               "EPSSetDimensions");
   check_petsc(EPSSetTolerances(eps, options.tolerance, static_cast<PetscInt>(options.max_iterations)),
               "EPSSetTolerances");
@@ -158,6 +160,10 @@ SparseEigenpairs symmetric_eigenpairs(Mat matrix, const SparseEigenOptions& opti
   PetscInt n = 0, begin = 0, end = 0;
   check_petsc(MatGetSize(matrix, &n, nullptr), "MatGetSize");
   check_petsc(MatGetOwnershipRange(matrix, &begin, &end), "MatGetOwnershipRange");
+  require(options.subspace == 0 || (options.subspace > options.count && options.subspace <= n),
+          "the Krylov subspace must hold more vectors than the eigenpairs wanted and at most n",
+          {"", "eigen.subspace", std::to_string(options.subspace) + " (count " + std::to_string(options.count) +
+                                     ", n " + std::to_string(n) + ")"});
   require(options.count >= 1 && options.count < n, "the number of eigenpairs must satisfy 1 <= count < n",
           {"", "eigen.count", std::to_string(options.count) + " (n = " + std::to_string(n) + ")"});
   MatHandle diagonal;

@@ -76,6 +76,12 @@ void add_method_keys(ConfigSchema& s) {
                   "restarts) or auto (shift_invert for these sparse moments, falling back to krylov_schur with "
                   "a warning when the factorisation fails; krylov_schur for the others)",
                   {R::one_of({"auto", "krylov_schur", "shift_invert"})})
+      .add_int("probdr.eigensolver_subspace", 0,
+               "probdr spectral fit: the Krylov subspace's dimension (SLEPc's ncv), more than the eigenpairs "
+               "wanted and at most n; 0 chooses: SLEPc's max(2 m, m + 15) for m eigenpairs on shift-and-invert "
+               "and on problems up to 10,000 rows, else max(2 m, m + 64), since clustered eigenvalues (high-"
+               "dimensional k-NN graphs) need far fewer restarts in a larger subspace",
+               {R::at_least(0)})
       .add_double("probdr.dmaps_bandwidth", 0.0,
                   "probdr dmaps: eps of the kernel exp(-|y - y'|^2 / eps); 0 takes the median squared k-NN "
                   "distance",
@@ -129,6 +135,7 @@ ProbdrSettings read_probdr_settings(const Config& c) {
   s.eigensolver = route == "krylov_schur"   ? EigenRoute::krylov_schur
                   : route == "shift_invert" ? EigenRoute::shift_invert
                                             : EigenRoute::automatic;
+  s.eigensolver_subspace = static_cast<Index>(c.get_int("probdr.eigensolver_subspace"));
   s.graph.k = static_cast<Index>(c.get_int("graph.k"));
   s.graph.search.search = parse_neighbour_search(c.get_string("graph.search"), "graph.search");
   s.graph.symmetrize = parse_symmetrisation(c.get_string("graph.symmetrize"), "graph.symmetrize");

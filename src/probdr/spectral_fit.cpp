@@ -24,6 +24,14 @@ constexpr const char* kEigensolverKey = "probdr.eigensolver";
 // eigenvalues, relative to the shift, stay apart (a 10^6-point Laplacian's smallest are near 1e-5
 // ||A||), large enough that A - sigma I stays well conditioned for the factorisation (1e6).
 constexpr double kShiftMargin = 1e-6;
+// The automatic Krylov subspace (probdr.eigensolver_subspace = 0) of a sparse matrix: SLEPc's
+// default up to this many rows and under shift-and-invert, which separates the wanted eigenvalues
+// anyway; beyond it, this many vectors more than the eigenpairs wanted. Diffusion maps of 10^6 rows
+// in 50 dimensions (the leading eigenvalues of M clustered below 1) had not converged after 500
+// restarts of the default 17-vector subspace. Operators with dense products (kpca, cmds, isomap)
+// keep the default: there a product costs more than the subspace's orthogonalisation.
+constexpr Index kSmallProblemRows = 10000;
+constexpr Index kLargeSubspaceExtra = 64;
 
 // The extreme eigenpairs a closed form needs, this rank's rows of their vectors.
 struct Spectrum {
@@ -84,6 +92,23 @@ double infinity_norm(Mat matrix) {
   return norm;
 }
 
+// `eigen` with its subspace chosen (probdr.eigensolver_subspace; SparseEigenOptions::subspace).
+SparseEigenOptions with_subspace(SparseEigenOptions eigen, const SpectralFitOptions& options, Index n,
+                                 bool sparse_products) {
+  if (options.subspace > 0) {
+    eigen.subspace = options.subspace;
+  } else if (sparse_products && !eigen.shift && n > kSmallProblemRows) {
+    eigen.subspace = std::min(n, std::max(2 * eigen.count, eigen.count + kLargeSubspaceExtra));
+  }
+  return eigen;
+}
+
+Index global_rows(Mat matrix) {
+  PetscInt rows = 0;
+  check_petsc(MatGetSize(matrix, &rows, nullptr), "MatGetSize");
+  return static_cast<Index>(rows);
+}
+
 std::string route_name(const SparseEigenOptions& eigen) {
   if (!eigen.shift) return "Krylov-Schur (SLEPc)";
   char shift[32];
@@ -99,12 +124,13 @@ std::string route_name(const SparseEigenOptions& eigen) {
 SparseEigenpairs sparse_eigenpairs(Mat matrix, SparseEigenOptions eigen, const SpectralFitOptions& options,
                                    const Communicator& comm, std::string& route) {
   route = route_name(eigen);
+  const Index n = global_rows(matrix);
   if (!eigen.shift || options.route == EigenRoute::shift_invert)
-    return symmetric_eigenpairs(matrix, eigen, comm);
+    return symmetric_eigenpairs(matrix, with_subspace(eigen, options, n, true), comm);
   std::string failure;
   SparseEigenpairs pairs;
   try {
-    pairs = symmetric_eigenpairs(matrix, eigen, comm);
+    pairs = symmetric_eigenpairs(matrix, with_subspace(eigen, options, n, true), comm);
   } catch (const Error& e) {
     failure = e.what();
   }
@@ -115,17 +141,18 @@ SparseEigenpairs sparse_eigenpairs(Mat matrix, SparseEigenOptions eigen, const S
         "; solving by Krylov-Schur instead (probdr.eigensolver = krylov_schur skips the factorisation)");
   eigen.shift.reset();
   route = route_name(eigen) + ", after shift-and-invert failed";
-  return symmetric_eigenpairs(matrix, eigen, comm);
+  return symmetric_eigenpairs(matrix, with_subspace(eigen, options, n, true), comm);
 }
 
 // Krylov-Schur on a shell matrix whose product is the operator's.
 SparseEigenpairs operator_eigenpairs(const Product& product, Index local_rows, Index n,
-                                     const SparseEigenOptions& eigen, const Communicator& comm) {
+                                     const SparseEigenOptions& eigen, const SpectralFitOptions& options,
+                                     const Communicator& comm) {
   const double norm = power_norm(product, local_rows, comm);
   const MatHandle shell = shell_matrix(
       local_rows, n, [&product](const ConstVectorRef& in, VectorRef out) { out = product(in).col(0); }, norm,
       comm);
-  return symmetric_eigenpairs(shell.get(), eigen, comm);
+  return symmetric_eigenpairs(shell.get(), with_subspace(eigen, options, n, false), comm);
 }
 
 SparseEigenOptions eigen_options(Index count, SpectrumEnd end, const SpectralFitOptions& options) {
@@ -165,7 +192,7 @@ Spectrum largest_of(const CovarianceOperator& covariance, const SpectralFitOptio
   }
   const Product product = [&covariance](const ConstMatrixRef& x) { return covariance.apply(x); };
   const SparseEigenpairs pairs =
-      operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(), eigen, comm);
+      operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(), eigen, options, comm);
   return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 
@@ -184,7 +211,7 @@ Spectrum smallest_of(const PrecisionOperator& precision, Index count, const Spec
   refuse_shift_invert(options, "a sparse precision matrix (le)");
   const Product product = [&precision](const ConstMatrixRef& x) { return precision.apply(x); };
   const SparseEigenpairs pairs =
-      operator_eigenpairs(product, precision.local_rows(), precision.num_rows(), eigen, comm);
+      operator_eigenpairs(product, precision.local_rows(), precision.num_rows(), eigen, options, comm);
   return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 

@@ -58,6 +58,10 @@ struct SparseEigenOptions {
   SpectrumEnd end = SpectrumEnd::smallest;
   double tolerance = 1e-12;
   Index max_iterations = 100000;                       // restarts
+  // The Krylov subspace's dimension (SLEPc's ncv); 0: SLEPc's max(2 count, count + 15). A larger
+  // one needs far fewer restarts where the wanted eigenvalues are clustered, for ncv vectors of
+  // memory.
+  Index subspace = 0;
   std::function<void(const EigenProgress&)> progress;  // called after every restart, if set
   std::optional<double> shift;                         // sigma of shift-and-invert, if set (above)
   Matrix local_deflation;  // this rank's rows of known eigenvectors to leave out (orthonormal columns)

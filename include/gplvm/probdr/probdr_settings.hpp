@@ -44,6 +44,7 @@ struct ProbdrSettings {
   double dmaps_bandwidth = 0.0;      // probdr.dmaps_bandwidth: eps of exp(-|y-y'|^2/eps); 0: median k-NN d^2
   std::uint64_t seed = 0;            // train.seed (random starts, landmark draws)
   EigenRoute eigensolver = EigenRoute::automatic;  // probdr.eigensolver (spectral_fit.hpp)
+  Index eigensolver_subspace = 0;                  // probdr.eigensolver_subspace, 0: automatic
   GraphSettings graph;
 };
 

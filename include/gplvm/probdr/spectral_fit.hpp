@@ -33,6 +33,7 @@ struct SpectralFitOptions {
   double tolerance = 1e-12;      // the eigensolver's
   std::function<void(const EigenProgress&)> progress;
   EigenRoute route = EigenRoute::automatic;
+  Index subspace = 0;  // the Krylov subspace (SparseEigenOptions::subspace); 0: spectral_fit chooses
 };
 
 struct SpectralFit {
