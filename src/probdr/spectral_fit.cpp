@@ -145,14 +145,16 @@ SparseEigenpairs sparse_eigenpairs(Mat matrix, SparseEigenOptions eigen, const S
 }
 
 // Krylov-Schur on a shell matrix whose product is the operator's.
+// sparse_products: a product costs O(n k) (a PETSc matrix behind the operator), so a larger
+// subspace is cheap (with_subspace).
 SparseEigenpairs operator_eigenpairs(const Product& product, Index local_rows, Index n,
                                      const SparseEigenOptions& eigen, const SpectralFitOptions& options,
-                                     const Communicator& comm) {
+                                     bool sparse_products, const Communicator& comm) {
   const double norm = power_norm(product, local_rows, comm);
   const MatHandle shell = shell_matrix(
       local_rows, n, [&product](const ConstVectorRef& in, VectorRef out) { out = product(in).col(0); }, norm,
       comm);
-  return symmetric_eigenpairs(shell.get(), with_subspace(eigen, options, n, false), comm);
+  return symmetric_eigenpairs(shell.get(), with_subspace(eigen, options, n, sparse_products), comm);
 }
 
 SparseEigenOptions eigen_options(Index count, SpectrumEnd end, const SpectralFitOptions& options) {
@@ -192,7 +194,8 @@ Spectrum largest_of(const CovarianceOperator& covariance, const SpectralFitOptio
   }
   const Product product = [&covariance](const ConstMatrixRef& x) { return covariance.apply(x); };
   const SparseEigenpairs pairs =
-      operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(), eigen, options, comm);
+      operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(), eigen, options,
+                          sparse != nullptr, comm);
   return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 
@@ -211,7 +214,7 @@ Spectrum smallest_of(const PrecisionOperator& precision, Index count, const Spec
   refuse_shift_invert(options, "a sparse precision matrix (le)");
   const Product product = [&precision](const ConstMatrixRef& x) { return precision.apply(x); };
   const SparseEigenpairs pairs =
-      operator_eigenpairs(product, precision.local_rows(), precision.num_rows(), eigen, options, comm);
+      operator_eigenpairs(product, precision.local_rows(), precision.num_rows(), eigen, options, false, comm);
   return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 

@@ -184,12 +184,45 @@ TEST(SparseEigensolver, DeflatedVectorsAreLeftOut) {
   }
 }
 
+// A larger Krylov subspace (SLEPc's ncv) finds the same pairs in no more restarts than the default one
+// (max(2 count, count + 15)), and one holding all n vectors in a single restart.
+TEST(SparseEigensolver, LargerSubspaceSameEigenpairsFewerRestarts) {
+  const Communicator comm;
+  const Matrix A = test_matrix();
+  const MatHandle matrix = distributed(A, comm);
+  const Reference reference = dense_reference(A, nullptr, SpectrumEnd::smallest, 6);
+  Index default_restarts = 0;
+  for (const Index subspace : {Index{0}, Index{40}, kN}) {
+    SparseEigenOptions options;
+    options.count = 6;
+    options.end = SpectrumEnd::smallest;
+    options.subspace = subspace;
+    const SparseEigenpairs pairs = symmetric_eigenpairs(matrix.get(), options, comm);
+    const Matrix vectors = comm.allgather_rows(ConstMatrixRef(pairs.local_vectors));
+    EXPECT_LT((pairs.values - reference.values).cwiseAbs().maxCoeff(), 1e-10) << subspace;
+    EXPECT_LT((vectors - reference.vectors).cwiseAbs().maxCoeff(), 1e-8) << subspace;
+    if (subspace == 0) default_restarts = pairs.iterations;
+    if (subspace > 0) EXPECT_LE(pairs.iterations, default_restarts) << subspace;
+    if (subspace == kN) EXPECT_EQ(pairs.iterations, 1);
+    if (comm.rank() == 0)
+      std::printf("[ measured ] subspace %ld: restarts %ld\n", static_cast<long>(subspace),
+                  static_cast<long>(pairs.iterations));
+  }
+}
+
 TEST(SparseEigensolver, RefusesACountOutOfRangeAndANonPositiveDiagonal) {
   const Communicator comm;
   const MatHandle matrix = distributed(test_matrix(), comm);
   SparseEigenOptions options;
   options.count = kN;
   EXPECT_THROW(symmetric_eigenpairs(matrix.get(), options, comm), InputError);
+  // A subspace no larger than the count, or larger than n.
+  options.count = 4;
+  for (const Index subspace : {Index{4}, kN + 1}) {
+    options.subspace = subspace;
+    EXPECT_THROW(symmetric_eigenpairs(matrix.get(), options, comm), InputError) << subspace;
+  }
+  options.subspace = 0;
   // A zero in B on the first rank only: every rank throws (none is left in a collective).
   options.count = 2;
   const RowPartition partition(kN, comm.size());
