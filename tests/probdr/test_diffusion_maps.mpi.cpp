@@ -105,6 +105,15 @@ TEST(SpectralFitRoutes, ShiftInvertEqualsKrylovSchurForSparseMoments) {
     options.latent_dim = kLatent;
     options.route = EigenRoute::krylov_schur;
     const SpectralFit krylov = spectral_fit(moment, options, comm);
+    // probdr.eigensolver_subspace: a larger Krylov subspace, the same fit.
+    options.subspace = 3 * kLatent + 20;
+    const SpectralFit wider = spectral_fit(moment, options, comm);
+    EXPECT_LT(std::sqrt(comm.allreduce_sum((wider.optimum.latents - krylov.optimum.latents).squaredNorm()) /
+                        comm.allreduce_sum(krylov.optimum.latents.squaredNorm())),
+              1e-8)
+        << method;
+    EXPECT_LE(wider.iterations, krylov.iterations) << method;
+    options.subspace = 0;
     options.route = EigenRoute::shift_invert;
     const SpectralFit inverted = spectral_fit(moment, options, comm);
     const double values = (inverted.optimum.eigenvalues - krylov.optimum.eigenvalues).cwiseAbs().maxCoeff() /
