@@ -11,8 +11,8 @@ and records wall time and peak resident memory of each (the largest process: per
 the subspace projector difference between gplvm's classical coordinates (/probdr/classical) and
 scikit-learn's embedding, ||P_a - P_b||_F with P the orthogonal projector on the columns.
 
-A case scikit-learn cannot finish (memory, or --sklearn-limit seconds) is recorded as failed with its
-reason, so the table shows the n where it fails. Results are JSON lines appended to --out; a case
+A case scikit-learn cannot finish (memory beyond --sklearn-memory-gb, or --sklearn-limit seconds) is recorded as failed with its
+reason, so the table shows the n where it fails (larger n are then not tried). Results are JSON lines appended to --out; a case
 already there is skipped, so an interrupted study resumes where it stopped.
 
 Data sets: swiss_roll (scikit-learn's make_swiss_roll, D = 3, noise 0.05), gp_rff (`gplvm generate
@@ -193,6 +193,15 @@ def done_cases(path):
         return {(r["method"], r["data"], r["n"], r["repeat"], r["tool"]) for r in map(json.loads, f)}
 
 
+def failed_baselines(path):
+    """(method, data, n) of every baseline that failed: larger n are not tried again."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {(r["method"], r["data"], r["n"]) for r in map(json.loads, f)
+                if r["tool"] == "sklearn" and r.get("error")}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--methods", default="le")
@@ -215,6 +224,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     done = done_cases(args.out)
+    failed = failed_baselines(args.out)
     for n in map(int, args.n.split(",")):
         data = os.path.join(args.work, f"{args.data}_{n}.h5")
         make_data(args.data, n, data, args.build)
@@ -224,6 +234,10 @@ def main():
                          ([] if args.no_sklearn else [("sklearn", run_sklearn)]))
                 for tool, run in tools:
                     if (method, args.data, n, repeat, tool) in done:
+                        continue
+                    if tool == "sklearn" and any(f_method == method and f_data == args.data and n > f_n
+                                                 for f_method, f_data, f_n in failed):
+                        print(f"sklearn {method} at n = {n}: not run, it failed at a smaller n", flush=True)
                         continue
                     out = os.path.join(args.work, f"{tool}_{method}_{args.data}_{n}" +
                                        (".h5" if tool == "gplvm" else ".npy"))
@@ -236,6 +250,8 @@ def main():
                         with h5py.File(ours_path, "r") as f:
                             ours = f["/probdr/classical"][...]
                         r["projector_difference"] = projector_difference(ours, np.load(out))
+                    if tool == "sklearn" and r.get("error"):
+                        failed.add((method, args.data, n))
                     with open(args.out, "a") as f:
                         f.write(json.dumps(r) + "\n")
                     print(json.dumps(r), flush=True)
