@@ -18,6 +18,11 @@ class NeighbourLists {
   Index k() const noexcept { return k_; }
   // Keeps (key, index) for `row` if it is among the k best offered so far.
   void offer(Index row, double key, std::int64_t index);
+  // False when offer(row, key, ...) would certainly keep nothing: a test cheap enough to inline
+  // before the call, which most candidates of an exact search fail.
+  bool may_keep(Index row, double key) const {
+    return counts_[static_cast<std::size_t>(row)] < k_ || key <= keys_[slot(row, k_ - 1)];
+  }
   // Lists already held elsewhere (a travelling block): row i's `count` best, best first.
   void load(Index row, const double* keys, const std::int64_t* indices, Index count);
   Index count(Index row) const { return counts_[static_cast<std::size_t>(row)]; }

@@ -56,31 +56,62 @@ void EqArdKernel::set_hyperparameters(const ConstVectorRef& values) {
   lengthscales_ = values.tail(lengthscales_.size()).array().exp();
 }
 
+namespace {
+
+// Scaled squared distances sum_q ((x1_iq - x2_jq) / l_q)^2 of a block of kBlockRows rows of X1 and
+// kBlockColumns rows of X2, the partial sums in registers across q. Each entry is summed over q in
+// order, difference, scaling, square and sum each rounded, as in the one-column form below, so the
+// blocking changes no bit.
+constexpr Index kBlockRows = 32;
+constexpr Index kBlockColumns = 4;
+
+void distance_block(const ConstMatrixRef& X1, Index i, const ConstMatrixRef& X2, Index j,
+                    const Eigen::ArrayXd& inv_l, Matrix& K) {
+  double acc[kBlockColumns][kBlockRows] = {};
+  for (Index q = 0; q < X1.cols(); ++q) {
+    const double* x1 = X1.col(q).data() + i;
+    for (Index c = 0; c < kBlockColumns; ++c) {
+      const double x2 = X2(j + c, q);
+      for (Index r = 0; r < kBlockRows; ++r) {
+        const double d = (x1[r] - x2) * inv_l[q];
+        acc[c][r] += d * d;
+      }
+    }
+  }
+  for (Index c = 0; c < kBlockColumns; ++c) std::copy(acc[c], acc[c] + kBlockRows, K.col(j + c).data() + i);
+}
+
+// Rows [i, rows) of column j, the same sums.
+void distance_column(const ConstMatrixRef& X1, Index i, const ConstMatrixRef& X2, Index j,
+                     const Eigen::ArrayXd& inv_l, Matrix& K) {
+  const Index length = X1.rows() - i;
+  auto tail = K.col(j).segment(i, length).array();
+  tail.setZero();
+  for (Index q = 0; q < X1.cols(); ++q) tail += ((X1.col(q).segment(i, length).array() - X2(j, q)) * inv_l[q]).square();
+}
+
+}  // namespace
+
 void EqArdKernel::cross(const ConstMatrixRef& X1, const ConstMatrixRef& X2, Matrix& K) const {
   require_input_dim(X1, input_dim(), "X1");
   require_input_dim(X2, input_dim(), "X2");
   // Direct differences rather than |x|^2 + |x'|^2 - 2 x.x': no cancellation.
-  const Index rows = X1.rows(), q_dim = X1.cols();
+  const Index rows = X1.rows();
   K.resize(rows, X2.rows());
   advise_huge_pages(K.data(), static_cast<std::size_t>(K.size()) * sizeof(double));
   const Eigen::ArrayXd inv_l = lengthscales_.array().inverse();
-  // Columns are independent: the rank's threads take a block of them each. Within a share, a tile
-  // of X1's rows stays in cache while every column passes (all of X1 streamed once per column is
-  // memory-bound when X1 is large, as in kernel PCA of data); each entry is still the sum over q in
-  // order, so the tiling does not change a bit.
+  // Columns are independent: the rank's threads take a block of them each (whole register blocks).
   constexpr Index kColumnsPerShareUnit = 16;
-  constexpr Index kRowsPerTile = 256;
+  static_assert(kColumnsPerShareUnit % kBlockColumns == 0);
+  const Index blocked_rows = rows / kBlockRows * kBlockRows;
   for_each_thread_share(X2.rows(), kColumnsPerShareUnit, [&](Index j0, Index j1) {
-    for (Index i0 = 0; i0 < rows; i0 += kRowsPerTile) {
-      const Index length = std::min(kRowsPerTile, rows - i0);
-      for (Index j = j0; j < j1; ++j) {
-        auto tile = K.col(j).segment(i0, length).array();
-        tile = ((X1.col(0).segment(i0, length).array() - X2(j, 0)) * inv_l[0]).square();
-        for (Index q = 1; q < q_dim; ++q)
-          tile += ((X1.col(q).segment(i0, length).array() - X2(j, q)) * inv_l[q]).square();
-      }
+    Index j = j0;
+    for (; j + kBlockColumns <= j1; j += kBlockColumns) {
+      for (Index i = 0; i < blocked_rows; i += kBlockRows) distance_block(X1, i, X2, j, inv_l, K);
+      for (Index c = 0; c < kBlockColumns; ++c) distance_column(X1, blocked_rows, X2, j + c, inv_l, K);
     }
-    for (Index j = j0; j < j1; ++j) {
+    for (; j < j1; ++j) distance_column(X1, 0, X2, j, inv_l, K);
+    for (j = j0; j < j1; ++j) {
       auto col = K.col(j).array();
       col = variance_ * (-0.5 * col).exp();
     }

@@ -10,24 +10,36 @@
 // needs only the l largest eigenpairs, which clipping never changes; the estimated noise is the mean
 // of the discarded eigenvalues of the unclipped B, (tr B - sum retained) / (n - l), and the fit is
 // then exactly a stationary point of the Wishart objective on that same B.
+#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "builtin_methods.hpp"
 #include "double_centring.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/memory_reuse.hpp"
 #include "gplvm/graph/squared_distances.hpp"
 #include "method_inputs.hpp"
 
 namespace gplvm {
 namespace {
 
-// This rank's rows of -1/2 H D2 H.
+// This rank's rows of -1/2 H D2 H, formed in place. Column-major local x n storage is row-major
+// n x local: the distances of every row to a tile of this rank's rows (D2 is symmetric, and each
+// entry is the same bits either way round: graph/squared_distances.hpp) fill it tile by tile, the
+// tile's transposed rows staying in cache.
 Matrix centred_gram_rows(const DataRef& local_data, const Communicator& comm) {
   const RowMatrix all = comm.allgather_rows(local_data);
-  RowMatrix squared;
-  squared_distances(local_data, row_squared_norms(local_data), all, row_squared_norms(all), squared);
-  Matrix rows = -0.5 * squared;
+  const Vector all_norms = row_squared_norms(all), local_norms = row_squared_norms(local_data);
+  const Index local = local_data.rows();
+  Matrix rows(local, all.rows());
+  advise_huge_pages(rows.data(), static_cast<std::size_t>(rows.size()) * sizeof(double));
+  for (Index start = 0; start < local; start += kDistanceTileRows) {
+    const Index count = std::min(kDistanceTileRows, local - start);
+    squared_distances_into(all, all_norms, local_data.middleRows(start, count), local_norms.segment(start, count),
+                           rows.data() + start, local);
+  }
+  rows *= -0.5;
   double_centre(rows, comm);
   return rows;
 }

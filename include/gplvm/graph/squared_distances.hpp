@@ -25,6 +25,9 @@ Vector row_squared_norms(const DataRef& rows);
 // out(i, j) = max(0, a_norms[i] + b_norms[j] - 2 A.row(i).B.row(j)); out is resized.
 void squared_distances(const DataRef& A, const ConstVectorRef& a_norms, const DataRef& B,
                        const ConstVectorRef& b_norms, RowMatrix& out);
+// The same into rows `stride` doubles apart (stride >= B.rows()): out[i * stride + j].
+void squared_distances_into(const DataRef& A, const ConstVectorRef& a_norms, const DataRef& B,
+                            const ConstVectorRef& b_norms, double* out, Index stride);
 // The same for one pair of rows of length d.
 double squared_distance(const double* a, double a_norm, const double* b, double b_norm, Index d);
 
