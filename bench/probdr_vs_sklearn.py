@@ -67,7 +67,10 @@ def timed(cmd, env, limit=None, memory_gb=None):
     seconds = time.monotonic() - start
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
     rss = int(m.group(1)) / 1024 if m else None
-    error = None if p.returncode == 0 else f"exit {p.returncode}: {p.stderr.strip().splitlines()[-3:]}"
+    # The program's own last words, before /usr/bin/time's report (its lines start with a tab).
+    own = [line for line in p.stderr.splitlines() if line.strip() and not line.startswith("\t")
+           and not line.startswith("Command ")]
+    error = None if p.returncode == 0 else f"exit {p.returncode}: {own[-2:]}"
     return seconds, rss, p.stdout, error
 
 
