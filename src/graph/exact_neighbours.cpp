@@ -29,7 +29,8 @@ void offer_block(const DataRef& queries, const Vector& query_norms, std::int64_t
                              const std::int64_t self = query_first < 0 ? -1 : query_first + i;
                              for (Index j = 0; j < rows; ++j) {
                                const std::int64_t index = reference_first + start + j;
-                               if (index != self && lists.may_keep(i, tile(i, j))) lists.offer(i, tile(i, j), index);
+                               if (index != self && lists.may_keep(i, tile(i, j)))
+                                 lists.offer(i, tile(i, j), index);
                              }
                            }
                          });

@@ -67,7 +67,8 @@ SourceDistances shortest_paths(const SparseGraph& graph, const std::vector<std::
   SourceDistances paths{
       sources.size(), split.begin(comm.rank()),
       RowMatrix(static_cast<Index>(split.count(comm.rank())), static_cast<Index>(graph.num_rows))};
-  advise_huge_pages(paths.distances.data(), static_cast<std::size_t>(paths.distances.size()) * sizeof(double));
+  advise_huge_pages(paths.distances.data(),
+                    static_cast<std::size_t>(paths.distances.size()) * sizeof(double));
   for (Index s = 0; s < paths.distances.rows(); ++s)
     dijkstra(all, sources[paths.first_source + s], paths.distances.row(s).data());
   // An unreachable vertex means a disconnected graph: every rank names its components.

@@ -35,7 +35,8 @@ void dot_block(const DataRef& A, Index i, const RowMatrix& Bt, Index j, double* 
       for (Index c = 0; c < kColumnsAtOnce; ++c) acc[r][c] += a * b[c];
     }
   }
-  for (Index r = 0; r < kRowsAtOnce; ++r) std::copy(acc[r], acc[r] + kColumnsAtOnce, out + (i + r) * stride + j);
+  for (Index r = 0; r < kRowsAtOnce; ++r)
+    std::copy(acc[r], acc[r] + kColumnsAtOnce, out + (i + r) * stride + j);
 }
 
 // Row i of A against B's rows [j, nb), the same sums one entry at a time.

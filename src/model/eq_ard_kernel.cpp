@@ -87,7 +87,8 @@ void distance_column(const ConstMatrixRef& X1, Index i, const ConstMatrixRef& X2
   const Index length = X1.rows() - i;
   auto tail = K.col(j).segment(i, length).array();
   tail.setZero();
-  for (Index q = 0; q < X1.cols(); ++q) tail += ((X1.col(q).segment(i, length).array() - X2(j, q)) * inv_l[q]).square();
+  for (Index q = 0; q < X1.cols(); ++q)
+    tail += ((X1.col(q).segment(i, length).array() - X2(j, q)) * inv_l[q]).square();
 }
 
 }  // namespace

@@ -162,8 +162,9 @@ SparseEigenpairs symmetric_eigenpairs(Mat matrix, const SparseEigenOptions& opti
   check_petsc(MatGetOwnershipRange(matrix, &begin, &end), "MatGetOwnershipRange");
   require(options.subspace == 0 || (options.subspace > options.count && options.subspace <= n),
           "the Krylov subspace must hold more vectors than the eigenpairs wanted and at most n",
-          {"", "eigen.subspace", std::to_string(options.subspace) + " (count " + std::to_string(options.count) +
-                                     ", n " + std::to_string(n) + ")"});
+          {"", "eigen.subspace",
+           std::to_string(options.subspace) + " (count " + std::to_string(options.count) + ", n " +
+               std::to_string(n) + ")"});
   require(options.count >= 1 && options.count < n, "the number of eigenpairs must satisfy 1 <= count < n",
           {"", "eigen.count", std::to_string(options.count) + " (n = " + std::to_string(n) + ")"});
   MatHandle diagonal;

@@ -36,8 +36,8 @@ Matrix centred_gram_rows(const DataRef& local_data, const Communicator& comm) {
   advise_huge_pages(rows.data(), static_cast<std::size_t>(rows.size()) * sizeof(double));
   for (Index start = 0; start < local; start += kDistanceTileRows) {
     const Index count = std::min(kDistanceTileRows, local - start);
-    squared_distances_into(all, all_norms, local_data.middleRows(start, count), local_norms.segment(start, count),
-                           rows.data() + start, local);
+    squared_distances_into(all, all_norms, local_data.middleRows(start, count),
+                           local_norms.segment(start, count), rows.data() + start, local);
   }
   rows *= -0.5;
   double_centre(rows, comm);

@@ -70,18 +70,20 @@ void add_method_keys(ConfigSchema& s) {
       .add_double("probdr.dmaps_time", 1.0,
                   "probdr dmaps: the diffusion time t of lambda^t psi, a whole number of steps (S_hat = M^t)",
                   {R::range(1, 64)})
-      .add_string("probdr.eigensolver", "auto",
-                  "probdr le, lle, dmaps (spectral fit): krylov_schur (products only; restarts grow with n "
-                  "and with clustered eigenvalues), shift_invert (one MUMPS factorisation, then few "
-                  "restarts) or auto (shift_invert for these sparse moments, falling back to krylov_schur with "
-                  "a warning when the factorisation fails; krylov_schur for the others)",
-                  {R::one_of({"auto", "krylov_schur", "shift_invert"})})
-      .add_int("probdr.eigensolver_subspace", 0,
-               "probdr spectral fit: the Krylov subspace's dimension (SLEPc's ncv), more than the eigenpairs "
-               "wanted and at most n; 0 chooses: SLEPc's max(2 m, m + 15) for m eigenpairs on shift-and-invert "
-               "and on problems up to 10,000 rows, else max(2 m, m + 64), since clustered eigenvalues (high-"
-               "dimensional k-NN graphs) need far fewer restarts in a larger subspace",
-               {R::at_least(0)})
+      .add_string(
+          "probdr.eigensolver", "auto",
+          "probdr le, lle, dmaps (spectral fit): krylov_schur (products only; restarts grow with n "
+          "and with clustered eigenvalues), shift_invert (one MUMPS factorisation, then few "
+          "restarts) or auto (shift_invert for these sparse moments, falling back to krylov_schur with "
+          "a warning when the factorisation fails; krylov_schur for the others)",
+          {R::one_of({"auto", "krylov_schur", "shift_invert"})})
+      .add_int(
+          "probdr.eigensolver_subspace", 0,
+          "probdr spectral fit: the Krylov subspace's dimension (SLEPc's ncv), more than the eigenpairs "
+          "wanted and at most n; 0 chooses: SLEPc's max(2 m, m + 15) for m eigenpairs on shift-and-invert "
+          "and on problems up to 10,000 rows, else max(2 m, m + 64), since clustered eigenvalues (high-"
+          "dimensional k-NN graphs) need far fewer restarts in a larger subspace",
+          {R::at_least(0)})
       .add_double("probdr.dmaps_bandwidth", 0.0,
                   "probdr dmaps: eps of the kernel exp(-|y - y'|^2 / eps); 0 takes the median squared k-NN "
                   "distance",

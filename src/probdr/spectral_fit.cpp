@@ -201,9 +201,8 @@ Spectrum largest_of(const CovarianceOperator& covariance, const SpectralFitOptio
   std::optional<double> norm_bound;
   if (const auto* dense = dynamic_cast<const DenseRowCovariance*>(&covariance))
     norm_bound = std::sqrt(comm.allreduce_sum(dense->local_block().squaredNorm()));
-  const SparseEigenpairs pairs =
-      operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(), eigen, options,
-                          sparse != nullptr, comm, norm_bound);
+  const SparseEigenpairs pairs = operator_eigenpairs(product, covariance.local_rows(), covariance.num_rows(),
+                                                     eigen, options, sparse != nullptr, comm, norm_bound);
   return {pairs.values, pairs.local_vectors, trace, pairs.iterations, route_name(eigen)};
 }
 

@@ -14,4 +14,4 @@ void keep_freed_memory_for_reuse();
 // kernel matrix takes 400,000 page faults, half of kernel PCA's time at n = 20,000 on a VM
 // (perf). NumPy does the same for its arrays. A no-op below 4 MiB or where madvise is missing.
 void advise_huge_pages(void* data, std::size_t bytes);
-}
+}  // namespace gplvm

@@ -57,7 +57,7 @@ struct SparseEigenOptions {
   Index count = 1;  // eigenpairs wanted, 1 <= count < n
   SpectrumEnd end = SpectrumEnd::smallest;
   double tolerance = 1e-12;
-  Index max_iterations = 100000;                       // restarts
+  Index max_iterations = 100000;  // restarts
   // The Krylov subspace's dimension (SLEPc's ncv); 0: SLEPc's max(2 count, count + 15). A larger
   // one needs far fewer restarts where the wanted eigenvalues are clustered, for ncv vectors of
   // memory.

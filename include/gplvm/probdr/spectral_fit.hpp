@@ -49,7 +49,8 @@ struct SpectralFit {
 // (objectives/wishart_spectral.hpp, factor_eigenpairs), exact and cheap for d up to a few thousand;
 // a PetscMatrixPrecision through its own sparse matrix; any other operator through a PETSc shell
 // matrix (petsc/shell_matrix.hpp) whose product is the operator's apply, with ||M|| for SLEPc's
-// convergence test estimated by a few power steps. A PETSc-matrix moment may take the
+// convergence test the Frobenius norm of dense rows (one pass) or else estimated by a few power
+// steps. A PETSc-matrix moment may take the
 // shift-and-invert route (EigenRoute): a precision's shift lies kShiftMargin ||Gamma_hat||_inf below
 // 0 (it is positive semi-definite), a covariance's the same margin above its known largest
 // eigenvalue (PetscMatrixCovariance::spectrum_top), whose vector is deflated.
