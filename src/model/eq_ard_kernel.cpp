@@ -59,9 +59,9 @@ void EqArdKernel::set_hyperparameters(const ConstVectorRef& values) {
 namespace {
 
 // Scaled squared distances sum_q ((x1_iq - x2_jq) / l_q)^2 of a block of kBlockRows rows of X1 and
-// kBlockColumns rows of X2, the partial sums in registers across q. Each entry is summed over q in
-// order, difference, scaling, square and sum each rounded, as in the one-column form below, so the
-// blocking changes no bit.
+// kBlockColumns rows of X2, the partial sums in registers across q. Each entry's sum over q takes
+// the same operations in the same order as the one-column form below (and as this kernel's form
+// before the blocking, which streamed all of X1 once per column).
 constexpr Index kBlockRows = 32;
 constexpr Index kBlockColumns = 4;
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gplvm/core/error.hpp"
@@ -41,6 +42,28 @@ TEST(EqArdKernel, CrossMatchesTheDefinition) {
   Vector diag;
   k.diagonal(X1, diag);
   EXPECT_LT((diag - S.diagonal()).norm(), 1e-15);
+}
+
+// The same at a size with whole register blocks of the product (32 rows x 4 columns) and their
+// one-column remainders on both sides, against the definition summed here term by term.
+TEST(EqArdKernel, CrossMatchesTheDefinitionAcrossItsBlocks) {
+  Vector l(50);
+  for (Index q = 0; q < 50; ++q) l[q] = 0.5 + 0.05 * static_cast<double>(q);
+  const EqArdKernel k(1.3, l);
+  const Matrix X1 = random_normal(101, 50, 7), X2 = random_normal(23, 50, 8);
+  Matrix K;
+  k.cross(X1, X2, K);
+  ASSERT_EQ(K.rows(), 101);
+  ASSERT_EQ(K.cols(), 23);
+  double worst = 0.0;
+  for (Index j = 0; j < 23; ++j)
+    for (Index i = 0; i < 101; ++i) {
+      double r2 = 0.0;
+      for (Index q = 0; q < 50; ++q) r2 += std::pow((X1(i, q) - X2(j, q)) / l[q], 2);
+      const double expected = 1.3 * std::exp(-0.5 * r2);
+      worst = std::max(worst, std::abs(K(i, j) - expected) / expected);
+    }
+  EXPECT_LT(worst, 1e-13);
 }
 
 TEST(EqArdKernel, HyperparametersAreLogParametrised) {
