@@ -42,6 +42,11 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"evaluate",
        {evaluate_command, "RMSE/MAE/NLPD of the exact predictive and k-NN accuracy on test data"}},
       {"predict", {predict_command, "predictive mean and variance of a trained run at given latents"}},
+      {"geometry",
+       {geometry_command, "expected Riemannian metric and magnification factor of a trained run's decoder"}},
+      {"geodesic", {geodesic_command, "geodesics of a trained run's expected metric between latent points"}},
+      {"brownian",
+       {brownian_command, "Brownian motion on a trained run's latent space under its expected metric"}},
       {"export",
        {export_command, "write a run's latents, variances, labels and hyperparameters as .npy or CSV"}},
   };

@@ -1,5 +1,6 @@
 #include "gplvm/graph/shortest_paths.hpp"
 
+#include <cmath>
 #include <limits>
 #include <queue>
 
@@ -22,10 +23,12 @@ SparseGraph replicate(const SparseGraph& graph, const Communicator& comm) {
   return all;
 }
 
-// One source's distances to every vertex, written into `out` (infinity where unreachable).
-void dijkstra(const SparseGraph& graph, std::int64_t source, double* out) {
+// One source's distances to every vertex, written into `out` (infinity where unreachable), and,
+// when `previous` is given (n entries), each reached vertex's predecessor on a shortest path.
+void dijkstra(const SparseGraph& graph, std::int64_t source, double* out, std::int64_t* previous = nullptr) {
   const auto n = static_cast<std::size_t>(graph.num_rows);
   std::fill(out, out + n, std::numeric_limits<double>::infinity());
+  if (previous) std::fill(previous, previous + n, std::int64_t{-1});
   using Entry = std::pair<double, std::int64_t>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> frontier;
   out[source] = 0.0;
@@ -39,6 +42,7 @@ void dijkstra(const SparseGraph& graph, std::int64_t source, double* out) {
       const double through = distance + graph.weights[e];
       if (through < out[w]) {
         out[w] = through;
+        if (previous) previous[w] = v;
         frontier.push({through, w});
       }
     }
@@ -103,6 +107,25 @@ RowMatrix distances_by_vertex(const SourceDistances& paths, std::uint64_t num_ve
       for (Index s = 0; s < from; ++s) out(v, first + s) = received[offsets[r] + v * from + s];
   }
   return out;
+}
+
+std::vector<std::int64_t> shortest_path(const SparseGraph& graph, std::int64_t source, std::int64_t target) {
+  const auto n = static_cast<std::int64_t>(graph.num_rows);
+  require(graph.first_row == 0 && graph.local_rows() == n, "a single shortest path needs the whole graph",
+          {"", "graph", std::to_string(graph.local_rows()) + " of " + std::to_string(n) + " rows"});
+  require(source >= 0 && source < n && target >= 0 && target < n, "a path's end is not a vertex of the graph",
+          {"", "vertex", std::to_string(source < 0 || source >= n ? source : target)});
+  for (const double w : graph.weights)
+    require(w >= 0.0, "an edge length is negative or NaN", {"", "graph.weight", std::to_string(w)});
+  std::vector<double> distance(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> previous(static_cast<std::size_t>(n));
+  dijkstra(graph, source, distance.data(), previous.data());
+  require(std::isfinite(distance[static_cast<std::size_t>(target)]),
+          "no path joins the two vertices: the graph is not connected",
+          {"", "graph", std::to_string(source) + " - " + std::to_string(target)});
+  std::vector<std::int64_t> path{target};
+  while (path.back() != source) path.push_back(previous[static_cast<std::size_t>(path.back())]);
+  return {path.rbegin(), path.rend()};
 }
 
 }  // namespace gplvm

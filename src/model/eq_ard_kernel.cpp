@@ -173,6 +173,23 @@ void EqArdKernel::diagonal_backward(const ConstMatrixRef& X, const Vector& g, Ma
   d_hyper[0] += variance_ * g.sum();  // k(x, x) = theta: no latent dependence
 }
 
+std::vector<Matrix> EqArdKernel::input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  require_input_dim(x, input_dim(), "x");
+  require_input_dim(Z, input_dim(), "Z");
+  const Vector inv_l2 = lengthscales_.array().square().inverse();
+  Matrix K;
+  cross(x, Z, K);
+  std::vector<Matrix> hessians;
+  hessians.reserve(static_cast<std::size_t>(Z.rows()));
+  for (Index m = 0; m < Z.rows(); ++m) {
+    const Vector s = (x.row(0) - Z.row(m)).transpose().cwiseProduct(inv_l2);
+    Matrix H = s * s.transpose();
+    H.diagonal() -= inv_l2;
+    hessians.push_back(K(0, m) * H);
+  }
+  return hessians;
+}
+
 Matrix EqArdKernel::gradient_covariance(const ConstMatrixRef& x) const {
   // k = theta exp(-|d / l|^2 / 2), d = x - x': d^2 k / dx dx'^T = -d^2 k / dd dd^T = theta diag(1 / l^2) at d
   // = 0.

@@ -54,6 +54,24 @@ Matrix Kernel::gradient_covariance(const ConstMatrixRef&) const {
                    {"", "model.kernel", name()});
 }
 
+std::vector<Matrix> Kernel::input_hessians(const ConstMatrixRef&, const ConstMatrixRef&) const {
+  throw InputError("the kernel '" + name() +
+                       "' declares no second input derivative, which the Christoffel symbols of the "
+                       "expected metric need; choose one that does (eq_ard, matern32, matern52, linear, "
+                       "periodic, sphere_eq, or their sums and products)",
+                   {"", "model.kernel", name()});
+}
+
+std::vector<Matrix> Kernel::gradient_covariance_derivatives(const ConstMatrixRef& x) const {
+  if (is_stationary())
+    return std::vector<Matrix>(static_cast<std::size_t>(input_dim()), Matrix::Zero(input_dim(), input_dim()));
+  throw InputError("the kernel '" + name() +
+                       "' is not stationary and declares no derivative of its Jacobian covariance, which "
+                       "the Christoffel symbols of the expected metric need; choose a stationary kernel, "
+                       "linear, sphere_eq, or a sum of them",
+                   {"", "model.kernel", name()});
+}
+
 // psi0 = sum_k w_k sum_n k(x_nk, x_nk),  psi1 = sum_k w_k K(X_k, Z),  psi2 = sum_k w_k K_k^T K_k,
 // with X_k the inputs at node k (docs/math/kernels.md).
 void Kernel::psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance,

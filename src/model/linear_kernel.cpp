@@ -114,6 +114,20 @@ void LinearArdKernel::psi_backward(const ConstMatrixRef& mean, const ConstMatrix
   }
 }
 
+std::vector<Matrix> LinearArdKernel::input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  require(x.rows() == 1 && x.cols() == input_dim() && Z.cols() == input_dim(),
+          "input_hessians takes one point and rows of the kernel's inputs",
+          {"", "x", std::to_string(x.cols())});
+  return std::vector<Matrix>(static_cast<std::size_t>(Z.rows()), Matrix::Zero(input_dim(), input_dim()));
+}
+
+std::vector<Matrix> LinearArdKernel::gradient_covariance_derivatives(const ConstMatrixRef& x) const {
+  require(x.rows() == 1 && x.cols() == input_dim(),
+          "gradient_covariance_derivatives takes one point of the kernel's inputs",
+          {"", "x", std::to_string(x.cols())});
+  return std::vector<Matrix>(static_cast<std::size_t>(input_dim()), Matrix::Zero(input_dim(), input_dim()));
+}
+
 Matrix LinearArdKernel::gradient_covariance(const ConstMatrixRef& x) const {
   // k = sum_q a_q x_q x'_q: d^2 k / dx_a dx'_b = a_a delta_ab everywhere.
   require(x.rows() == 1 && x.cols() == input_dim(),

@@ -115,6 +115,29 @@ void MaternArdKernel::diagonal_backward(const ConstMatrixRef&, const Vector& g, 
   d_hyper[0] += variance_ * g.sum();  // k(x, x) = theta: no latent dependence
 }
 
+std::vector<Matrix> MaternArdKernel::input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  const Matrix r = scaled_distances(x, Z);
+  const Vector inv_l2 = lengthscales_.array().square().inverse();
+  std::vector<Matrix> hessians;
+  hessians.reserve(static_cast<std::size_t>(Z.rows()));
+  for (Index m = 0; m < Z.rows(); ++m) {
+    const double rm = r(0, m);
+    const Profile p = matern_profile(smoothness_, rm);
+    // (g'(r) / r): nu = 5/2: (25 / 3) e^{-a}, smooth; nu = 3/2: 3 sqrt(3) e^{-a} / r, whose term
+    // 3 sqrt(3) e^{-a} s s^T / r is O(r) and so 0 at r = 0 (the kernel is twice differentiable there).
+    double curvature = 0.0;
+    if (smoothness_ == MaternSmoothness::five_halves)
+      curvature = (25.0 / 3.0) * std::exp(-std::sqrt(5.0) * rm);
+    else if (rm > 0.0)
+      curvature = 3.0 * std::sqrt(3.0) * std::exp(-std::sqrt(3.0) * rm) / rm;
+    const Vector s = (x.row(0) - Z.row(m)).transpose().cwiseProduct(inv_l2);
+    Matrix H = curvature * (s * s.transpose());
+    H.diagonal() += p.slope_over_r * inv_l2;
+    hessians.push_back(variance_ * H);
+  }
+  return hessians;
+}
+
 Matrix MaternArdKernel::gradient_covariance(const ConstMatrixRef& x) const {
   // Near r = 0, k = theta (1 - c r^2 / 2 + O(r^3)) with c = 3 (nu = 3/2) or 5/3 (nu = 5/2), so the
   // mixed derivative at x' = x is theta c diag(1 / l_q^2) (docs/math/kernels.md).

@@ -104,6 +104,25 @@ void PeriodicKernel::diagonal_backward(const ConstMatrixRef&, const Vector& g, M
   d_hyper[0] += variance_ * g.sum();  // k(x, x) = theta
 }
 
+std::vector<Matrix> PeriodicKernel::input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  require_input_dim(x, input_dim(), "x");
+  require_input_dim(Z, input_dim(), "Z");
+  const double omega = std::numbers::pi / period_;
+  const Eigen::ArrayXd inv_l2 = lengthscales_.array().square().inverse();
+  Matrix K;
+  cross(x, Z, K);
+  std::vector<Matrix> hessians;
+  hessians.reserve(static_cast<std::size_t>(Z.rows()));
+  for (Index m = 0; m < Z.rows(); ++m) {
+    const Eigen::ArrayXd u = omega * (x.row(0) - Z.row(m)).transpose().array();
+    const Vector a = (-2.0 * omega * inv_l2 * (2.0 * u).sin()).matrix();
+    Matrix H = a * a.transpose();
+    H.diagonal().array() -= 4.0 * omega * omega * inv_l2 * (2.0 * u).cos();
+    hessians.push_back(K(0, m) * H);
+  }
+  return hessians;
+}
+
 Matrix PeriodicKernel::gradient_covariance(const ConstMatrixRef& x) const {
   // Near d = 0, sin^2(pi d_q / p) = (pi d_q / p)^2 + O(d^4): k = theta (1 - 2 sum_q (pi d_q / (p l_q))^2 +
   // ...), so the mixed derivative at x' = x is theta diag(4 pi^2 / (p^2 l_q^2)).

@@ -53,6 +53,22 @@ void ProductKernel::diagonal_backward(const ConstMatrixRef& X, const Vector& g, 
   right_->diagonal_backward(X, g_right, dX, right_part(d_hyper));
 }
 
+std::vector<Matrix> ProductKernel::input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  std::vector<Matrix> hessians = left_->input_hessians(x, Z);
+  const std::vector<Matrix> right_hessians = right_->input_hessians(x, Z);
+  Matrix K_left, K_right;
+  left_->cross(x, Z, K_left);
+  right_->cross(x, Z, K_right);
+  const Matrix g_left = left_->input_gradients(x, Z), g_right = right_->input_gradients(x, Z);
+  for (std::size_t m = 0; m < hessians.size(); ++m) {
+    const auto i = static_cast<Index>(m);
+    const Matrix cross_terms = g_left.row(i).transpose() * g_right.row(i);
+    hessians[m] = hessians[m] * K_right(0, i) + cross_terms + cross_terms.transpose() +
+                  K_left(0, i) * right_hessians[m];
+  }
+  return hessians;
+}
+
 Matrix ProductKernel::gradient_covariance(const ConstMatrixRef& x) const {
   // k = k_0 k_1:  d^2 k / dx dx'^T = H_0 k_1 + g_0 h_1^T + g_1 h_0^T + k_0 H_1 at x' = x, with g the
   // children's derivatives in x and h those in x' there (zero for stationary children).

@@ -46,4 +46,19 @@ Matrix SumKernel::gradient_covariance(const ConstMatrixRef& x) const {
   return left_->gradient_covariance(x) + right_->gradient_covariance(x);
 }
 
+namespace {
+std::vector<Matrix> added(std::vector<Matrix> a, const std::vector<Matrix>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+  return a;
+}
+}  // namespace
+
+std::vector<Matrix> SumKernel::input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const {
+  return added(left_->input_hessians(x, Z), right_->input_hessians(x, Z));
+}
+
+std::vector<Matrix> SumKernel::gradient_covariance_derivatives(const ConstMatrixRef& x) const {
+  return added(left_->gradient_covariance_derivatives(x), right_->gradient_covariance_derivatives(x));
+}
+
 }  // namespace gplvm

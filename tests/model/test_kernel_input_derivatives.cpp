@@ -84,6 +84,62 @@ TEST_P(KernelInputDerivatives, GradientCovarianceIsTheMixedSecondDerivativeAtCoi
   }
 }
 
+// Central differences of the (separately tested) input gradients along each input coordinate.
+TEST_P(KernelInputDerivatives, HessiansAreFiniteDifferencesOfTheInputGradients) {
+  const auto k = kernel_for(GetParam());
+  const Matrix x = points_for(GetParam(), 1, 41), Z = points_for(GetParam(), 5, 42);
+  const std::vector<Matrix> H = k->input_hessians(x, Z);
+  ASSERT_EQ(static_cast<Index>(H.size()), Z.rows());
+  constexpr double h = 1e-5;
+  for (Index m = 0; m < Z.rows(); ++m) {
+    ASSERT_EQ(H[m].rows(), kQ);
+    ASSERT_EQ(H[m].cols(), kQ);
+    Matrix fd(kQ, kQ);
+    for (Index j = 0; j < kQ; ++j) {
+      Matrix up = x, down = x;
+      up(0, j) += h;
+      down(0, j) -= h;
+      fd.col(j) =
+          (k->input_gradients(up, Z.row(m)) - k->input_gradients(down, Z.row(m))).transpose() / (2 * h);
+    }
+    const Eigen::Map<const Vector> got(H[m].data(), H[m].size()), want(fd.data(), fd.size());
+    // Scaled by the kernel's own H, so a Hessian that is zero (linear) is judged on that scale.
+    EXPECT_LT(testing::max_relative_error(got, want, k->gradient_covariance(x).norm()), 1e-6)
+        << "row " << m << "\nH =\n"
+        << H[m] << "\nFD =\n"
+        << fd;
+    EXPECT_LT((H[m] - H[m].transpose()).cwiseAbs().maxCoeff(), 1e-14 * (1 + H[m].cwiseAbs().maxCoeff()));
+  }
+}
+
+// dH(x)/dx_j against central differences of gradient_covariance; a kernel whose H varies and that
+// gives no derivative (a product with a non-stationary child) is refused, naming model.kernel.
+TEST_P(KernelInputDerivatives, GradientCovarianceDerivativesAreFiniteDifferencesOrRefused) {
+  const auto k = kernel_for(GetParam());
+  const Matrix x = points_for(GetParam(), 1, 51);
+  const bool declared = GetParam().expression.find('*') == std::string::npos || k->is_stationary();
+  if (!declared) {
+    try {
+      (void)k->gradient_covariance_derivatives(x);
+      FAIL() << GetParam().expression << " gives no derivative of H";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.context().key, "model.kernel");
+    }
+    return;
+  }
+  const std::vector<Matrix> dH = k->gradient_covariance_derivatives(x);
+  ASSERT_EQ(static_cast<Index>(dH.size()), kQ);
+  constexpr double h = 1e-5;
+  for (Index j = 0; j < kQ; ++j) {
+    Matrix up = x, down = x;
+    up(0, j) += h;
+    down(0, j) -= h;
+    const Matrix fd = (k->gradient_covariance(up) - k->gradient_covariance(down)) / (2 * h);
+    const Eigen::Map<const Vector> got(dH[j].data(), dH[j].size()), want(fd.data(), fd.size());
+    EXPECT_LT(testing::max_relative_error(got, want, k->gradient_covariance(x).norm()), 1e-6) << "j = " << j;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, KernelInputDerivatives,
                          ::testing::Values(KernelCase{"eq_ard"}, KernelCase{"matern32"},
                                            KernelCase{"matern52"}, KernelCase{"linear"},
@@ -112,6 +168,7 @@ TEST(KernelInputDerivatives, AKernelWithACuspAtCoincidentInputsIsRefusedNamingMo
   // A product with it is refused too, by the child that has none.
   EXPECT_THROW((void)make_kernel("hyperboloid_exp*hyperboloid_exp", kQ + 1)->gradient_covariance(x),
                InputError);
+  EXPECT_THROW((void)k->input_hessians(x, x), InputError);
 }
 
 }  // namespace

@@ -22,5 +22,8 @@ int evaluate_command(const Arguments& args, const Communicator& comm);
 int predict_command(const Arguments& args, const Communicator& comm);
 int export_command(const Arguments& args, const Communicator& comm);
 int embedding_metrics_command(const Arguments& args, const Communicator& comm);
+int geometry_command(const Arguments& args, const Communicator& comm);
+int geodesic_command(const Arguments& args, const Communicator& comm);
+int brownian_command(const Arguments& args, const Communicator& comm);
 
 }  // namespace gplvm

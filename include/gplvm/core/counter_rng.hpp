@@ -22,6 +22,8 @@ enum class RngPurpose : std::uint8_t {
   wrapped_psi = 8,         // Monte Carlo Psi-statistics of wrapped-normal latents (Bayesian hGP-LVM)
   active_set = 9,          // the rows drawn as inducing inputs at each active-set refresh
   pair_sample = 10,        // the pairs of rows of sampled all-pairs metrics (embedding-metrics)
+  brownian_motion = 11,    // the steps of Brownian paths on a trained latent space (gplvm brownian)
+  geodesic_pairs = 12,     // random pairs of points joined by geodesics (gplvm geodesic --random-pairs)
   test = 200,              // reserved for tests
 };
 

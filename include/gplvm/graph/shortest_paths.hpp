@@ -28,6 +28,11 @@ struct SourceDistances {
 SourceDistances shortest_paths(const SparseGraph& graph, const std::vector<std::int64_t>& sources,
                                const Communicator& comm);
 
+// Serial: the vertices of one shortest path from `source` to `target`, both included, source first,
+// on a graph that holds all its rows (first_row 0, as a serial graph_from_edges builds it). InputError
+// for an end that is not a vertex, a negative edge length, or a target the source does not reach.
+std::vector<std::int64_t> shortest_path(const SparseGraph& graph, std::int64_t source, std::int64_t target);
+
 // The same distances distributed by vertex: this rank's vertices (as RowPartition splits the
 // graph's n rows) x every source, in source-list order (collective: one alltoallv). With the
 // sources all the vertices, in order, this is the row-distributed distance matrix.

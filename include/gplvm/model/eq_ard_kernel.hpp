@@ -32,6 +32,8 @@ class EqArdKernel final : public Kernel {
                          VectorRef d_hyper) const override;
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): theta diag(1 / l_q^2).
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  // d^2 k(x, z) / dx dx^T = k (s s^T - diag(1 / l^2)), s = (x - z) / l^2 elementwise.
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override;
 
   // The closed-form Psi-statistics of Titsias & Lawrence (2010) (docs/math/kernels.md), evaluated
   // in log space; they override the numerical default. Source: src/model/eq_ard_psi.cpp.

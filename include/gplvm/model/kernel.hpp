@@ -83,6 +83,15 @@ class Kernel {
   // The first derivatives of k(x, x') in each argument at x' = x (1 x Q each), which the product rule
   // of a product kernel's gradient_covariance needs. Zero for a stationary kernel.
   void diagonal_input_gradients(const ConstMatrixRef& x, Matrix& d_first, Matrix& d_second) const;
+  // Second input derivatives, which the derivatives of the mean Jacobian need (the Christoffel
+  // symbols of the expected metric, geometry/expected_metric.hpp): entry m is the Hessian
+  // d^2 k(x, z_m) / dx dx^T (Q x Q) at the point x, for the M rows of Z. The default throws
+  // InputError naming model.kernel, as gradient_covariance does.
+  virtual std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const;
+  // The derivatives of gradient_covariance along each input coordinate (Q matrices; entry j is
+  // dH(x) / dx_j). A stationary kernel's H is constant, so the default gives zeros for one and
+  // throws InputError naming model.kernel for any other kernel that does not override it.
+  virtual std::vector<Matrix> gradient_covariance_derivatives(const ConstMatrixRef& x) const;
 
   // Psi-statistics of inputs with means `mean` and diagonal variances `variance` (both N x Q,
   // variances >= 0) against inducing inputs Z (M x Q). Kernels with closed forms override these;

@@ -31,6 +31,9 @@ class LinearArdKernel final : public Kernel {
                          VectorRef d_hyper) const override;
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): diag(a_q).
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  // k is linear in each argument: its Hessian in x is 0, and H = diag(a) does not depend on x.
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override;
+  std::vector<Matrix> gradient_covariance_derivatives(const ConstMatrixRef& x) const override;
 
   void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,
                       PsiStatistics& out) const override;

@@ -40,6 +40,9 @@ class MaternArdKernel final : public Kernel {
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): theta diag(3 / l_q^2) (nu = 3/2) or theta diag(5 / (3
   // l_q^2)) (nu = 5/2).
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  // With k = theta f(r), g = f'(r) / r and s = (x - z) / l^2 elementwise:
+  // d^2 k(x, z) / dx dx^T = theta ((g'(r) / r) s s^T + g diag(1 / l^2)) (docs/math/kernels.md).
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override;
 
  private:
   // Scaled distances r_ij between the rows of X1 and X2.

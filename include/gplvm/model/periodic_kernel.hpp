@@ -36,6 +36,9 @@ class PeriodicKernel final : public Kernel {
                          VectorRef d_hyper) const override;
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): theta diag(4 pi^2 / (p^2 l_q^2)).
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  // With u_q = pi (x_q - z_q) / p and a_q = -(2 pi / p) sin(2 u_q) / l_q^2 (dk/dx_q = k a_q):
+  // d^2 k(x, z) / dx dx^T = k (a a^T - diag((4 pi^2 / p^2) cos(2 u_q) / l_q^2)).
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override;
 
  private:
   double variance_;

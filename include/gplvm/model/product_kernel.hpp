@@ -22,6 +22,9 @@ class ProductKernel final : public CompositeKernel {
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): the product rule, with each child's first derivatives at
   // x' = x.
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  // Product rule: H_0 k_1 + g_0 g_1^T + g_1 g_0^T + k_0 H_1 for each row of Z, g the children's input
+  // gradients. Its H's derivatives are the default's: zeros when both children are stationary.
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override;
 };
 
 }  // namespace gplvm

@@ -46,6 +46,13 @@ class SphereEqKernel final : public Kernel {
                          VectorRef d_hyper) const override;
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): the ambient EQ kernel's theta I / l^2.
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  // The ambient EQ kernel's Hessians; its constant H has zero derivatives.
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override {
+    return eq_.input_hessians(x, Z);
+  }
+  std::vector<Matrix> gradient_covariance_derivatives(const ConstMatrixRef& x) const override {
+    return eq_.gradient_covariance_derivatives(x);
+  }
 
   // Throw InputError (see the file comment).
   void psi_statistics(const ConstMatrixRef& mean, const ConstMatrixRef& variance, const ConstMatrixRef& Z,

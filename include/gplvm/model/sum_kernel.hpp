@@ -20,6 +20,8 @@ class SumKernel final : public CompositeKernel {
                          VectorRef d_hyper) const override;
   // d^2 k(x, x') / dx dx'^T at x' = x (kernel.hpp): the sum of the children's.
   Matrix gradient_covariance(const ConstMatrixRef& x) const override;
+  std::vector<Matrix> input_hessians(const ConstMatrixRef& x, const ConstMatrixRef& Z) const override;
+  std::vector<Matrix> gradient_covariance_derivatives(const ConstMatrixRef& x) const override;
 };
 
 }  // namespace gplvm

@@ -45,6 +45,16 @@ class GpPosterior {
   // E[J] and Sigma_J at each row of X.
   JacobianPrediction jacobian(const ConstMatrixRef& X) const;
 
+  // What the posterior is conditioned through, for quantities formed from it elsewhere (the
+  // geometry of the decoder, geometry/): Z (M x Q), alpha (M x D), the factor L and R^T (r x M; null
+  // when the posterior keeps no spread, as given observed rows).
+  const Matrix& inputs() const noexcept { return inputs_; }
+  const Matrix& weights() const noexcept { return alpha_; }
+  const CholeskyFactor& factor() const noexcept { return factor_; }
+  const Matrix* spread_root_transposed() const noexcept {
+    return spread_root_transposed_ ? &*spread_root_transposed_ : nullptr;
+  }
+
  private:
   GpPosterior(const Kernel& kernel, Matrix inputs, double noise_variance);
 

@@ -21,6 +21,7 @@ class InducingPointPredictor final : public Predictor {
   JacobianPrediction predict_jacobian(const ConstMatrixRef& latents) override {
     return posterior_.jacobian(latents);
   }
+  const GpPosterior* replicated_posterior() const override { return &posterior_; }
 
  private:
   GpPosterior posterior_;

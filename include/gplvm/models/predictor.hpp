@@ -13,6 +13,8 @@
 
 namespace gplvm {
 
+class GpPosterior;
+
 struct Prediction {
   RowMatrix mean;   // rows x D
   Vector variance;  // rows, noise included
@@ -35,6 +37,9 @@ class Predictor {
   // Collective, as predict. The default throws Error: a predictive without a GP decoder (the VAE's)
   // has no Jacobian covariance.
   virtual JacobianPrediction predict_jacobian(const ConstMatrixRef& latents);
+  // The GP posterior every rank holds whole, for predictives that have one (inducing points), which
+  // the decoder's geometry is computed from; null for distributed or non-GP predictives.
+  virtual const GpPosterior* replicated_posterior() const { return nullptr; }
 };
 
 // What a predictor may condition on: the training rows as loaded (distributed) and their trained

@@ -1,0 +1,61 @@
+#pragma once
+// Geodesics of the expected metric as a boundary-value problem (docs/math/geometry.md): the cubic
+// spline (geometry/cubic_spline.hpp) from p0 to p1 whose expected discrete energy
+// (geometry/curve_energy.hpp) at `nodes` equally spaced parameters is least, found by L-BFGS (PETSc
+// TAO, one process) with the energy's analytic gradient, d energy / d W = Phi^T d energy / d nodes.
+// It starts from the straight line or from given weights (a graph geodesic's fit), whichever has
+// the lower energy, so its energy is never above either.
+#include <memory>
+#include <string>
+
+#include "gplvm/core/types.hpp"
+#include "gplvm/geometry/cubic_spline.hpp"
+#include "gplvm/geometry/curve_energy.hpp"
+#include "gplvm/models/gp_posterior.hpp"
+#include "gplvm/optim/tao_minimizer.hpp"
+
+namespace gplvm {
+
+struct SplineGeodesicOptions {
+  Index segments = 10;  // L: L + 1 free parameters per latent coordinate
+  Index nodes = 20;     // where the energy is evaluated
+  int max_iterations = 500;
+  double gradient_tolerance = 1e-7;  // relative to the first gradient's norm
+};
+
+struct GeodesicSolution {
+  SplineCurve curve;
+  CurveEnergy energy;           // of the solution, at the nodes (no gradient)
+  CurveEnergy straight;         // of the straight line from p0 to p1
+  double initial_energy = 0.0;  // where the solver started
+  bool started_from_graph = false;
+  int iterations = 0;
+  bool converged = false;  // stopped on a gradient tolerance
+  std::string stop_reason;
+};
+
+class SplineGeodesicSolver {
+ public:
+  // Keeps a reference to the posterior. Needs a live PetscSession.
+  SplineGeodesicSolver(const GpPosterior& posterior, const SplineGeodesicOptions& options);
+  ~SplineGeodesicSolver();
+
+  const CubicSplineBasis& basis() const noexcept { return basis_; }
+  const Vector& parameters() const noexcept { return t_; }  // the nodes' t
+
+  // The geodesic from p0 to p1 (Q each); `initial` weights ((L + 1) x Q) may seed it.
+  GeodesicSolution solve(const Vector& start, const Vector& end, const Matrix* initial = nullptr);
+  // The expected energy of a spline curve at the nodes (with its gradient in the weights when asked).
+  CurveEnergy energy(const SplineCurve& curve, Matrix* weight_gradient = nullptr) const;
+
+ private:
+  const GpPosterior& posterior_;
+  SplineGeodesicOptions options_;
+  CubicSplineBasis basis_;
+  Vector t_;
+  Matrix phi_;  // basis.at(t_): nodes x (L + 1)
+  Communicator self_;
+  std::unique_ptr<TaoMinimizer> tao_;
+};
+
+}  // namespace gplvm

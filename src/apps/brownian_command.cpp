@@ -1,0 +1,128 @@
+// gplvm brownian: Brownian motion on a trained run's latent space under the expected metric of its
+// decoder (docs/math/geometry.md, "Brownian motion"), paths split over the ranks; each path's draws
+// depend only on (seed, path, step), so the file is the same at any rank count. --log-density adds
+// the parametrix log-density of each path's end point, with the geodesic distance from the start.
+#include <cstdio>
+#include <limits>
+
+#include "gplvm/apps/command_line.hpp"
+#include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/geometry_options.hpp"
+#include "gplvm/core/error.hpp"
+#include "gplvm/core/json_writer.hpp"
+#include "gplvm/geometry/brownian_motion.hpp"
+#include "gplvm/geometry/geodesic_search.hpp"
+#include "gplvm/io/output_guard.hpp"
+#include "gplvm/io/result_writer.hpp"
+#include "gplvm/parallel/row_partition.hpp"
+#include "gplvm/run/json_summary.hpp"
+
+namespace gplvm {
+namespace {
+
+CommandLine brownian_command_line() {
+  std::vector<OptionSpec> options = {
+      {"run", true, "run file written by gplvm train"},
+      {"output", true, "HDF5 file for /brownian/paths (paths x (steps + 1) x Q)"},
+      {"points", true, "HDF5 file whose /latent/mean rows --from names (default: the run's own latents)"},
+      {"from", true, "index of the start point"},
+      {"from-point", true, "start point as coordinates, e.g. 0.5,-1.2"},
+      {"paths", true, "number of paths (default 100)"},
+      {"steps", true, "Euler-Maruyama steps per path (default 100)"},
+      {"time", true, "the motion's duration t (default 1)"},
+      {"method", true,
+       "riemannian (with the drift; default), random_walk (G^-1, no drift) or thesis_algorithm3 (G)"},
+      {"log-density", false, "also write the parametrix log-density of each path's end point"}};
+  for (OptionSpec& o : conditioning_option_specs()) options.push_back(std::move(o));
+  return CommandLine("brownian", std::move(options), false);
+}
+
+}  // namespace
+
+int brownian_command(const Arguments& args, const Communicator& comm) {
+  CommandLine cl = brownian_command_line();
+  cl.parse(args);
+  if (cl.has("help")) {
+    if (comm.is_root())
+      std::printf("%s", cl.help("Brownian motion under the expected metric of a trained run.").c_str());
+    return kExitOk;
+  }
+  const std::string run_path = cl.required("run"), output = cl.required("output");
+  const DecoderConditioning conditioning = conditioning_from(cl);
+  const std::string points_file = cl.value_or("points", run_path);
+  std::vector<NamedPath> inputs = conditioning_inputs(run_path, conditioning);
+  inputs.push_back({points_file, "--points"});
+  require_output_not_input({output, "--output"}, inputs);
+  Hdf5ResultWriter::check_writable(output);
+  BrownianOptions o;
+  o.method = parse_brownian_method(cl.value_or("method", "riemannian"));
+  o.steps = cl.integer_or("steps", o.steps, 1, 100000000);
+  o.time = cl.real_or("time", o.time, 1e-300, std::numeric_limits<double>::max());
+  o.seed = cl.unsigned_or("seed", 0);
+  const std::uint64_t paths = cl.unsigned_or("paths", 100, 1, 100000000);
+  require(cl.has("from") != cl.has("from-point"), "give the start once, as --from or --from-point",
+          {"", "--from", "missing"});
+
+  const TrainedRun run = load_trained_run(run_path, comm);
+  const ConditionedDecoder decoder = conditioned_decoder(run, conditioning, comm);
+  require(decoder.latent_space == "euclidean", "Brownian motion is computed on Euclidean latent spaces",
+          {run.path, "model.latent_space", decoder.latent_space});
+  const Index q = decoder.latents.cols();
+  const Vector start =
+      cl.has("from-point")
+          ? coordinates(cl.required("from-point"), q, "--from-point")
+          : indexed_point(latent_points(points_file, comm),
+                          cl.integer_or("from", 0, 0, std::numeric_limits<std::int64_t>::max()), "--from",
+                          points_file);
+  const ExpectedMetric metric(decoder.posterior);
+  const RowPartition split(paths, comm.size());
+  const std::uint64_t begin = split.begin(comm.rank()), count = split.count(comm.rank());
+  RowMatrix local(static_cast<Index>(count), (o.steps + 1) * q), density(static_cast<Index>(count), 1);
+  comm.all_or_none([&] {
+    std::unique_ptr<SplineGeodesicSolver> solver;
+    if (cl.has("log-density"))
+      solver = std::make_unique<SplineGeodesicSolver>(decoder.posterior, SplineGeodesicOptions{});
+    for (std::uint64_t p = 0; p < count; ++p) {
+      const RowMatrix path = brownian_path(metric, start, o, begin + p);
+      local.row(static_cast<Index>(p)) = Eigen::Map<const Eigen::RowVectorXd>(path.data(), path.size());
+      if (solver) {
+        const Vector end = path.row(path.rows() - 1).transpose();
+        const double distance = find_geodesic(*solver, nullptr, start, end).solution.energy.length;
+        density(static_cast<Index>(p), 0) =
+            parametrix_log_density(metric.metric(end.transpose()), distance, o.time);
+      }
+    }
+  });
+  Hdf5ResultWriter out(output, comm.raw());
+  out.write_vector("/brownian/start", start);
+  out.write_distributed_rows("/brownian/paths", local, begin, paths, StorageType::float64,
+                             {static_cast<std::uint64_t>(o.steps + 1), static_cast<std::uint64_t>(q)});
+  if (cl.has("log-density")) out.write_distributed_rows("/brownian/log_density", density, begin, paths);
+  out.write_attribute("/brownian", "method", to_string(o.method));
+  out.write_attribute("/brownian", "time", o.time);
+  out.write_attribute("/brownian", "steps", static_cast<std::int64_t>(o.steps));
+  out.write_attribute("/brownian", "seed", static_cast<std::int64_t>(o.seed));
+  out.write_attribute("/brownian", "conditioning", decoder.source);
+  out.write_attribute(
+      "/brownian", "log_density_convention",
+      "zeroth-order parametrix w.r.t. Lebesgue measure in latent coordinates: -Q/2 log(2 pi t) + "
+      "1/2 log det G(x) - d(x, start)^2 / (2 t)");
+  out.write_matrix("/latent/conditioning", decoder.latents);
+  out.write_attribute("/", "run", run.path);
+  out.commit();
+  if (comm.is_root()) {
+    if (cl.has("json")) {
+      JsonWriter w = json_summary("brownian");
+      w.key("output").value(output).key("paths").value(paths).key("method").value(to_string(o.method));
+      w.end_object();
+      std::printf("%s\n", w.str().c_str());
+    } else {
+      std::printf("wrote %s: %llu paths of %lld steps (%s)\n", output.c_str(),
+                  static_cast<unsigned long long>(paths), static_cast<long long>(o.steps),
+                  to_string(o.method).c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace gplvm

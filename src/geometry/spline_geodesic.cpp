@@ -1,0 +1,91 @@
+#include "gplvm/geometry/spline_geodesic.hpp"
+
+#include <string>
+
+#include "gplvm/core/error.hpp"
+
+namespace gplvm {
+namespace {
+
+TaoOptions tao_options(const SplineGeodesicOptions& o) {
+  TaoOptions t;
+  t.gatol = 0.0;
+  t.grtol = 0.0;
+  t.gttol = o.gradient_tolerance;
+  t.max_iterations = o.max_iterations;
+  return t;
+}
+
+}  // namespace
+
+SplineGeodesicSolver::SplineGeodesicSolver(const GpPosterior& posterior, const SplineGeodesicOptions& options)
+    : posterior_(posterior),
+      options_(options),
+      basis_(options.segments),
+      t_(uniform_parameters(options.nodes)),
+      phi_(basis_.at(t_)),
+      self_(MPI_COMM_SELF) {
+  require(options.max_iterations >= 1, "the geodesic solver needs at least one iteration",
+          {"", "geodesic.max_iterations", std::to_string(options.max_iterations)});
+  require(options.gradient_tolerance > 0.0, "the geodesic solver's gradient tolerance must be positive",
+          {"", "geodesic.gradient_tolerance", std::to_string(options.gradient_tolerance)});
+  tao_ = std::make_unique<TaoMinimizer>(self_, basis_.num_free() * posterior.kernel().input_dim(),
+                                        tao_options(options));
+}
+
+SplineGeodesicSolver::~SplineGeodesicSolver() = default;
+
+CurveEnergy SplineGeodesicSolver::energy(const SplineCurve& curve, Matrix* weight_gradient) const {
+  const Matrix nodes = curve.evaluate(basis_, t_);
+  CurveEnergy e = expected_curve_energy(posterior_, nodes, weight_gradient != nullptr);
+  if (weight_gradient) *weight_gradient = phi_.transpose() * e.gradient;
+  return e;
+}
+
+GeodesicSolution SplineGeodesicSolver::solve(const Vector& start, const Vector& end, const Matrix* initial) {
+  const Index q = posterior_.kernel().input_dim(), free = basis_.num_free();
+  require(start.size() == q && end.size() == q, "a geodesic's end points have the wrong dimension",
+          {"", "latent_dim", std::to_string(start.size())});
+  GeodesicSolution out;
+  out.curve = SplineCurve{start, end, Matrix::Zero(free, q)};
+  out.straight = energy(out.curve);
+  out.initial_energy = out.straight.energy;
+  if (initial) {
+    require(initial->rows() == free && initial->cols() == q, "initial spline weights have the wrong shape",
+            {"", "weights", std::to_string(initial->rows()) + " x " + std::to_string(initial->cols())});
+    const SplineCurve seeded{start, end, *initial};
+    const double seeded_energy = energy(seeded).energy;
+    if (seeded_energy < out.initial_energy) {
+      out.curve = seeded;
+      out.initial_energy = seeded_energy;
+      out.started_from_graph = true;
+    }
+  }
+  SplineCurve trial = out.curve;
+  const auto objective = [&](const ConstVectorRef& w, VectorRef gradient) {
+    trial.weights = Eigen::Map<const Matrix>(w.data(), free, q);
+    Matrix dW;
+    const double value = energy(trial, &dW).energy;
+    gradient = Eigen::Map<const Vector>(dW.data(), dW.size());
+    return value;
+  };
+  const Eigen::Map<const Vector> initial_point(out.curve.weights.data(), out.curve.weights.size());
+  const Matrix start_weights = out.curve.weights;
+  const TaoResult r = tao_->minimize(initial_point, objective);
+  out.curve.weights = Eigen::Map<const Matrix>(r.solution.data(), free, q);
+  out.energy = energy(out.curve);
+  out.iterations = r.iterations;
+  out.converged = r.converged;
+  out.stop_reason = to_string(r.reason);
+  // L-BFGS's line search accepts decreases only; should a failed solve still end above its start
+  // (NaN included), the start is the answer, so the energy is never above the start's.
+  if (!(out.energy.energy <= out.initial_energy)) {
+    out.curve.weights = start_weights;
+    out.energy = energy(out.curve);
+    out.converged = false;
+    out.stop_reason += "; kept the starting curve";
+  }
+  return out;
+}
+
+}  // namespace gplvm

@@ -1,0 +1,121 @@
+// Geodesics of the expected metric at 1-4 ranks: the spline solver's energy is at most the straight
+// line's and the graph geodesic's, shooting with the Christoffel symbols from its initial velocity
+// lands on its end point, a constant metric's geodesic is the straight line, and the graph and the
+// geodesics split over ranks equal the serial ones.
+#include <gtest/gtest.h>
+
+#include "geometry_fixture.hpp"
+#include "gplvm/geometry/geodesic_search.hpp"
+#include "gplvm/geometry/geodesic_shooting.hpp"
+#include "gplvm/model/linear_kernel.hpp"
+#include "gplvm/petsc/petsc_session.hpp"
+
+namespace gplvm {
+namespace {
+
+using namespace testing;
+
+class PetscEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
+  void TearDown() override { session_.reset(); }
+
+ private:
+  std::unique_ptr<PetscSession> session_;
+};
+const auto* const kPetsc = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+
+// Two points across the circle of conditioning latents: the straight line crosses the empty middle.
+const Vector kFrom = (Vector(2) << -1.5, 0.0).finished();
+const Vector kTo = (Vector(2) << 1.5, 0.05).finished();
+
+TEST(SplineGeodesic, IsNoLongerThanTheStraightLineOrTheGraphGeodesic) {
+  const Communicator comm;
+  const GpPosterior posterior = observed_posterior("eq_ard");
+  SplineGeodesicSolver solver(posterior, {});
+  const GeodesicGraph graph(posterior, posterior.inputs(), {}, comm);
+  EXPECT_EQ(graph.kind(), "grid");
+  const GraphPath path = graph.path(kFrom, kTo);
+  const Matrix targets = resampled_polyline(path.points, path.arc, solver.parameters());
+  const Matrix seeded = fitted_weights(solver.basis(), solver.parameters(), targets, kFrom, kTo);
+  const double graph_energy = solver.energy(SplineCurve{kFrom, kTo, seeded}).energy;
+  const GeodesicOutcome o = find_geodesic(solver, &graph, kFrom, kTo);
+  EXPECT_TRUE(o.solution.converged) << o.solution.stop_reason;
+  EXPECT_LE(o.solution.energy.energy, o.solution.straight.energy);
+  EXPECT_LE(o.solution.energy.energy, graph_energy);
+  EXPECT_LT(o.solution.energy.length, o.solution.straight.length);
+  // It follows the data round the circle rather than through the middle.
+  const Matrix mid = o.solution.curve.evaluate(solver.basis(), Vector::Constant(1, 0.5));
+  EXPECT_GT(mid.norm(), 0.8) << mid;
+}
+
+// Started with the boundary-value solution's velocity, the geodesic equation of E[G] ends where the
+// solution does, up to the discretisation of the energy (64 nodes, 16 segments here).
+TEST(SplineGeodesic, ShootingFromItsInitialVelocityArrivesAtItsEnd) {
+  const GpPosterior posterior = observed_posterior("eq_ard");
+  SplineGeodesicOptions options;
+  options.nodes = 64;
+  options.segments = 16;
+  SplineGeodesicSolver solver(posterior, options);
+  const Vector from = (Vector(2) << -1.2, 0.9).finished(), to = (Vector(2) << 0.9, 1.2).finished();
+  const GeodesicSolution s = solver.solve(from, to);
+  ASSERT_TRUE(s.converged) << s.stop_reason;
+  const Vector velocity = s.curve.evaluate(solver.basis(), Vector::Zero(1), 1).row(0).transpose();
+  const Matrix shot = shoot_geodesic(ExpectedMetric(posterior), from, velocity, 400);
+  const double miss = (shot.row(shot.rows() - 1).transpose() - to).norm();
+  EXPECT_LT(miss, 0.02 * (to - from).norm()) << "landed at " << shot.row(shot.rows() - 1);
+}
+
+TEST(SplineGeodesic, UnderAConstantMetricTheStraightLineIsTheGeodesic) {
+  const LinearArdKernel k((Vector(2) << 0.7, 1.9).finished());
+  const Matrix Z = circle_latents(15, 8);
+  const GpPosterior posterior = GpPosterior::given_observations(k, Z, smooth_outputs(Z), 0.05);
+  SplineGeodesicSolver solver(posterior, {});
+  const GeodesicSolution s = solver.solve(kFrom, kTo);
+  EXPECT_NEAR(s.energy.energy, s.straight.energy, 1e-10 * s.straight.energy);
+  EXPECT_LT(s.curve.weights.cwiseAbs().maxCoeff(), 1e-6);
+  const Matrix shot = shoot_geodesic(ExpectedMetric(posterior), kFrom, kTo - kFrom, 20);
+  EXPECT_LT((shot.row(20).transpose() - kTo).norm(), 1e-12);
+}
+
+TEST(GeodesicGraph, IsTheSerialGraphAtAnyRankCount) {
+  const Communicator comm, self(MPI_COMM_SELF);
+  const GpPosterior posterior = inducing_posterior("matern52");
+  GeodesicGraphOptions o;
+  o.resolution = 13;  // 169 vertices: uneven blocks over 2-4 ranks
+  const GeodesicGraph split(posterior, posterior.inputs(), o, comm),
+      serial(posterior, posterior.inputs(), o, self);
+  const GraphPath a = split.path(kFrom, kTo), b = serial.path(kFrom, kTo);
+  ASSERT_EQ(a.points.rows(), b.points.rows());
+  EXPECT_LT((a.points - b.points).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((a.arc - b.arc).cwiseAbs().maxCoeff(), 1e-12 * b.arc.maxCoeff());
+  o.kind = "knn";
+  o.k = 4;
+  const GeodesicGraph knn(posterior, posterior.inputs(), o, comm);
+  EXPECT_EQ(knn.vertices().rows(), posterior.inputs().rows());
+  EXPECT_GT(knn.path(kFrom, kTo).points.rows(), 2);
+}
+
+// Five pairs over 1-4 ranks: each rank's share, gathered, equals solving them all on one rank.
+TEST(GeodesicSearch, PairsSplitOverRanksEqualTheSerialSolutions) {
+  const Communicator comm;
+  const GpPosterior posterior = observed_posterior("eq_ard");
+  const Matrix Z = posterior.inputs();
+  Matrix from(5, 2), to(5, 2);
+  for (Index p = 0; p < 5; ++p) {
+    from.row(p) = Z.row(p);
+    to.row(p) = Z.row(Z.rows() - 1 - 3 * p);
+  }
+  SplineGeodesicSolver solver(posterior, {});
+  const std::vector<GeodesicOutcome> mine = find_geodesics(solver, nullptr, from, to, comm);
+  std::vector<double> local;
+  for (const GeodesicOutcome& o : mine) local.push_back(o.solution.energy.energy);
+  const std::vector<double> all = comm.allgatherv(local);
+  ASSERT_EQ(all.size(), 5u);
+  for (Index p = 0; p < 5; ++p)
+    EXPECT_EQ(all[p], solver.solve(from.row(p).transpose(), to.row(p).transpose()).energy.energy)
+        << "pair " << p;
+}
+
+}  // namespace
+}  // namespace gplvm
