@@ -1,5 +1,7 @@
 #include "gplvm/geometry/brownian_motion.hpp"
 
+#include <Eigen/Cholesky>
+
 #include <cmath>
 #include <numbers>
 

@@ -1,5 +1,8 @@
 #include "gplvm/geometry/cubic_spline.hpp"
 
+#include <Eigen/QR>
+#include <Eigen/SVD>
+
 #include <algorithm>
 #include <cmath>
 #include <string>

@@ -1,5 +1,7 @@
 #include "gplvm/geometry/expected_metric.hpp"
 
+#include <Eigen/Cholesky>
+
 #include <cmath>
 #include <limits>
 

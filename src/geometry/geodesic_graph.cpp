@@ -83,10 +83,10 @@ PointMoments gathered_moments(const GpPosterior& posterior, const Matrix& points
   const PointMoments local = point_moments(posterior, points.middleRows(begin, count));
   PointMoments all;
   all.points = points;
-  all.mean = comm.allgather_rows(local.mean);
+  all.mean = comm.allgather_rows(ConstMatrixRef(local.mean));
   all.whitened = comm.allgather_columns(local.whitened);
   all.retained = local.retained.rows() > 0 ? comm.allgather_columns(local.retained) : Matrix();
-  all.prior = comm.allgather_rows(Matrix(local.prior));
+  all.prior = comm.allgather_rows(ConstMatrixRef(Matrix(local.prior)));
   return all;
 }
 
