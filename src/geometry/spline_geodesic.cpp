@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <Eigen/Cholesky>
+
 #include "gplvm/core/error.hpp"
 
 namespace gplvm {
@@ -9,7 +11,7 @@ namespace {
 
 TaoOptions tao_options(const SplineGeodesicOptions& o) {
   TaoOptions t;
-  t.gatol = 0.0;
+  t.gatol = 1e-12;  // a start already at the optimum (a constant metric's straight line)
   t.grtol = 0.0;
   t.gttol = o.gradient_tolerance;
   t.max_iterations = o.max_iterations;
@@ -29,6 +31,14 @@ SplineGeodesicSolver::SplineGeodesicSolver(const GpPosterior& posterior, const S
           {"", "geodesic.max_iterations", std::to_string(options.max_iterations)});
   require(options.gradient_tolerance > 0.0, "the geodesic solver's gradient tolerance must be positive",
           {"", "geodesic.gradient_tolerance", std::to_string(options.gradient_tolerance)});
+  // Phi^T Lap Phi, Lap the Laplacian of the path through the nodes: positive definite, as no
+  // combination of the basis (zero at both ends) is constant along the nodes.
+  const Matrix steps = phi_.bottomRows(phi_.rows() - 1) - phi_.topRows(phi_.rows() - 1);
+  const Eigen::LLT<Matrix> llt(steps.transpose() * steps);
+  require(llt.info() == Eigen::Success,
+          "the spline basis is degenerate at these nodes: use more nodes than segments",
+          {"", "--nodes", std::to_string(options.nodes)});
+  upper_ = llt.matrixU();
   tao_ = std::make_unique<TaoMinimizer>(self_, basis_.num_free() * posterior.kernel().input_dim(),
                                         tao_options(options));
 }
@@ -61,18 +71,24 @@ GeodesicSolution SplineGeodesicSolver::solve(const Vector& start, const Vector& 
       out.started_from_graph = true;
     }
   }
+  // L-BFGS runs on V = U W (U^T U = Phi^T Lap Phi, the energy's Hessian for a constant unit metric),
+  // in which the discretisation's own ill-conditioning (growing as N^2) is gone.
   SplineCurve trial = out.curve;
-  const auto objective = [&](const ConstVectorRef& w, VectorRef gradient) {
-    trial.weights = Eigen::Map<const Matrix>(w.data(), free, q);
+  const auto objective = [&](const ConstVectorRef& v, VectorRef gradient) {
+    trial.weights = Eigen::Map<const Matrix>(v.data(), free, q);
+    upper_.triangularView<Eigen::Upper>().solveInPlace(trial.weights);
     Matrix dW;
     const double value = energy(trial, &dW).energy;
+    upper_.triangularView<Eigen::Upper>().transpose().solveInPlace(dW);
     gradient = Eigen::Map<const Vector>(dW.data(), dW.size());
     return value;
   };
-  const Eigen::Map<const Vector> initial_point(out.curve.weights.data(), out.curve.weights.size());
   const Matrix start_weights = out.curve.weights;
+  const Matrix start_v = upper_.triangularView<Eigen::Upper>() * start_weights;
+  const Eigen::Map<const Vector> initial_point(start_v.data(), start_v.size());
   const TaoResult r = tao_->minimize(initial_point, objective);
   out.curve.weights = Eigen::Map<const Matrix>(r.solution.data(), free, q);
+  upper_.triangularView<Eigen::Upper>().solveInPlace(out.curve.weights);
   out.energy = energy(out.curve);
   out.iterations = r.iterations;
   out.converged = r.converged;

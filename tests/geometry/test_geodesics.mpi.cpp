@@ -7,6 +7,7 @@
 #include "geometry_fixture.hpp"
 #include "gplvm/geometry/geodesic_search.hpp"
 #include "gplvm/geometry/geodesic_shooting.hpp"
+#include "gplvm/model/eq_ard_kernel.hpp"
 #include "gplvm/model/linear_kernel.hpp"
 #include "gplvm/petsc/petsc_session.hpp"
 
@@ -44,9 +45,23 @@ TEST(SplineGeodesic, IsNoLongerThanTheStraightLineOrTheGraphGeodesic) {
   EXPECT_LE(o.solution.energy.energy, o.solution.straight.energy);
   EXPECT_LE(o.solution.energy.energy, graph_energy);
   EXPECT_LT(o.solution.energy.length, o.solution.straight.length);
-  // It follows the data round the circle rather than through the middle.
+}
+
+// Latents on a circle of radius 3 and a lengthscale of 0.5: the middle lies six lengthscales from
+// any data, where the decoder is uncertain, so the geodesic goes round the circle.
+TEST(SplineGeodesic, GoesRoundTheDataRatherThanThroughTheUncertainMiddle) {
+  const Communicator comm;
+  const Matrix Z = 2.0 * circle_latents(40, 3);
+  const GpPosterior posterior =
+      GpPosterior::given_observations(EqArdKernel(1.0, 0.5, 2), Z, smooth_outputs(Z), 0.01);
+  SplineGeodesicSolver solver(posterior, {});
+  const GeodesicGraph graph(posterior, Z, {}, comm);
+  const GeodesicOutcome o = find_geodesic(solver, &graph, 2.0 * kFrom, 2.0 * kTo);
+  EXPECT_TRUE(o.solution.converged) << o.solution.stop_reason;
+  EXPECT_TRUE(o.solution.started_from_graph);
   const Matrix mid = o.solution.curve.evaluate(solver.basis(), Vector::Constant(1, 0.5));
-  EXPECT_GT(mid.norm(), 0.8) << mid;
+  EXPECT_GT(mid.norm(), 2.0) << mid;
+  EXPECT_LT(o.solution.energy.length, 0.8 * o.solution.straight.length);
 }
 
 // Started with the boundary-value solution's velocity, the geodesic equation of E[G] ends where the

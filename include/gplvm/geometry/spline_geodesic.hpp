@@ -53,7 +53,8 @@ class SplineGeodesicSolver {
   SplineGeodesicOptions options_;
   CubicSplineBasis basis_;
   Vector t_;
-  Matrix phi_;  // basis.at(t_): nodes x (L + 1)
+  Matrix phi_;    // basis.at(t_): nodes x (L + 1)
+  Matrix upper_;  // U, U^T U = Phi^T Lap Phi: the solver's variables are U W
   Communicator self_;
   std::unique_ptr<TaoMinimizer> tao_;
 };
