@@ -42,6 +42,12 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"evaluate",
        {evaluate_command, "RMSE/MAE/NLPD of the exact predictive and k-NN accuracy on test data"}},
       {"predict", {predict_command, "predictive mean and variance of a trained run at given latents"}},
+      {"symmetry",
+       {symmetry_command,
+        "symmetry-breaking diagnostic: B_max, the longest generating-graph edge of latents over the median"}},
+      {"sweep",
+       {sweep_command,
+        "train one model per point of a config grid on groups of ranks; broken-symmetry rate per cell"}},
       {"export",
        {export_command, "write a run's latents, variances, labels and hyperparameters as .npy or CSV"}},
   };

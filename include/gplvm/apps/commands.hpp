@@ -22,5 +22,7 @@ int evaluate_command(const Arguments& args, const Communicator& comm);
 int predict_command(const Arguments& args, const Communicator& comm);
 int export_command(const Arguments& args, const Communicator& comm);
 int embedding_metrics_command(const Arguments& args, const Communicator& comm);
+int symmetry_command(const Arguments& args, const Communicator& comm);
+int sweep_command(const Arguments& args, const Communicator& comm);
 
 }  // namespace gplvm
