@@ -11,12 +11,15 @@ namespace gplvm {
 namespace {
 
 // An axis value as text an override reads back to the same value: doubles in their shortest exact
-// form, strings quoted.
+// form (with a decimal point), strings quoted.
 std::string value_text(const toml::node& n, const std::string& file, const std::string& key) {
   if (const auto* d = n.as_floating_point()) {
     char buffer[64];
     const auto end = std::to_chars(buffer, buffer + sizeof buffer, d->get()).ptr;
-    return std::string(buffer, end);
+    std::string text(buffer, end);
+    // 2.0 stays a float in the table ("2" would read as an integer axis).
+    if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+    return text;
   }
   if (const auto* i = n.as_integer()) return std::to_string(i->get());
   if (const auto* b = n.as_boolean()) return b->get() ? "true" : "false";
