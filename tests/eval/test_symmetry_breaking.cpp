@@ -82,10 +82,10 @@ TEST(SymmetryBreaking, MedianOfAnEvenNumberOfEdgesIsTheMeanOfTheMiddleTwo) {
 }
 
 TEST(SymmetryBreaking, ObjectsByLabelAreMeasuredEachAgainstTheGraphsMedian) {
-  // Object 7: an intact 12-gon; object 3: the same 12-gon with its points along 330 of 360 degrees
+  // Object 7: an intact 12-gon; object 3: the same 12-gon with its points along 220 of 360 degrees
   // (one gap). Rows interleaved: a label's rows in row order form its cycle.
   const RowMatrix intact = circle_points(12, 2 * kPi / 12);
-  const double alpha = 330.0 / 180.0 * kPi;
+  const double alpha = 220.0 / 180.0 * kPi;
   const RowMatrix cut = circle_points(12, alpha / 11, 1.0);
   RowMatrix x(24, 2);
   std::vector<std::int64_t> labels(24);
