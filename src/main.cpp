@@ -47,6 +47,12 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
       {"geodesic", {geodesic_command, "geodesics of a trained run's expected metric between latent points"}},
       {"brownian",
        {brownian_command, "Brownian motion on a trained run's latent space under its expected metric"}},
+      {"symmetry",
+       {symmetry_command,
+        "symmetry-breaking diagnostic: B_max, the longest generating-graph edge of latents over the median"}},
+      {"sweep",
+       {sweep_command,
+        "train one model per point of a config grid on groups of ranks; broken-symmetry rate per cell"}},
       {"export",
        {export_command, "write a run's latents, variances, labels and hyperparameters as .npy or CSV"}},
   };

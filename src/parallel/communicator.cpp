@@ -199,6 +199,21 @@ void Communicator::agree(std::exception_ptr local) const {
   raise_agreed(flat);
 }
 
+Communicator Communicator::split(int color, int key) const {
+  if (!mpi_running_) return *this;
+  MPI_Comm part = MPI_COMM_NULL;
+  check(MPI_Comm_split(comm_, color, key, &part), "comm_split");
+  Communicator result(part);
+  result.owned_ = std::shared_ptr<MPI_Comm>(new MPI_Comm(part), [](MPI_Comm* c) {
+    // MPI may already have ended when a communicator outlives it by mistake: then nothing is freed.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(c);
+    delete c;
+  });
+  return result;
+}
+
 int Communicator::ranks_on_node() const {
   if (!mpi_running_) return 1;
   MPI_Comm node = MPI_COMM_NULL;

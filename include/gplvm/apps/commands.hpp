@@ -25,5 +25,7 @@ int embedding_metrics_command(const Arguments& args, const Communicator& comm);
 int geometry_command(const Arguments& args, const Communicator& comm);
 int geodesic_command(const Arguments& args, const Communicator& comm);
 int brownian_command(const Arguments& args, const Communicator& comm);
+int symmetry_command(const Arguments& args, const Communicator& comm);
+int sweep_command(const Arguments& args, const Communicator& comm);
 
 }  // namespace gplvm

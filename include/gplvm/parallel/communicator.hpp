@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ class Communicator {
       if (is_root()) f();
     });
   }
+  // Collective: MPI_Comm_split into groups by `color` (ranks of one color form one communicator,
+  // ordered by `key`, then by rank here). The new communicator is freed when its last copy goes;
+  // every copy must be gone before MPI ends. Without MPI, this process alone (a copy of this one).
+  Communicator split(int color, int key) const;
   // Ranks of this communicator that share this process's node (MPI_COMM_TYPE_SHARED).
   int ranks_on_node() const;
   void broadcast(double* data, Index count, int root = 0) const;
@@ -159,6 +164,8 @@ class Communicator {
   void check(int code, const char* what) const;
 
   MPI_Comm comm_;
+  // Set on a communicator made by split(): frees it when the last copy is destroyed.
+  std::shared_ptr<MPI_Comm> owned_;
   bool mpi_running_ = false;
   int rank_ = 0, size_ = 1;
   mutable std::uint64_t bytes_sent_ = 0;
