@@ -66,7 +66,7 @@ TEST(GeodesicCli, GeodesicsAreNoLongerThanStraightLinesAndTheSameAtAnyRankCount)
   ExactRun t;
   for (const int ranks : {1, 3}) {
     const auto r = run_gplvm(
-        "geodesic --run run.h5 --random-pairs 4 --seed 2 --condition 0 --decode --shoot "
+        "geodesic --run run.h5 --random-pairs 4 --seed 2 --condition 0 --decode --shoot --nodes 64 --segments 16 "
         "--curve-points 11 --resolution 24 --json --output p" +
             std::to_string(ranks) + ".h5",
         ranks, t.dir);
