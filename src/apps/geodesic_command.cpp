@@ -35,6 +35,7 @@ CommandLine geodesic_command_line() {
       {"to-point", true, "end point as coordinates"},
       {"pairs", true, "HDF5 file with /pairs (P x 2 indices of --points): many geodesics"},
       {"random-pairs", true, "this many random pairs of distinct points (drawn from --seed)"},
+      {"all-pairs", true, "every pair among the first N points (N (N - 1) / 2 geodesics)"},
       {"nodes", true, "nodes at which a spline's energy is evaluated (default 20)"},
       {"segments", true, "cubic segments of a spline (default 10)"},
       {"max-iterations", true, "L-BFGS iterations per geodesic (default 500)"},
@@ -82,6 +83,12 @@ Pairs requested_pairs(const CommandLine& cl, const Matrix& points, const std::st
             {file, "/pairs", std::to_string(d.cols)});
     const std::vector<std::int64_t> all = exact_indices(comm.allgather_rows(DataRef(d.local)), file);
     for (std::size_t i = 0; i < all.size(); i += 2) indexed.emplace_back(all[i], all[i + 1]);
+  } else if (cl.has("all-pairs")) {
+    const auto n = static_cast<std::int64_t>(cl.unsigned_or("all-pairs", 2, 2, 100000));
+    require(n <= points.rows(), "--all-pairs names more points than there are",
+            {points_file, "--all-pairs", std::to_string(n) + " of " + std::to_string(points.rows())});
+    for (std::int64_t a = 0; a < n; ++a)
+      for (std::int64_t b = a + 1; b < n; ++b) indexed.emplace_back(a, b);
   } else if (cl.has("random-pairs")) {
     const std::uint64_t count = cl.unsigned_or("random-pairs", 1, 1, 10000000);
     require(points.rows() >= 2, "random pairs need at least two points",
