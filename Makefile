@@ -46,9 +46,12 @@ test-generic: deps
 # users with a faster vendor BLAS select: the products and gradients (linalg, model, objectives) and
 # the distributed step and training at 1-4 ranks. The main build covers the packed AVX-512 engine
 # (or this one, on a CPU without AVX-512). The models and train binaries are left out: 43 more test
-# files to compile for tests of the same products.
+# files to compile for tests of the same products. They link the layers up to train (and synthetic,
+# which one objective test draws its data from), so the layers above (eval, geometry, run, apps) are
+# not compiled again.
 BLAS_TESTS = test_linalg test_model test_objectives test_distributed_sas_terms test_distributed_training
 test-blas: deps
-	cmake -S . -B build-blas -DCMAKE_BUILD_TYPE=Release -DGPLVM_NATIVE=OFF -DGPLVM_GEMM=blas -DGPLVM_BUILD_BENCH=OFF
+	cmake -S . -B build-blas -DCMAKE_BUILD_TYPE=Release -DGPLVM_NATIVE=OFF -DGPLVM_GEMM=blas -DGPLVM_BUILD_BENCH=OFF \
+	  -DGPLVM_TEST_LIBRARIES="gplvm_train;gplvm_synthetic"
 	cmake --build build-blas -j $(JOBS) --target $(BLAS_TESTS)
 	cd build-blas && OPENBLAS_NUM_THREADS=1 ctest --output-on-failure -j $(TEST_JOBS) -R '^(linalg|model|objectives)\.|^mpi\.test_distributed_(sas_terms|training)\.np[1-4]$$'

@@ -3,9 +3,13 @@
 // written with their Riemannian (expected) and latent lengths, the straight line's, and optionally the
 // decoded mean along both and the curve shot from the geodesic's initial velocity. The pairs are
 // split over the ranks; each pair is solved by one rank, so the file is the same at any rank count.
+// On a curved latent space (sphere, hyperboloid) the curves are solved in the exponential chart at
+// the space's origin and written as points of the space; the baseline is the space's own geodesic.
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
@@ -18,6 +22,7 @@
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/run/json_summary.hpp"
 
@@ -49,6 +54,13 @@ CommandLine geodesic_command_line() {
        "also shoot each geodesic from its initial velocity (Christoffel symbols) and write where it lands"}};
   for (OptionSpec& o : conditioning_option_specs()) options.push_back(std::move(o));
   return CommandLine("geodesic", std::move(options), false);
+}
+
+// Named end points must lie on the latent space (within 1e-8, as gplvm predict checks its latents).
+void require_points_in_space(const LatentSpace& space, const Matrix& points, const std::string& option) {
+  const Index bad = space.manifold().first_row_outside(points, 1e-8);
+  require(bad < 0, "an end point is not a point of the run's " + space.name() + " latent space",
+          {"", option, "pair " + std::to_string(bad)});
 }
 
 struct Pairs {
@@ -150,8 +162,25 @@ RowMatrix flattened(const Matrix& m) {
   return Eigen::Map<const RowMatrix>(r.data(), 1, r.size());
 }
 
+// The latent space's own geodesic from a to b (the straight line of R^Q; a great circle on the
+// sphere) at the parameters t, in ambient coordinates: the baseline a decoder's geodesic is compared with.
+Matrix latent_geodesic(const Manifold& manifold, const Vector& a, const Vector& b, const Vector& t) {
+  const Vector direction = manifold.log(a, b);
+  Matrix out(t.size(), a.size());
+  for (Index j = 0; j < t.size(); ++j) out.row(j) = manifold.exp(a, t[j] * direction).transpose();
+  return out;
+}
+
+double manifold_length(const Manifold& manifold, const Matrix& points) {
+  double length = 0.0;
+  for (Index j = 0; j + 1 < points.rows(); ++j)
+    length += manifold.distance(points.row(j).transpose(), points.row(j + 1).transpose());
+  return length;
+}
+
 LocalCurves local_curves(const std::vector<GeodesicOutcome>& outcomes, const SplineGeodesicSolver& solver,
-                         const GpPosterior& posterior, Index points_per_curve, bool decode, bool shoot) {
+                         const GpPosterior& posterior, const Manifold& manifold, Index points_per_curve,
+                         bool decode, bool shoot) {
   const auto n = static_cast<Index>(outcomes.size());
   const Index q = posterior.kernel().input_dim(), D = posterior.output_dim();
   const Vector t = uniform_parameters(points_per_curve);
@@ -173,9 +202,12 @@ LocalCurves local_curves(const std::vector<GeodesicOutcome>& outcomes, const Spl
   for (Index i = 0; i < n; ++i) {
     const GeodesicOutcome& o = outcomes[static_cast<std::size_t>(i)];
     const SplineCurve& curve = o.solution.curve;
-    const Matrix points = curve.evaluate(solver.basis(), t);
-    const SplineCurve line{curve.start, curve.end, Matrix::Zero(curve.weights.rows(), q)};
-    const Matrix line_points = line.evaluate(solver.basis(), t);
+    const Matrix points = solver.points(curve.evaluate(solver.basis(), t));
+    const Vector a = points.row(0).transpose(), b = points.row(points.rows() - 1).transpose();
+    const Matrix line_points = latent_geodesic(manifold, a, b, t);
+    // The baseline's expected energy at the solver's own nodes, as the geodesic's is measured.
+    const CurveEnergy line =
+        expected_curve_energy(posterior, latent_geodesic(manifold, a, b, solver.parameters()), false);
     c.curve.row(i) = flattened(points);
     c.straight.row(i) = flattened(line_points);
     if (decode) {
@@ -191,11 +223,11 @@ LocalCurves local_curves(const std::vector<GeodesicOutcome>& outcomes, const Spl
       c.shot_miss(i, 0) = (shot.row(shot.rows() - 1).transpose() - curve.end).norm();
     }
     c.length(i, 0) = o.solution.energy.length;
-    c.straight_length(i, 0) = o.solution.straight.length;
-    c.latent_length(i, 0) = latent_length(points);
+    c.straight_length(i, 0) = line.length;
+    c.latent_length(i, 0) = manifold_length(manifold, points);
     c.graph_length(i, 0) = o.graph_length;
     c.energy(i, 0) = o.solution.energy.energy;
-    c.straight_energy(i, 0) = o.solution.straight.energy;
+    c.straight_energy(i, 0) = line.energy;
     c.initial_energy(i, 0) = o.solution.initial_energy;
     c.iterations(i, 0) = o.solution.iterations;
     c.converged(i, 0) = o.solution.converged ? 1.0 : 0.0;
@@ -280,24 +312,35 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
 
   const TrainedRun run = load_trained_run(run_path, comm);
   const ConditionedDecoder decoder = conditioned_decoder(run, conditioning, comm);
-  require(decoder.latent_space == "euclidean", "geodesics are computed on Euclidean latent spaces",
+  const std::unique_ptr<LatentSpace> space = make_latent_space(decoder.latent_space, decoder.latent_dim);
+  // On a curved latent space curves are solved in the exponential chart at its origin.
+  std::optional<LatentChart> chart;
+  if (space->is_curved()) chart.emplace(*space);
+  require(!(chart && cl.has("shoot")),
+          "--shoot integrates the geodesic equation in R^Q; this run's latents are curved",
           {run.path, "model.latent_space", decoder.latent_space});
   const Matrix points = latent_points(points_file, comm);
   require(points.cols() == decoder.latents.cols(),
           "the points have a different dimension from the run's latents",
           {points_file, "/latent/mean", std::to_string(points.cols()) + " columns"});
   const Pairs pairs = requested_pairs(cl, points, points_file, comm);
+  require_points_in_space(*space, pairs.from, "--from");
+  require_points_in_space(*space, pairs.to, "--to");
+  const Matrix from = chart ? chart->coordinates(pairs.from) : pairs.from;
+  const Matrix to = chart ? chart->coordinates(pairs.to) : pairs.to;
 
-  SplineGeodesicSolver solver(decoder.posterior, spline);
+  const LatentChart* chart_ptr = chart ? &*chart : nullptr;
+  SplineGeodesicSolver solver(decoder.posterior, spline, chart_ptr);
   std::unique_ptr<GeodesicGraph> graph;
   if (graph_options.kind != "none")
-    graph = std::make_unique<GeodesicGraph>(decoder.posterior, decoder.latents, graph_options, comm);
-  const std::vector<GeodesicOutcome> outcomes =
-      find_geodesics(solver, graph.get(), pairs.from, pairs.to, comm);
+    graph = std::make_unique<GeodesicGraph>(decoder.posterior,
+                                            chart ? chart->coordinates(decoder.latents) : decoder.latents,
+                                            graph_options, comm, chart_ptr);
+  const std::vector<GeodesicOutcome> outcomes = find_geodesics(solver, graph.get(), from, to, comm);
   LocalCurves local;
   comm.all_or_none([&] {
-    local = local_curves(outcomes, solver, decoder.posterior, points_per_curve, cl.has("decode"),
-                         cl.has("shoot"));
+    local = local_curves(outcomes, solver, decoder.posterior, space->manifold(), points_per_curve,
+                         cl.has("decode"), cl.has("shoot"));
   });
   const RowPartition split(static_cast<std::uint64_t>(pairs.from.rows()), comm.size());
   write_geodesics(output, local, pairs, split.begin(comm.rank()), points_per_curve, decoder.latents.cols(),

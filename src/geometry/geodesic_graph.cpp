@@ -123,26 +123,26 @@ double segment_energy(const GpPosterior& posterior, const PointMoments& a, Index
 }
 
 GeodesicGraph::GeodesicGraph(const GpPosterior& posterior, const ConstMatrixRef& latents,
-                             const GeodesicGraphOptions& options, const Communicator& comm)
-    : posterior_(posterior), kind_(graph_kind(options, latents.cols())) {
+                             const GeodesicGraphOptions& options, const Communicator& comm,
+                             const LatentChart* chart)
+    : posterior_(posterior), chart_(chart), kind_(graph_kind(options, latents.cols())) {
   const Index q = latents.cols();
-  require(q == posterior.kernel().input_dim(), "latents for the geodesic graph have the wrong dimension",
-          {"", "latent_dim", std::to_string(q)});
+  require(q == (chart ? chart->dim() : posterior.kernel().input_dim()),
+          "latents for the geodesic graph have the wrong dimension", {"", "latent_dim", std::to_string(q)});
   std::vector<std::pair<Index, Index>> pairs;
-  Matrix points;
   if (kind_ == "grid") {
     const Index resolution = options.resolution > 0 ? options.resolution : default_resolution(q);
     require(resolution >= 2, "a grid needs at least 2 points per coordinate",
             {"", "--resolution", std::to_string(resolution)});
-    points = grid_points(latents, resolution, options.padding);
+    vertices_ = grid_points(latents, resolution, options.padding);
     pairs = grid_pairs(resolution, q);
     links_ = static_cast<Index>(std::pow(3, q));
   } else {
-    points = latents;
-    pairs = knn_pairs(points, options.k);
+    vertices_ = latents;
+    pairs = knn_pairs(vertices_, options.k);
     links_ = options.k;
   }
-  moments_ = gathered_moments(posterior, points, comm);
+  moments_ = gathered_moments(posterior, chart ? chart->points(vertices_) : vertices_, comm);
   edges_.reserve(2 * pairs.size());
   for (const auto& [u, v] : pairs) {
     const double length = std::sqrt(segment_energy(posterior, moments_, u, moments_, v));
@@ -152,13 +152,12 @@ GeodesicGraph::GeodesicGraph(const GpPosterior& posterior, const ConstMatrixRef&
 }
 
 GraphPath GeodesicGraph::path(const Vector& from, const Vector& to) const {
-  const Index n = moments_.points.rows();
+  const Index n = vertices_.rows();
   Matrix ends(2, from.size());
   ends.row(0) = from.transpose();
   ends.row(1) = to.transpose();
-  const PointMoments end_moments = point_moments(posterior_, ends);
-  const KnnGraph near =
-      query_neighbours(RowMatrix(moments_.points), RowMatrix(ends), std::min(links_, n), "--k");
+  const PointMoments end_moments = point_moments(posterior_, chart_ ? chart_->points(ends) : ends);
+  const KnnGraph near = query_neighbours(RowMatrix(vertices_), RowMatrix(ends), std::min(links_, n), "--k");
   std::vector<Edge> edges = edges_;
   for (Index e = 0; e < 2; ++e)
     for (Index j = 0; j < near.k; ++j) {
@@ -174,7 +173,7 @@ GraphPath GeodesicGraph::path(const Vector& from, const Vector& to) const {
   out.arc = Vector::Zero(out.points.rows());
   for (std::size_t i = 0; i < vertices.size(); ++i) {
     const auto v = static_cast<Index>(vertices[i]);
-    out.points.row(static_cast<Index>(i)) = v < n ? Matrix(moments_.points.row(v)) : Matrix(ends.row(v - n));
+    out.points.row(static_cast<Index>(i)) = v < n ? Matrix(vertices_.row(v)) : Matrix(ends.row(v - n));
   }
   for (Index i = 1; i < out.points.rows(); ++i) {
     const auto v = static_cast<Index>(vertices[i]), u = static_cast<Index>(vertices[i - 1]);

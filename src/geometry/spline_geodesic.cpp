@@ -20,8 +20,11 @@ TaoOptions tao_options(const SplineGeodesicOptions& o) {
 
 }  // namespace
 
-SplineGeodesicSolver::SplineGeodesicSolver(const GpPosterior& posterior, const SplineGeodesicOptions& options)
+SplineGeodesicSolver::SplineGeodesicSolver(const GpPosterior& posterior, const SplineGeodesicOptions& options,
+                                           const LatentChart* chart)
     : posterior_(posterior),
+      chart_(chart),
+      dim_(chart ? chart->dim() : posterior.kernel().input_dim()),
       options_(options),
       basis_(options.segments),
       t_(uniform_parameters(options.nodes)),
@@ -39,21 +42,27 @@ SplineGeodesicSolver::SplineGeodesicSolver(const GpPosterior& posterior, const S
           "the spline basis is degenerate at these nodes: use more nodes than segments",
           {"", "--nodes", std::to_string(options.nodes)});
   upper_ = llt.matrixU();
-  tao_ = std::make_unique<TaoMinimizer>(self_, basis_.num_free() * posterior.kernel().input_dim(),
-                                        tao_options(options));
+  tao_ = std::make_unique<TaoMinimizer>(self_, basis_.num_free() * dim_, tao_options(options));
 }
 
 SplineGeodesicSolver::~SplineGeodesicSolver() = default;
 
+Matrix SplineGeodesicSolver::points(const ConstMatrixRef& coordinates) const {
+  return chart_ ? chart_->points(coordinates) : Matrix(coordinates);
+}
+
 CurveEnergy SplineGeodesicSolver::energy(const SplineCurve& curve, Matrix* weight_gradient) const {
   const Matrix nodes = curve.evaluate(basis_, t_);
-  CurveEnergy e = expected_curve_energy(posterior_, nodes, weight_gradient != nullptr);
-  if (weight_gradient) *weight_gradient = phi_.transpose() * e.gradient;
+  CurveEnergy e = expected_curve_energy(posterior_, points(nodes), weight_gradient != nullptr);
+  if (weight_gradient) {
+    if (chart_) e.gradient = chart_->backward(nodes, e.gradient);
+    *weight_gradient = phi_.transpose() * e.gradient;
+  }
   return e;
 }
 
 GeodesicSolution SplineGeodesicSolver::solve(const Vector& start, const Vector& end, const Matrix* initial) {
-  const Index q = posterior_.kernel().input_dim(), free = basis_.num_free();
+  const Index q = dim_, free = basis_.num_free();
   require(start.size() == q && end.size() == q, "a geodesic's end points have the wrong dimension",
           {"", "latent_dim", std::to_string(start.size())});
   GeodesicSolution out;

@@ -8,6 +8,8 @@
 #include "gplvm/geometry/geodesic_search.hpp"
 #include "gplvm/geometry/geodesic_shooting.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/linear_kernel.hpp"
 #include "gplvm/petsc/petsc_session.hpp"
 
@@ -91,6 +93,39 @@ TEST(SplineGeodesic, UnderAConstantMetricTheStraightLineIsTheGeodesic) {
   EXPECT_LT(s.curve.weights.cwiseAbs().maxCoeff(), 1e-6);
   const Matrix shot = shoot_geodesic(ExpectedMetric(posterior), kFrom, kTo - kFrom, 20);
   EXPECT_LT((shot.row(20).transpose() - kTo).norm(), 1e-12);
+}
+
+// A decoder on the sphere S^2 (sphere_eq kernel on unit vectors of R^3), solved in the exponential
+// chart at the origin: the weights' gradient through the chart is the finite difference of the
+// energy, the curve's points are on the sphere, and its energy is at most the chart's straight line's.
+TEST(SplineGeodesic, OnTheSphereTheChartCarriesTheCurveAndItsGradient) {
+  const std::unique_ptr<LatentSpace> sphere = make_latent_space("sphere", 2);
+  const LatentChart chart(*sphere);
+  Matrix Z = random_normal(30, 3, 12);
+  Z.rowwise().normalize();
+  Matrix Y(30, 3);
+  Y << Z.col(0).array().sin(), Z.col(1).array() * Z.col(2).array(), Z.col(2).array().cos();
+  const GpPosterior posterior =
+      GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.7, 1.0}), Z, Y, 0.01);
+  SplineGeodesicSolver solver(posterior, {}, &chart);
+  const Vector from = chart.coordinates(Z.row(0)).row(0).transpose(),
+               to = chart.coordinates(Z.row(7)).row(0).transpose();
+  EXPECT_LT((chart.points(from.transpose()) - Z.row(0)).norm(), 1e-12);  // the chart's inverse
+  const SplineCurve curve{from, to, 0.1 * random_normal(solver.basis().num_free(), 2, 13)};
+  Matrix dW;
+  (void)solver.energy(curve, &dW);
+  const auto f = [&](const Vector& w) {
+    return solver.energy(SplineCurve{from, to, Eigen::Map<const Matrix>(w.data(), dW.rows(), 2)}).energy;
+  };
+  const Vector fd =
+      finite_difference_gradient(f, Eigen::Map<const Vector>(curve.weights.data(), curve.weights.size()));
+  EXPECT_LT(max_relative_error(Eigen::Map<const Vector>(dW.data(), dW.size()), fd), 1e-6);
+  const GeodesicSolution s = solver.solve(from, to);
+  EXPECT_TRUE(s.converged) << s.stop_reason;
+  EXPECT_LE(s.energy.energy, s.straight.energy);
+  const Matrix points = solver.points(s.curve.evaluate(solver.basis(), uniform_parameters(15)));
+  EXPECT_LT((points.rowwise().norm().array() - 1.0).abs().maxCoeff(), 1e-12);
+  EXPECT_LT((points.row(14) - Z.row(7)).norm(), 1e-10);
 }
 
 TEST(GeodesicGraph, IsTheSerialGraphAtAnyRankCount) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gplvm/core/types.hpp"
+#include "gplvm/geometry/latent_chart.hpp"
 #include "gplvm/graph/sparse_graph.hpp"
 #include "gplvm/models/gp_posterior.hpp"
 #include "gplvm/parallel/communicator.hpp"
@@ -46,23 +47,27 @@ struct GraphPath {
 
 class GeodesicGraph {
  public:
-  // Collective. `latents` (replicated) fix the grid's box or are the knn vertices.
+  // Collective. `latents` (replicated, in the chart's coordinates) fix the grid's box or are the knn
+  // vertices. Keeps references to the posterior and the chart (null: the identity of R^Q).
   GeodesicGraph(const GpPosterior& posterior, const ConstMatrixRef& latents,
-                const GeodesicGraphOptions& options, const Communicator& comm);
+                const GeodesicGraphOptions& options, const Communicator& comm,
+                const LatentChart* chart = nullptr);
 
   const std::string& kind() const noexcept { return kind_; }
-  const Matrix& vertices() const noexcept { return moments_.points; }
+  const Matrix& vertices() const noexcept { return vertices_; }     // chart coordinates
   std::size_t num_edges() const noexcept { return edges_.size(); }  // directed: each way once
 
-  // Serial: the shortest path from `from` to `to` (Q each), each linked to its `links` nearest
-  // vertices (3^Q for a grid, k for knn).
+  // Serial: the shortest path from `from` to `to` (Q chart coordinates each), each linked to its `links`
+  // nearest vertices (3^Q for a grid, k for knn).
   GraphPath path(const Vector& from, const Vector& to) const;
 
  private:
   const GpPosterior& posterior_;
+  const LatentChart* chart_;
   std::string kind_;
   Index links_ = 0;
-  PointMoments moments_;
+  Matrix vertices_;       // chart coordinates
+  PointMoments moments_;  // at the vertices' points
   std::vector<Edge> edges_;
 };
 

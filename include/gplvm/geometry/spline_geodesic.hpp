@@ -11,6 +11,7 @@
 #include "gplvm/core/types.hpp"
 #include "gplvm/geometry/cubic_spline.hpp"
 #include "gplvm/geometry/curve_energy.hpp"
+#include "gplvm/geometry/latent_chart.hpp"
 #include "gplvm/models/gp_posterior.hpp"
 #include "gplvm/optim/tao_minimizer.hpp"
 
@@ -36,20 +37,28 @@ struct GeodesicSolution {
 
 class SplineGeodesicSolver {
  public:
-  // Keeps a reference to the posterior. Needs a live PetscSession.
-  SplineGeodesicSolver(const GpPosterior& posterior, const SplineGeodesicOptions& options);
+  // Keeps references to the posterior and the chart (null: the latents are R^Q, the kernel's inputs).
+  // Curves are written in the chart's coordinates. Needs a live PetscSession.
+  SplineGeodesicSolver(const GpPosterior& posterior, const SplineGeodesicOptions& options,
+                       const LatentChart* chart = nullptr);
   ~SplineGeodesicSolver();
 
   const CubicSplineBasis& basis() const noexcept { return basis_; }
   const Vector& parameters() const noexcept { return t_; }  // the nodes' t
 
-  // The geodesic from p0 to p1 (Q each); `initial` weights ((L + 1) x Q) may seed it.
+  Index dim() const noexcept { return dim_; }  // Q of the chart
+  // The kernel inputs (points of the latent space) at chart coordinates.
+  Matrix points(const ConstMatrixRef& coordinates) const;
+
+  // The geodesic from p0 to p1 (Q chart coordinates each); `initial` weights ((L + 1) x Q) may seed it.
   GeodesicSolution solve(const Vector& start, const Vector& end, const Matrix* initial = nullptr);
   // The expected energy of a spline curve at the nodes (with its gradient in the weights when asked).
   CurveEnergy energy(const SplineCurve& curve, Matrix* weight_gradient = nullptr) const;
 
  private:
   const GpPosterior& posterior_;
+  const LatentChart* chart_;
+  Index dim_;
   SplineGeodesicOptions options_;
   CubicSplineBasis basis_;
   Vector t_;
