@@ -22,8 +22,14 @@ Matrix path_laplacian(Index n) {
 
 }  // namespace
 
+Matrix posterior_reduction(const GpPosterior& posterior) {
+  Matrix P = posterior.factor().inverse();
+  if (const Matrix* spread = posterior.spread_root_transposed()) P.noalias() -= spread->transpose() * *spread;
+  return P;
+}
+
 CurveEnergy expected_curve_energy(const GpPosterior& posterior, const ConstMatrixRef& nodes,
-                                  bool with_gradient) {
+                                  bool with_gradient, const Matrix* reduction) {
   const Index n = nodes.rows();
   require(n >= 2, "a curve needs at least two nodes", {"", "nodes", std::to_string(n)});
   require(nodes.allFinite(), "a curve's nodes contain NaN or Inf", {"", "nodes", "non-finite"});
@@ -36,14 +42,17 @@ CurveEnergy expected_curve_energy(const GpPosterior& posterior, const ConstMatri
   kernel.cross(Z, nodes, Kc);
   kernel.cross(nodes, nodes, Kcc);
   const Matrix mean = Kc.transpose() * posterior.weights();  // N x D
-  Matrix whitened = Kc;                                      // L^{-1} k(Z, C)
-  posterior.factor().solve_lower_in_place(whitened);
-  Matrix covariance = Kcc - whitened.transpose() * whitened;
-  Matrix retained;
-  if (spread) {
-    retained = *spread * Kc;
-    covariance.noalias() += retained.transpose() * retained;
+  // P Kc, with P = K^{-1} - R R^T: S = k(C, C) - Kc^T P Kc. From the reduction by one product, or by
+  // the factor's two triangular solves (and R^T Kc) when none is given.
+  Matrix reduced;
+  if (reduction) {
+    reduced.noalias() = *reduction * Kc;
+  } else {
+    reduced = Kc;
+    posterior.factor().solve_in_place(reduced);
+    if (spread) reduced.noalias() -= spread->transpose() * (*spread * Kc);
   }
+  const Matrix covariance = Kcc - Kc.transpose() * reduced;
 
   CurveEnergy out;
   out.segments.resize(n - 1);
@@ -59,11 +68,8 @@ CurveEnergy expected_curve_energy(const GpPosterior& posterior, const ConstMatri
   const Matrix W = path_laplacian(n);
   const Matrix d_mean = (2.0 * scale) * (W * mean);  // d energy / d mu
   const Matrix d_cov = (scale * D) * W;              // d energy / d S (symmetric)
-  // S = k(C, C) - Kc^T K^{-1} Kc + Kc^T R R^T Kc and mu = Kc^T alpha.
-  Matrix solved = whitened;  // K^{-1} Kc = L^{-T} L^{-1} Kc
-  posterior.factor().solve_upper_in_place(solved);
-  Matrix d_kc = posterior.weights() * d_mean.transpose() - 2.0 * solved * d_cov;
-  if (spread) d_kc.noalias() += 2.0 * spread->transpose() * (retained * d_cov);
+  // mu = Kc^T alpha and S = k(C, C) - Kc^T P Kc (P symmetric).
+  const Matrix d_kc = posterior.weights() * d_mean.transpose() - 2.0 * reduced * d_cov;
   out.gradient = Matrix::Zero(n, nodes.cols());
   Vector d_hyper = Vector::Zero(kernel.num_hyperparameters());
   kernel.cross_backward(Z, nodes, Kc, d_kc, nullptr, &out.gradient, d_hyper);

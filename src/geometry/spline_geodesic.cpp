@@ -42,6 +42,7 @@ SplineGeodesicSolver::SplineGeodesicSolver(const GpPosterior& posterior, const S
           "the spline basis is degenerate at these nodes: use more nodes than segments",
           {"", "--nodes", std::to_string(options.nodes)});
   upper_ = llt.matrixU();
+  if (posterior.num_conditioning() <= kReducedConditioning) reduction_ = posterior_reduction(posterior);
   tao_ = std::make_unique<TaoMinimizer>(self_, basis_.num_free() * dim_, tao_options(options));
 }
 
@@ -53,7 +54,8 @@ Matrix SplineGeodesicSolver::points(const ConstMatrixRef& coordinates) const {
 
 CurveEnergy SplineGeodesicSolver::energy(const SplineCurve& curve, Matrix* weight_gradient) const {
   const Matrix nodes = curve.evaluate(basis_, t_);
-  CurveEnergy e = expected_curve_energy(posterior_, points(nodes), weight_gradient != nullptr);
+  CurveEnergy e = expected_curve_energy(posterior_, points(nodes), weight_gradient != nullptr,
+                                        reduction_ ? &*reduction_ : nullptr);
   if (weight_gradient) {
     if (chart_) e.gradient = chart_->backward(nodes, e.gradient);
     *weight_gradient = phi_.transpose() * e.gradient;

@@ -88,6 +88,19 @@ TEST(CurveEnergy, RefinedItTendsToTheEnergyIntegralOfTheExpectedMetric) {
   EXPECT_LT(std::abs(dense - integral), std::abs(coarse - integral));  // and it converges from coarser
 }
 
+// The reduction P = K^{-1} - R R^T gives the same energy and gradient as the factor's solves.
+TEST(CurveEnergy, ThePosteriorReductionGivesTheSameEnergyAndGradient) {
+  for (const bool inducing : {false, true}) {
+    const GpPosterior posterior = inducing ? inducing_posterior("eq_ard") : observed_posterior("eq_ard");
+    const Matrix P = posterior_reduction(posterior);
+    const Matrix C = arc_nodes(11);
+    const CurveEnergy solved = expected_curve_energy(posterior, C, true);
+    const CurveEnergy reduced = expected_curve_energy(posterior, C, true, &P);
+    EXPECT_NEAR(reduced.energy, solved.energy, 1e-10 * solved.energy);
+    EXPECT_LT((reduced.gradient - solved.gradient).norm(), 1e-9 * solved.gradient.norm());
+  }
+}
+
 TEST(CurveEnergy, RefusesFewerThanTwoNodes) {
   const GpPosterior posterior = observed_posterior("eq_ard");
   EXPECT_THROW((void)expected_curve_energy(posterior, Matrix::Zero(1, kGeometryQ), false), InputError);

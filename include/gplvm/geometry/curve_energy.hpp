@@ -22,9 +22,13 @@ struct CurveEnergy {
 };
 
 // nodes: N >= 2 rows of the decoder's input coordinates. InputError for fewer than 2 nodes or
-// non-finite ones.
+// non-finite ones. `reduction` (posterior_reduction below) turns each evaluation's two triangular
+// solves into one matrix product, for many evaluations on one posterior (a geodesic's solve).
 CurveEnergy expected_curve_energy(const GpPosterior& posterior, const ConstMatrixRef& nodes,
-                                  bool with_gradient);
+                                  bool with_gradient, const Matrix* reduction = nullptr);
+
+// P = K^{-1} - R R^T (M x M): the posterior covariance is k(a, b) - k(Z, a)^T P k(Z, b).
+Matrix posterior_reduction(const GpPosterior& posterior);
 
 // sum_i |c_{i+1} - c_i|: the curve's length in latent coordinates.
 double latent_length(const ConstMatrixRef& nodes);

@@ -6,6 +6,7 @@
 // It starts from the straight line or from given weights (a graph geodesic's fit), whichever has
 // the lower energy, so its energy is never above either.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "gplvm/core/types.hpp"
@@ -64,6 +65,9 @@ class SplineGeodesicSolver {
   Vector t_;
   Matrix phi_;    // basis.at(t_): nodes x (L + 1)
   Matrix upper_;  // U, U^T U = Phi^T Lap Phi: the solver's variables are U W
+  // posterior_reduction() for up to kReducedConditioning points (8 M^2 bytes), else none.
+  static constexpr Index kReducedConditioning = 4000;
+  std::optional<Matrix> reduction_;
   Communicator self_;
   std::unique_ptr<TaoMinimizer> tao_;
 };
