@@ -106,7 +106,7 @@ TEST(SplineGeodesic, OnTheSphereTheChartCarriesTheCurveAndItsGradient) {
   Matrix Y(30, 3);
   Y << Z.col(0).array().sin(), Z.col(1).array() * Z.col(2).array(), Z.col(2).array().cos();
   const GpPosterior posterior =
-      GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.7, 1.0}), Z, Y, 0.01);
+      GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.7, 1.0}), Z, Y, 0.05);
   SplineGeodesicSolver solver(posterior, {}, &chart);
   const Vector from = chart.coordinates(Z.row(0)).row(0).transpose(),
                to = chart.coordinates(Z.row(7)).row(0).transpose();
