@@ -8,7 +8,8 @@ fmnist (the source thesis's Fashion-MNIST study, on the demo model, results/demo
   - the magnification map on a grid (gplvm geometry) with the latents and geodesics drawn on it;
   - --pairs (500) geodesics between random pairs of encoded points: how many are no longer than
     their straight line under E[G], and the throughput at 1 and --ranks ranks;
-  - the trousers-to-sandal geodesic's decoded strip beside the straight line's (PNG);
+  - the geodesic from the typical trousers to the typical sandal (each class's encoded point nearest
+    its median latent): its decoded strip beside the straight line's (PNG);
   - the geodesic throughput against the number of conditioning points (training rows at their
     latents, --condition M).
 starfish (the pinwheel of the thesis's App. E.4): N = 250 points in 3-D, an exact GPLVM per cell of
@@ -83,9 +84,14 @@ def fmnist(args):
             converged = f["/geodesics/converged"][...].ravel()
         results[ranks] = dict(summary=summary, no_longer=int((length <= straight * (1 + 1e-12)).sum()),
                               converged=int(converged.sum()), median_ratio=float(np.median(length / straight)))
-    with h5py.File(test_rows, "r") as f:
-        labels = f["/labels"][...].ravel()
-    trouser, sandal = int(np.flatnonzero(labels == 1)[0]), int(np.flatnonzero(labels == 5)[0])
+    with h5py.File(test_rows, "r") as f, h5py.File(latents, "r") as g:
+        labels, z = f["/labels"][...].ravel(), g["/latent/mean"][...]
+
+    def typical(label):  # the encoded point of the class nearest its median latent
+        rows = np.flatnonzero(labels == label)
+        return int(rows[np.argmin(np.linalg.norm(z[rows] - np.median(z[rows], 0), axis=1))])
+
+    trouser, sandal = typical(1), typical(5)
     pair = os.path.join(out, "trousers_to_sandal.h5")
     if not os.path.exists(pair):
         call(args, ["geodesic", "--run", run, *cond, "--points", latents, "--from", str(trouser), "--to", str(sandal),

@@ -8,25 +8,6 @@
 
 namespace gplvm {
 
-Matrix resampled_polyline(const Matrix& points, const Vector& arc, const Vector& t) {
-  Matrix out(t.size(), points.cols());
-  const double total = arc[arc.size() - 1];
-  for (Index j = 0; j < t.size(); ++j) {
-    if (!(total > 0.0) || points.rows() < 2) {
-      out.row(j) = (1.0 - t[j]) * points.row(0) + t[j] * points.row(points.rows() - 1);
-      continue;
-    }
-    const double s = t[j] * total;
-    // The segment [arc_i, arc_{i+1}] that holds s.
-    const auto upper = std::upper_bound(arc.data(), arc.data() + arc.size(), s);
-    const Index i = std::clamp<Index>(static_cast<Index>(upper - arc.data()) - 1, 0, points.rows() - 2);
-    const double width = arc[i + 1] - arc[i];
-    const double u = width > 0.0 ? std::clamp((s - arc[i]) / width, 0.0, 1.0) : 0.0;
-    out.row(j) = (1.0 - u) * points.row(i) + u * points.row(i + 1);
-  }
-  return out;
-}
-
 GeodesicOutcome find_geodesic(SplineGeodesicSolver& solver, const GeodesicGraph* graph, const Vector& from,
                               const Vector& to) {
   const auto started = std::chrono::steady_clock::now();

@@ -63,6 +63,20 @@ CurveEnergy SplineGeodesicSolver::energy(const SplineCurve& curve, Matrix* weigh
   return e;
 }
 
+Matrix SplineGeodesicSolver::constant_speed_line(const Vector& start, const Vector& end) const {
+  // The line at 4 (N - 1) + 1 points, their cumulative expected lengths, resampled at the nodes.
+  const Vector fine = uniform_parameters(4 * (t_.size() - 1) + 1);
+  Matrix line(fine.size(), start.size());
+  for (Index j = 0; j < fine.size(); ++j) line.row(j) = ((1.0 - fine[j]) * start + fine[j] * end).transpose();
+  const Vector steps =
+      expected_curve_energy(posterior_, points(line), false, reduction_ ? &*reduction_ : nullptr)
+          .segments.cwiseMax(0.0)
+          .cwiseSqrt();
+  Vector arc = Vector::Zero(fine.size());
+  for (Index j = 1; j < fine.size(); ++j) arc[j] = arc[j - 1] + steps[j - 1];
+  return fitted_weights(basis_, t_, resampled_polyline(line, arc, t_), start, end);
+}
+
 GeodesicSolution SplineGeodesicSolver::solve(const Vector& start, const Vector& end, const Matrix* initial) {
   const Index q = dim_, free = basis_.num_free();
   require(start.size() == q && end.size() == q, "a geodesic's end points have the wrong dimension",
@@ -71,6 +85,15 @@ GeodesicSolution SplineGeodesicSolver::solve(const Vector& start, const Vector& 
   out.curve = SplineCurve{start, end, Matrix::Zero(free, q)};
   out.straight = energy(out.curve);
   out.initial_energy = out.straight.energy;
+  // The straight line at constant expected speed: its energy is about its length squared, which the
+  // straight line at uniform parameters can exceed by far where the metric varies along it. A start
+  // below it keeps the geodesic no longer than the straight line.
+  const SplineCurve even{start, end, constant_speed_line(start, end)};
+  const double even_energy = energy(even).energy;
+  if (even_energy < out.initial_energy) {
+    out.curve = even;
+    out.initial_energy = even_energy;
+  }
   if (initial) {
     require(initial->rows() == free && initial->cols() == q, "initial spline weights have the wrong shape",
             {"", "weights", std::to_string(initial->rows()) + " x " + std::to_string(initial->cols())});

@@ -45,4 +45,7 @@ Vector uniform_parameters(Index n);
 Matrix fitted_weights(const CubicSplineBasis& basis, const Vector& t, const ConstMatrixRef& targets,
                       const Vector& start, const Vector& end);
 
+// The points of a polyline with cumulative lengths `arc` at the given shares t of its total length.
+Matrix resampled_polyline(const Matrix& points, const Vector& arc, const Vector& t);
+
 }  // namespace gplvm

@@ -22,9 +22,6 @@ struct GeodesicOutcome {
 GeodesicOutcome find_geodesic(SplineGeodesicSolver& solver, const GeodesicGraph* graph, const Vector& from,
                               const Vector& to);
 
-// The points of a polyline with cumulative lengths `arc` at the given shares t of its total length.
-Matrix resampled_polyline(const Matrix& points, const Vector& arc, const Vector& t);
-
 // Collective: the geodesics of this rank's rows of `from` and `to` (P x Q each, replicated), the
 // rows RowPartition gives it, in order.
 std::vector<GeodesicOutcome> find_geodesics(SplineGeodesicSolver& solver, const GeodesicGraph* graph,

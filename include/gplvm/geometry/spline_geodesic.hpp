@@ -3,8 +3,9 @@
 // spline (geometry/cubic_spline.hpp) from p0 to p1 whose expected discrete energy
 // (geometry/curve_energy.hpp) at `nodes` equally spaced parameters is least, found by L-BFGS (PETSc
 // TAO, one process) with the energy's analytic gradient, d energy / d W = Phi^T d energy / d nodes.
-// It starts from the straight line or from given weights (a graph geodesic's fit), whichever has
-// the lower energy, so its energy is never above either.
+// It starts from the lowest in energy of the straight line, the straight line run at constant expected
+// speed, and given weights (a graph geodesic's fit), so its energy is never above any of them, and
+// its length (at constant speed about the square root of its energy) not above the straight line's.
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,9 @@ class SplineGeodesicSolver {
   CurveEnergy energy(const SplineCurve& curve, Matrix* weight_gradient = nullptr) const;
 
  private:
+  // Weights of the straight line from start to end run at constant expected speed.
+  Matrix constant_speed_line(const Vector& start, const Vector& end) const;
+
   const GpPosterior& posterior_;
   const LatentChart* chart_;
   Index dim_;
