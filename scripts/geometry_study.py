@@ -162,7 +162,7 @@ def starfish(args):
                 with open(config, "w") as f:
                     f.write(f'[data]\npath = "pinwheel.h5"\n[model]\nkind = "exact"\nlatent_dim = 2\n'
                             f"kernel_variance = {theta}\nlengthscale = {ell}\nnoise_variance = 0.0025\n"
-                            f'fixed_hyperparameters = ["variance", "lengthscales"]\n'
+                            f'fixed_hyperparameters = ["log_variance", "log_lengthscale_0", "log_lengthscale_1"]\n'
                             f'[exact]\nmax_iterations = 500\n[output]\npath = "{tag}.h5"\n')
                 call(args, ["train", "--config", config], run + ".log", 1)
             geometry, geodesics = os.path.join(out, tag + "_geometry.h5"), os.path.join(out, tag + "_geodesics.h5")
