@@ -2,8 +2,12 @@
 // decoder (docs/math/geometry.md, "Brownian motion"), paths split over the ranks; each path's draws
 // depend only on (seed, path, step), so the file is the same at any rank count. --log-density adds
 // the parametrix log-density of each path's end point, with the geodesic distance from the start.
+// On a curved latent space the paths run in the exponential chart at its origin (random_walk and
+// thesis_algorithm3; the riemannian drift is refused there) and are written as points of the space.
 #include <cstdio>
 #include <limits>
+#include <memory>
+#include <optional>
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
@@ -14,6 +18,7 @@
 #include "gplvm/geometry/geodesic_search.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
+#include "gplvm/model/latent_space.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 #include "gplvm/run/json_summary.hpp"
 
@@ -65,38 +70,46 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
 
   const TrainedRun run = load_trained_run(run_path, comm);
   const ConditionedDecoder decoder = conditioned_decoder(run, conditioning, comm);
-  require(decoder.latent_space == "euclidean", "Brownian motion is computed on Euclidean latent spaces",
-          {run.path, "model.latent_space", decoder.latent_space});
-  const Index q = decoder.latents.cols();
+  const std::unique_ptr<LatentSpace> space = make_latent_space(decoder.latent_space, decoder.latent_dim);
+  // On a curved latent space the paths run in the exponential chart at its origin.
+  std::optional<LatentChart> chart;
+  if (space->is_curved()) chart.emplace(*space);
+  const LatentChart* chart_ptr = chart ? &*chart : nullptr;
+  const Index ambient = decoder.latents.cols();
   const Vector start =
       cl.has("from-point")
-          ? coordinates(cl.required("from-point"), q, "--from-point")
+          ? coordinates(cl.required("from-point"), ambient, "--from-point")
           : indexed_point(latent_points(points_file, comm),
                           cl.integer_or("from", 0, 0, std::numeric_limits<std::int64_t>::max()), "--from",
                           points_file);
+  require(space->manifold().first_row_outside(start.transpose(), 1e-8) < 0,
+          "the start is not a point of the run's " + space->name() + " latent space",
+          {"", "--from", "start"});
+  const Vector origin = chart ? Vector(chart->coordinates(start.transpose()).row(0).transpose()) : start;
   const ExpectedMetric metric(decoder.posterior);
   const RowPartition split(paths, comm.size());
   const std::uint64_t begin = split.begin(comm.rank()), count = split.count(comm.rank());
-  RowMatrix local(static_cast<Index>(count), (o.steps + 1) * q), density(static_cast<Index>(count), 1);
+  RowMatrix local(static_cast<Index>(count), (o.steps + 1) * ambient), density(static_cast<Index>(count), 1);
   comm.all_or_none([&] {
     std::unique_ptr<SplineGeodesicSolver> solver;
     if (cl.has("log-density"))
-      solver = std::make_unique<SplineGeodesicSolver>(decoder.posterior, SplineGeodesicOptions{});
+      solver = std::make_unique<SplineGeodesicSolver>(decoder.posterior, SplineGeodesicOptions{}, chart_ptr);
     for (std::uint64_t p = 0; p < count; ++p) {
-      const RowMatrix path = brownian_path(metric, start, o, begin + p);
-      local.row(static_cast<Index>(p)) = Eigen::Map<const Eigen::RowVectorXd>(path.data(), path.size());
+      const Matrix path = brownian_path(metric, origin, o, begin + p, chart_ptr);
+      const RowMatrix points = chart ? chart->points(path) : path;
+      local.row(static_cast<Index>(p)) = Eigen::Map<const Eigen::RowVectorXd>(points.data(), points.size());
       if (solver) {
         const Vector end = path.row(path.rows() - 1).transpose();
-        const double distance = find_geodesic(*solver, nullptr, start, end).solution.energy.length;
+        const double distance = find_geodesic(*solver, nullptr, origin, end).solution.energy.length;
         density(static_cast<Index>(p), 0) =
-            parametrix_log_density(metric.metric(end.transpose()), distance, o.time);
+            parametrix_log_density(chart_metric(metric, end, chart_ptr), distance, o.time);
       }
     }
   });
   Hdf5ResultWriter out(output, comm.raw());
   out.write_vector("/brownian/start", start);
   out.write_distributed_rows("/brownian/paths", local, begin, paths, StorageType::float64,
-                             {static_cast<std::uint64_t>(o.steps + 1), static_cast<std::uint64_t>(q)});
+                             {static_cast<std::uint64_t>(o.steps + 1), static_cast<std::uint64_t>(ambient)});
   if (cl.has("log-density")) out.write_distributed_rows("/brownian/log_density", density, begin, paths);
   out.write_attribute("/brownian", "method", to_string(o.method));
   out.write_attribute("/brownian", "time", o.time);
@@ -105,7 +118,8 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
   out.write_attribute("/brownian", "conditioning", decoder.source);
   out.write_attribute(
       "/brownian", "log_density_convention",
-      "zeroth-order parametrix w.r.t. Lebesgue measure in latent coordinates: -Q/2 log(2 pi t) + "
+      "zeroth-order parametrix w.r.t. Lebesgue measure in latent coordinates (on a curved space those of "
+      "the exponential chart at its origin): -Q/2 log(2 pi t) + "
       "1/2 log det G(x) - d(x, start)^2 / (2 t)");
   out.write_matrix("/latent/conditioning", decoder.latents);
   out.write_attribute("/", "run", run.path);

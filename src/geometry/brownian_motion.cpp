@@ -40,18 +40,29 @@ std::string to_string(BrownianMethod method) {
   return "unknown";
 }
 
-BrownianStep brownian_step(const ExpectedMetric& metric, const Vector& x, BrownianMethod method) {
+Matrix chart_metric(const ExpectedMetric& metric, const Vector& v, const LatentChart* chart) {
+  if (!chart || chart->is_identity()) return metric.metric(v.transpose());
+  const Matrix A = chart->jacobian(v);
+  return A.transpose() * metric.metric(chart->points(v.transpose())) * A;
+}
+
+BrownianStep brownian_step(const ExpectedMetric& metric, const Vector& x, BrownianMethod method,
+                           const LatentChart* chart) {
   const Index q = x.size();
   BrownianStep step;
   step.drift = Vector::Zero(q);
   if (method == BrownianMethod::thesis_algorithm3) {
-    step.covariance = metric.metric(x.transpose());
+    step.covariance = chart_metric(metric, x, chart);
     return step;
   }
   if (method == BrownianMethod::random_walk) {
-    step.covariance = factorised(metric.metric(x.transpose())).solve(Matrix::Identity(q, q));
+    step.covariance = factorised(chart_metric(metric, x, chart)).solve(Matrix::Identity(q, q));
     return step;
   }
+  require(!chart || chart->is_identity(),
+          "the riemannian method's drift needs the Christoffel symbols of the metric in the curved latent "
+          "space's chart, which are not available; use --method random_walk (its covariance only)",
+          {"", "--method", to_string(method)});
   const MetricWithDerivatives g = metric.with_derivatives(x.transpose());
   step.covariance = factorised(g.metric).solve(Matrix::Identity(q, q));
   const std::vector<Matrix> gamma = christoffel_symbols(g);
@@ -62,7 +73,7 @@ BrownianStep brownian_step(const ExpectedMetric& metric, const Vector& x, Browni
 }
 
 Matrix brownian_path(const ExpectedMetric& metric, const Vector& start, const BrownianOptions& options,
-                     std::uint64_t path) {
+                     std::uint64_t path, const LatentChart* chart) {
   require(options.steps >= 1, "Brownian motion needs at least one step",
           {"", "--steps", std::to_string(options.steps)});
   require(options.time > 0.0 && std::isfinite(options.time), "Brownian motion's time must be positive",
@@ -75,7 +86,7 @@ Matrix brownian_path(const ExpectedMetric& metric, const Vector& start, const Br
   out.row(0) = x.transpose();
   Vector xi(q);
   for (Index s = 0; s < options.steps; ++s) {
-    const BrownianStep step = brownian_step(metric, x, options.method);
+    const BrownianStep step = brownian_step(metric, x, options.method, chart);
     for (Index c = 0; c < q; ++c)
       xi[c] = rng.normal(RngPurpose::brownian_motion, path, static_cast<std::uint64_t>(s),
                          static_cast<std::uint64_t>(c));

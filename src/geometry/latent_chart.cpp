@@ -38,6 +38,17 @@ Matrix LatentChart::backward(const ConstMatrixRef& V, const ConstMatrixRef& dX) 
   return dV;
 }
 
+Matrix LatentChart::jacobian(const Vector& v) const {
+  if (!space_) return Matrix::Identity(dim_, dim_);
+  Matrix J(space_->ambient_dim(), dim_);
+  for (Index a = 0; a < space_->ambient_dim(); ++a) {
+    Matrix unit = Matrix::Zero(1, space_->ambient_dim());
+    unit(0, a) = 1.0;
+    J.row(a) = backward(v.transpose(), unit);
+  }
+  return J;
+}
+
 Matrix LatentChart::coordinates(const ConstMatrixRef& X) const {
   if (!space_) return X;
   require(X.cols() == space_->ambient_dim(),

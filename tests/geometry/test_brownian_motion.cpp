@@ -9,6 +9,8 @@
 #include "geometry_fixture.hpp"
 #include "gplvm/geometry/brownian_motion.hpp"
 #include "gplvm/model/eq_ard_kernel.hpp"
+#include "gplvm/model/kernel_registry.hpp"
+#include "gplvm/model/latent_space.hpp"
 
 namespace gplvm {
 namespace {
@@ -62,6 +64,40 @@ TEST(BrownianMotion, ParametrixOfAConstantMetricIsTheGaussian) {
   const double gaussian = -std::log(2 * std::numbers::pi) - 0.5 * std::log(cov.determinant()) -
                           0.5 * (x - mu).dot(cov.inverse() * (x - mu));
   EXPECT_NEAR(parametrix_log_density(G, d, t), gaussian, 1e-12);
+}
+
+// On the sphere S^2, in the exponential chart at its origin: the step covariance is (A^T E[G] A)^{-1}
+// with A the chart's Jacobian (here by central differences of the chart's points), paths stay on the
+// sphere, and the riemannian drift, which would need the chart metric's connection, is refused.
+TEST(BrownianMotion, OnTheSphereTheChartsPulledBackMetricGovernsTheSteps) {
+  const std::unique_ptr<LatentSpace> sphere = make_latent_space("sphere", 2);
+  const LatentChart chart(*sphere);
+  Matrix Z = random_normal(25, 3, 21);
+  Z.rowwise().normalize();
+  Matrix Y(25, 2);
+  Y << Z.col(0).array().sin(), Z.col(1).array() * Z.col(2).array();
+  const GpPosterior posterior =
+      GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.8, 1.0}), Z, Y, 0.05);
+  const ExpectedMetric metric(posterior);
+  const Vector v = (Vector(2) << 0.4, -0.3).finished();
+  Matrix A(3, 2);
+  constexpr double h = 1e-6;
+  for (Index k = 0; k < 2; ++k) {
+    Vector up = v, down = v;
+    up[k] += h;
+    down[k] -= h;
+    A.col(k) = (chart.points(up.transpose()) - chart.points(down.transpose())).transpose() / (2 * h);
+  }
+  const Matrix want = (A.transpose() * metric.metric(chart.points(v.transpose())) * A).inverse();
+  const BrownianStep step = brownian_step(metric, v, BrownianMethod::random_walk, &chart);
+  EXPECT_LT((step.covariance - want).norm(), 1e-7 * want.norm()) << step.covariance << "\n" << want;
+  BrownianOptions o;
+  o.method = BrownianMethod::random_walk;
+  o.steps = 6;
+  o.time = 0.05;
+  const Matrix points = chart.points(brownian_path(metric, v, o, 2, &chart));
+  EXPECT_LT((points.rowwise().norm().array() - 1.0).abs().maxCoeff(), 1e-12);
+  EXPECT_THROW((void)brownian_step(metric, v, BrownianMethod::riemannian, &chart), InputError);
 }
 
 TEST(BrownianMotion, PathsDependOnlyOnSeedAndIndexAndBadOptionsAreRefused) {

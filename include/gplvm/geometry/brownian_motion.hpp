@@ -19,6 +19,7 @@
 
 #include "gplvm/core/types.hpp"
 #include "gplvm/geometry/expected_metric.hpp"
+#include "gplvm/geometry/latent_chart.hpp"
 
 namespace gplvm {
 
@@ -33,9 +34,15 @@ struct BrownianOptions {
   std::uint64_t seed = 0;
 };
 
-// One path from `start` ((steps + 1) x Q), the path'th of the seed's.
+// One path from `start` ((steps + 1) x Q), the path'th of the seed's. With a chart (a curved latent
+// space's exponential chart) the path is in its coordinates, under the metric A^T E[G] A pulled back
+// by the chart's Jacobian A; the riemannian method, whose drift needs the pulled-back metric's
+// Christoffel symbols, is then refused (InputError naming --method).
 Matrix brownian_path(const ExpectedMetric& metric, const Vector& start, const BrownianOptions& options,
-                     std::uint64_t path);
+                     std::uint64_t path, const LatentChart* chart = nullptr);
+
+// E[G] at chart coordinates v: A^T E[G](x(v)) A (E[G] itself without a chart).
+Matrix chart_metric(const ExpectedMetric& metric, const Vector& v, const LatentChart* chart);
 
 // One step's mean displacement per unit time (the drift; zero unless riemannian) and its covariance
 // per unit time (G^{-1}, or G for thesis_algorithm3) at x.
@@ -43,7 +50,8 @@ struct BrownianStep {
   Vector drift;
   Matrix covariance;
 };
-BrownianStep brownian_step(const ExpectedMetric& metric, const Vector& x, BrownianMethod method);
+BrownianStep brownian_step(const ExpectedMetric& metric, const Vector& x, BrownianMethod method,
+                           const LatentChart* chart = nullptr);
 
 // The parametrix log-density above, given the geodesic distance and G(x).
 double parametrix_log_density(const Matrix& metric_at_x, double geodesic_distance, double time);

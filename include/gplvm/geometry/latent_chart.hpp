@@ -27,6 +27,8 @@ class LatentChart {
   Matrix points(const ConstMatrixRef& V) const;
   // dL/dV given dL/dX at X = points(V).
   Matrix backward(const ConstMatrixRef& V, const ConstMatrixRef& dX) const;
+  // dX / dV at chart coordinates v (ambient x Q; the identity on R^Q), exactly, through the map's adjoint.
+  Matrix jacobian(const Vector& v) const;
   // Chart coordinates of points (n x ambient): the logarithm at the origin in its tangent basis.
   Matrix coordinates(const ConstMatrixRef& X) const;
 
