@@ -66,7 +66,8 @@ TEST(GeodesicCli, GeodesicsAreNoLongerThanStraightLinesAndTheSameAtAnyRankCount)
   ExactRun t;
   for (const int ranks : {1, 3}) {
     const auto r = run_gplvm(
-        "geodesic --run run.h5 --random-pairs 4 --seed 2 --condition 0 --decode --shoot --nodes 64 --segments 16 "
+        "geodesic --run run.h5 --random-pairs 4 --seed 2 --condition 0 --decode --shoot --nodes 64 "
+        "--segments 16 "
         "--curve-points 11 --resolution 24 --json --output p" +
             std::to_string(ranks) + ".h5",
         ranks, t.dir);
@@ -109,6 +110,49 @@ TEST(BrownianCli, PathsAreTheSameAtAnyRankCount) {
             read_fixture_matrix(t.dir / "b3.h5", "/brownian/log_density"));
   const Matrix Z = read_fixture_matrix(t.dir / "run.h5", "/latent/mean");
   EXPECT_LT((paths.row(2).head(2) - Z.row(3)).norm(), 1e-15);  // every path starts at --from
+}
+
+// Latents on the sphere S^2 (free SAS latents, sphere_eq kernel): geodesics and random walks run in the
+// exponential chart and are written as points of the sphere, the same at 1 and 3 ranks; shooting and
+// the riemannian drift, which the chart cannot give, are refused.
+TEST(GeodesicCli, OnSphereLatentsCurvesStayOnTheSphere) {
+  testing::ScratchDir dir;
+  ASSERT_EQ(run_gplvm("generate --kind cycle --n 60 --d 16 --seed 3 --output ring.h5", 0, dir).exit_code, 0);
+  testing::write_text(dir / "c.toml",
+                      "[data]\npath = \"ring.h5\"\n[model]\nkind = \"sas\"\nlatent_space = \"sphere\"\n"
+                      "latent_dim = 2\nlatents = \"free\"\nkernel = \"sphere_eq\"\n[sas]\nbatch_size = 30\n"
+                      "active_size = 15\n[train]\nepochs = 100\nmax_steps = 60\nlearning_rate = 0.02\n"
+                      "progress_seconds = 1000\n[output]\npath = \"run.h5\"\n");
+  const auto t = run_gplvm("train --config c.toml", 1, dir);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  for (const int ranks : {1, 3}) {
+    const std::string n = std::to_string(ranks);
+    const auto g = run_gplvm(
+        "geodesic --run run.h5 --random-pairs 3 --condition 0 --resolution 16 --curve-points 9 "
+        "--output s" +
+            n + ".h5",
+        ranks, dir);
+    ASSERT_EQ(g.exit_code, 0) << g.err;
+    const auto b = run_gplvm(
+        "brownian --run run.h5 --from 5 --paths 3 --steps 4 --time 0.01 --method random_walk "
+        "--output w" +
+            n + ".h5",
+        ranks, dir);
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+  }
+  const Matrix curves = read_fixture_matrix(dir / "s1.h5", "/geodesics/curve");  // 3 x (9 * 3)
+  EXPECT_EQ(curves, read_fixture_matrix(dir / "s3.h5", "/geodesics/curve"));
+  const Matrix paths = read_fixture_matrix(dir / "w1.h5", "/brownian/paths");  // 3 x (5 * 3)
+  EXPECT_EQ(paths, read_fixture_matrix(dir / "w3.h5", "/brownian/paths"));
+  for (const Matrix* m : {&curves, &paths})
+    for (Index r = 0; r < m->rows(); ++r)
+      for (Index p = 0; p < m->cols() / 3; ++p)
+        EXPECT_NEAR(m->row(r).segment(3 * p, 3).norm(), 1.0, 1e-12) << "row " << r << " point " << p;
+  const Matrix from = read_fixture_matrix(dir / "s1.h5", "/geodesics/from");
+  EXPECT_LT((curves.row(0).head(3) - from.row(0)).norm(), 1e-10);
+  EXPECT_EQ(run_gplvm("geodesic --run run.h5 --from 0 --to 1 --shoot --output x.h5", 1, dir).exit_code, 2);
+  EXPECT_EQ(run_gplvm("brownian --run run.h5 --from 0 --output x.h5", 1, dir).exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.h5"));
 }
 
 TEST(GeometryCli, BadInputIsRefusedWithoutOutput) {
