@@ -52,13 +52,7 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Brownian motion under the expected metric of a trained run.").c_str());
     return kExitOk;
   }
-  const std::string run_path = cl.required("run"), output = cl.required("output");
-  const DecoderConditioning conditioning = conditioning_from(cl);
-  const std::string points_file = cl.value_or("points", run_path);
-  std::vector<NamedPath> inputs = conditioning_inputs(run_path, conditioning);
-  inputs.push_back({points_file, "--points"});
-  require_output_not_input({output, "--output"}, inputs);
-  Hdf5ResultWriter::check_writable(output);
+  const GeometryFiles files = geometry_files(cl);
   BrownianOptions o;
   o.method = parse_brownian_method(cl.value_or("method", "riemannian"));
   o.steps = cl.integer_or("steps", o.steps, 1, 100000000);
@@ -68,8 +62,8 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
   require(cl.has("from") != cl.has("from-point"), "give the start once, as --from or --from-point",
           {"", "--from", "missing"});
 
-  const TrainedRun run = load_trained_run(run_path, comm);
-  const ConditionedDecoder decoder = conditioned_decoder(run, conditioning, comm);
+  const TrainedRun run = load_trained_run(files.run, comm);
+  const ConditionedDecoder decoder = conditioned_decoder(run, files.conditioning, comm);
   const std::unique_ptr<LatentSpace> space = make_latent_space(decoder.latent_space, decoder.latent_dim);
   // On a curved latent space the paths run in the exponential chart at its origin.
   std::optional<LatentChart> chart;
@@ -79,9 +73,9 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
   const Vector start =
       cl.has("from-point")
           ? coordinates(cl.required("from-point"), ambient, "--from-point")
-          : indexed_point(latent_points(points_file, comm),
+          : indexed_point(latent_points(files.points, comm),
                           cl.integer_or("from", 0, 0, std::numeric_limits<std::int64_t>::max()), "--from",
-                          points_file);
+                          files.points);
   require(space->manifold().first_row_outside(start.transpose(), 1e-8) < 0,
           "the start is not a point of the run's " + space->name() + " latent space",
           {"", "--from", "start"});
@@ -106,7 +100,7 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
       }
     }
   });
-  Hdf5ResultWriter out(output, comm.raw());
+  Hdf5ResultWriter out(files.output, comm.raw());
   out.write_vector("/brownian/start", start);
   out.write_distributed_rows("/brownian/paths", local, begin, paths, StorageType::float64,
                              {static_cast<std::uint64_t>(o.steps + 1), static_cast<std::uint64_t>(ambient)});
@@ -127,11 +121,11 @@ int brownian_command(const Arguments& args, const Communicator& comm) {
   if (comm.is_root()) {
     if (cl.has("json")) {
       JsonWriter w = json_summary("brownian");
-      w.key("output").value(output).key("paths").value(paths).key("method").value(to_string(o.method));
+      w.key("output").value(files.output).key("paths").value(paths).key("method").value(to_string(o.method));
       w.end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
-      std::printf("wrote %s: %llu paths of %lld steps (%s)\n", output.c_str(),
+      std::printf("wrote %s: %llu paths of %lld steps (%s)\n", files.output.c_str(),
                   static_cast<unsigned long long>(paths), static_cast<long long>(o.steps),
                   to_string(o.method).c_str());
     }

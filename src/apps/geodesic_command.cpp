@@ -290,14 +290,9 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Geodesics of the expected metric of a trained run's decoder.").c_str());
     return kExitOk;
   }
-  const std::string run_path = cl.required("run"), output = cl.required("output");
-  const DecoderConditioning conditioning = conditioning_from(cl);
-  const std::string points_file = cl.value_or("points", run_path);
-  std::vector<NamedPath> inputs = conditioning_inputs(run_path, conditioning);
-  inputs.push_back({points_file, "--points"});
-  if (cl.has("pairs")) inputs.push_back({cl.required("pairs"), "--pairs"});
-  require_output_not_input({output, "--output"}, inputs);
-  Hdf5ResultWriter::check_writable(output);
+  std::vector<NamedPath> pairs_file;
+  if (cl.has("pairs")) pairs_file.push_back({cl.required("pairs"), "--pairs"});
+  const GeometryFiles files = geometry_files(cl, pairs_file);
   SplineGeodesicOptions spline;
   spline.nodes = cl.integer_or("nodes", spline.nodes, 2, 100000);
   spline.segments = cl.integer_or("segments", spline.segments, 1, 10000);
@@ -310,8 +305,8 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
   graph_options.k = cl.integer_or("k", graph_options.k, 1, 100000);
   const auto points_per_curve = static_cast<Index>(cl.integer_or("curve-points", 50, 2, 100000));
 
-  const TrainedRun run = load_trained_run(run_path, comm);
-  const ConditionedDecoder decoder = conditioned_decoder(run, conditioning, comm);
+  const TrainedRun run = load_trained_run(files.run, comm);
+  const ConditionedDecoder decoder = conditioned_decoder(run, files.conditioning, comm);
   const std::unique_ptr<LatentSpace> space = make_latent_space(decoder.latent_space, decoder.latent_dim);
   // On a curved latent space curves are solved in the exponential chart at its origin.
   std::optional<LatentChart> chart;
@@ -319,11 +314,11 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
   require(!(chart && cl.has("shoot")),
           "--shoot integrates the geodesic equation in R^Q; this run's latents are curved",
           {run.path, "model.latent_space", decoder.latent_space});
-  const Matrix points = latent_points(points_file, comm);
+  const Matrix points = latent_points(files.points, comm);
   require(points.cols() == decoder.latents.cols(),
           "the points have a different dimension from the run's latents",
-          {points_file, "/latent/mean", std::to_string(points.cols()) + " columns"});
-  const Pairs pairs = requested_pairs(cl, points, points_file, comm);
+          {files.points, "/latent/mean", std::to_string(points.cols()) + " columns"});
+  const Pairs pairs = requested_pairs(cl, points, files.points, comm);
   require_points_in_space(*space, pairs.from, "--from");
   require_points_in_space(*space, pairs.to, "--to");
   const Matrix from = chart ? chart->coordinates(pairs.from) : pairs.from;
@@ -343,8 +338,8 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
                          cl.has("decode"), cl.has("shoot"));
   });
   const RowPartition split(static_cast<std::uint64_t>(pairs.from.rows()), comm.size());
-  write_geodesics(output, local, pairs, split.begin(comm.rank()), points_per_curve, decoder.latents.cols(),
-                  decoder.data_dim, decoder.source, run.path, decoder.latents, comm);
+  write_geodesics(files.output, local, pairs, split.begin(comm.rank()), points_per_curve,
+                  decoder.latents.cols(), decoder.data_dim, decoder.source, run.path, decoder.latents, comm);
 
   // The summary: how many are no longer than their straight line, and the throughput.
   double local_shorter = 0, local_seconds = 0;
@@ -357,7 +352,7 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
     const auto total = static_cast<std::uint64_t>(pairs.from.rows());
     if (cl.has("json")) {
       JsonWriter w = json_summary("geodesic");
-      w.key("output").value(output).key("geodesics").value(total);
+      w.key("output").value(files.output).key("geodesics").value(total);
       w.key("no_longer_than_straight").value(static_cast<std::uint64_t>(shorter));
       w.key("seconds").value(busiest).key("geodesics_per_second").value(busiest > 0 ? total / busiest : 0.0);
       w.key("graph").value(graph ? graph->kind() : "none").key("conditioning").value(decoder.source);
@@ -366,8 +361,8 @@ int geodesic_command(const Arguments& args, const Communicator& comm) {
     } else {
       std::printf(
           "wrote %s: %llu geodesics (%llu no longer than their straight line) in %.3g s on %d ranks\n",
-          output.c_str(), static_cast<unsigned long long>(total), static_cast<unsigned long long>(shorter),
-          busiest, comm.size());
+          files.output.c_str(), static_cast<unsigned long long>(total),
+          static_cast<unsigned long long>(shorter), busiest, comm.size());
     }
   }
   return kExitOk;

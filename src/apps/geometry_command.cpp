@@ -11,6 +11,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/geometry/expected_metric.hpp"
+#include "gplvm/geometry/latent_grid.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/latent_space.hpp"
@@ -34,20 +35,10 @@ CommandLine geometry_command_line() {
 }
 
 Matrix grid_over(const Matrix& latents, Index per_coordinate, double padding) {
-  const Index q = latents.cols();
-  require(q <= 3, "a latent grid is for at most 3 latent dimensions; give the points with --latents",
-          {"", "--grid", "Q = " + std::to_string(q)});
-  const Vector low = latents.colwise().minCoeff().transpose(),
-               high = latents.colwise().maxCoeff().transpose();
-  const Vector margin = padding * (high - low).cwiseMax(1e-12);
-  const Vector origin = low - margin,
-               step = (high - low + 2.0 * margin) / static_cast<double>(per_coordinate - 1);
-  const auto count = static_cast<Index>(std::pow(per_coordinate, q));
-  Matrix points(count, q);
-  for (Index v = 0; v < count; ++v)
-    for (Index c = 0, rest = v; c < q; ++c, rest /= per_coordinate)
-      points(v, c) = origin[c] + step[c] * static_cast<double>(rest % per_coordinate);
-  return points;
+  require(latents.cols() <= 3,
+          "a latent grid is for at most 3 latent dimensions; give the points with --latents",
+          {"", "--grid", "Q = " + std::to_string(latents.cols())});
+  return latent_grid(latents, per_coordinate, padding);
 }
 
 struct LocalGeometry {
@@ -81,20 +72,17 @@ int geometry_command(const Arguments& args, const Communicator& comm) {
           cl.help("The expected metric of a trained run's decoder and its magnification factor.").c_str());
     return kExitOk;
   }
-  const std::string run_path = cl.required("run"), output = cl.required("output");
-  const DecoderConditioning conditioning = conditioning_from(cl);
-  std::vector<NamedPath> inputs = conditioning_inputs(run_path, conditioning);
   const std::optional<std::string> latents_file = cl.value("latents");
-  if (latents_file) inputs.push_back({*latents_file, "--latents"});
-  require_output_not_input({output, "--output"}, inputs);
-  Hdf5ResultWriter::check_writable(output);
+  std::vector<NamedPath> latents_input;
+  if (latents_file) latents_input.push_back({*latents_file, "--latents"});
+  const GeometryFiles files = geometry_files(cl, latents_input);
   const auto per_coordinate = static_cast<Index>(cl.integer_or("grid", 64, 2, 100000));
   const double padding = cl.real_or("padding", 0.1, 0.0, 100.0);
   require(!(latents_file && cl.has("grid")), "--grid and --latents exclude each other",
           {"", "--grid", "--latents"});
 
-  const TrainedRun run = load_trained_run(run_path, comm);
-  const ConditionedDecoder decoder = conditioned_decoder(run, conditioning, comm);
+  const TrainedRun run = load_trained_run(files.run, comm);
+  const ConditionedDecoder decoder = conditioned_decoder(run, files.conditioning, comm);
   const std::unique_ptr<LatentSpace> space = make_latent_space(decoder.latent_space, decoder.latent_dim);
   require(latents_file || !space->is_curved(), "on a curved latent space give the points with --latents",
           {run.path, "model.latent_space", decoder.latent_space});
@@ -114,7 +102,7 @@ int geometry_command(const Arguments& args, const Communicator& comm) {
 
   const auto total = static_cast<std::uint64_t>(points.rows());
   const auto q = static_cast<std::uint64_t>(space->intrinsic_dim());
-  Hdf5ResultWriter out(output, comm.raw());
+  Hdf5ResultWriter out(files.output, comm.raw());
   out.write_matrix("/geometry/points", points);
   out.write_distributed_rows("/geometry/metric", local.metric, begin, total, StorageType::float64, {q, q});
   out.write_distributed_rows("/geometry/log_volume", local.log_volume, begin, total);
@@ -129,11 +117,16 @@ int geometry_command(const Arguments& args, const Communicator& comm) {
   if (comm.is_root()) {
     if (cl.has("json")) {
       JsonWriter w = json_summary("geometry");
-      w.key("output").value(output).key("points").value(total).key("conditioning").value(decoder.source);
+      w.key("output")
+          .value(files.output)
+          .key("points")
+          .value(total)
+          .key("conditioning")
+          .value(decoder.source);
       w.end_object();
       std::printf("%s\n", w.str().c_str());
     } else {
-      std::printf("wrote %s: the expected metric at %llu points (conditioned on %s)\n", output.c_str(),
+      std::printf("wrote %s: the expected metric at %llu points (conditioned on %s)\n", files.output.c_str(),
                   static_cast<unsigned long long>(total), decoder.source.c_str());
     }
   }

@@ -5,6 +5,7 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
+#include "gplvm/io/result_writer.hpp"
 
 namespace gplvm {
 
@@ -30,6 +31,20 @@ DecoderConditioning conditioning_from(const CommandLine& cl) {
   require(!c.rows_file || c.latents_file, "--condition-data needs --condition-latents",
           {"", "--condition-data", *c.rows_file});
   return c;
+}
+
+GeometryFiles geometry_files(const CommandLine& cl, std::vector<NamedPath> extra_inputs) {
+  GeometryFiles f;
+  f.run = cl.required("run");
+  f.output = cl.required("output");
+  f.conditioning = conditioning_from(cl);
+  f.points = cl.value_or("points", f.run);
+  std::vector<NamedPath> inputs = conditioning_inputs(f.run, f.conditioning);
+  inputs.push_back({f.points, "--points"});
+  for (NamedPath& p : extra_inputs) inputs.push_back(std::move(p));
+  require_output_not_input({f.output, "--output"}, inputs);
+  Hdf5ResultWriter::check_writable(f.output);
+  return f;
 }
 
 Matrix latent_points(const std::string& file, const Communicator& comm) {

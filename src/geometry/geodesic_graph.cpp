@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/geometry/latent_grid.hpp"
 #include "gplvm/graph/exact_neighbours.hpp"
 #include "gplvm/graph/shortest_paths.hpp"
 #include "gplvm/parallel/row_partition.hpp"
@@ -22,22 +23,6 @@ std::string graph_kind(const GeodesicGraphOptions& o, Index q) {
   require(o.kind == "knn" || q <= 3, "a grid graph is for at most 3 latent dimensions; use knn",
           {"", "--graph", o.kind + " with Q = " + std::to_string(q)});
   return o.kind;
-}
-
-// The grid's points, the first coordinate fastest.
-Matrix grid_points(const ConstMatrixRef& latents, Index resolution, double padding) {
-  const Index q = latents.cols();
-  const Vector low = latents.colwise().minCoeff().transpose(),
-               high = latents.colwise().maxCoeff().transpose();
-  const Vector margin = padding * (high - low).cwiseMax(1e-12);
-  const Vector origin = low - margin,
-               step = (high - low + 2.0 * margin) / static_cast<double>(resolution - 1);
-  const auto count = static_cast<Index>(std::pow(resolution, q));
-  Matrix points(count, q);
-  for (Index v = 0; v < count; ++v)
-    for (Index c = 0, rest = v; c < q; ++c, rest /= resolution)
-      points(v, c) = origin[c] + step[c] * static_cast<double>(rest % resolution);
-  return points;
 }
 
 // Each grid vertex joined to its 3^Q - 1 neighbours (each undirected pair once, u < v).
@@ -134,7 +119,7 @@ GeodesicGraph::GeodesicGraph(const GpPosterior& posterior, const ConstMatrixRef&
     const Index resolution = options.resolution > 0 ? options.resolution : default_resolution(q);
     require(resolution >= 2, "a grid needs at least 2 points per coordinate",
             {"", "--resolution", std::to_string(resolution)});
-    vertices_ = grid_points(latents, resolution, options.padding);
+    vertices_ = latent_grid(latents, resolution, options.padding);
     pairs = grid_pairs(resolution, q);
     links_ = static_cast<Index>(std::pow(3, q));
   } else {

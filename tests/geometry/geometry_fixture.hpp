@@ -55,6 +55,15 @@ inline GpPosterior inducing_posterior(const std::string& expression, Index m = 1
   return GpPosterior::given_inducing(*geometry_kernel(expression), Z, q, 0.01);
 }
 
+// A decoder on the sphere S^2: sphere_eq on n random unit vectors of R^3, 3 smooth outputs, noise 0.05.
+inline GpPosterior sphere_posterior(Index n, std::uint64_t seed) {
+  Matrix Z = random_normal(n, 3, seed);
+  Z.rowwise().normalize();
+  Matrix Y(n, 3);
+  Y << Z.col(0).array().sin(), Z.col(1).array() * Z.col(2).array(), Z.col(2).array().cos();
+  return GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.7, 1.0}), Z, Y, 0.05);
+}
+
 // cov(f(a), f(b)) of the noise-free posterior given observed rows, from the dense formula
 // k(a, b) - k(Z, a)^T (K + s2 I)^{-1} k(Z, b), independent of GpPosterior's factorisation.
 inline double dense_posterior_covariance(const Kernel& k, const Matrix& Z, double noise, const Matrix& a,

@@ -72,12 +72,7 @@ TEST(BrownianMotion, ParametrixOfAConstantMetricIsTheGaussian) {
 TEST(BrownianMotion, OnTheSphereTheChartsPulledBackMetricGovernsTheSteps) {
   const std::unique_ptr<LatentSpace> sphere = make_latent_space("sphere", 2);
   const LatentChart chart(*sphere);
-  Matrix Z = random_normal(25, 3, 21);
-  Z.rowwise().normalize();
-  Matrix Y(25, 2);
-  Y << Z.col(0).array().sin(), Z.col(1).array() * Z.col(2).array();
-  const GpPosterior posterior =
-      GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.8, 1.0}), Z, Y, 0.05);
+  const GpPosterior posterior = sphere_posterior(25, 21);
   const ExpectedMetric metric(posterior);
   const Vector v = (Vector(2) << 0.4, -0.3).finished();
   Matrix A(3, 2);

@@ -11,22 +11,14 @@
 #include "gplvm/model/kernel_registry.hpp"
 #include "gplvm/model/latent_space.hpp"
 #include "gplvm/model/linear_kernel.hpp"
-#include "gplvm/petsc/petsc_session.hpp"
+#include "support/petsc_environment.hpp"
 
 namespace gplvm {
 namespace {
 
 using namespace testing;
 
-class PetscEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { session_ = std::make_unique<PetscSession>(); }
-  void TearDown() override { session_.reset(); }
-
- private:
-  std::unique_ptr<PetscSession> session_;
-};
-const auto* const kPetsc = ::testing::AddGlobalTestEnvironment(new PetscEnvironment);
+const auto* const kPetsc = ::testing::AddGlobalTestEnvironment(new testing::PetscEnvironment);
 
 // Two points across the circle of conditioning latents: the straight line crosses the empty middle.
 const Vector kFrom = (Vector(2) << -1.5, 0.0).finished();
@@ -100,12 +92,8 @@ TEST(SplineGeodesic, UnderAConstantMetricTheStraightLineIsTheGeodesic) {
 TEST(SplineGeodesic, OnTheSphereTheChartCarriesTheCurveAndItsGradient) {
   const std::unique_ptr<LatentSpace> sphere = make_latent_space("sphere", 2);
   const LatentChart chart(*sphere);
-  Matrix Z = random_normal(30, 3, 12);
-  Z.rowwise().normalize();
-  Matrix Y(30, 3);
-  Y << Z.col(0).array().sin(), Z.col(1).array() * Z.col(2).array(), Z.col(2).array().cos();
-  const GpPosterior posterior =
-      GpPosterior::given_observations(*make_kernel("sphere_eq", 3, KernelInit{1.0, 0.7, 1.0}), Z, Y, 0.05);
+  const GpPosterior posterior = sphere_posterior(30, 12);
+  const Matrix& Z = posterior.inputs();
   SplineGeodesicSolver solver(posterior, {}, &chart);
   const Vector from = chart.coordinates(Z.row(0)).row(0).transpose(),
                to = chart.coordinates(Z.row(7)).row(0).transpose();

@@ -17,6 +17,15 @@ namespace gplvm {
 std::vector<OptionSpec> conditioning_option_specs();
 DecoderConditioning conditioning_from(const CommandLine& cl);
 
+// The files a geometry command names: --run, --output, the conditioning and --points (the latents that
+// indices name; by default the run's own). Checked before any work: the output is none of the inputs
+// (nor of `extra_inputs`) and can be written (InputError naming the option otherwise).
+struct GeometryFiles {
+  std::string run, output, points;
+  DecoderConditioning conditioning;
+};
+GeometryFiles geometry_files(const CommandLine& cl, std::vector<NamedPath> extra_inputs = {});
+
 // The latents that indices refer to: /latent/mean of `file` (replicated; collective).
 Matrix latent_points(const std::string& file, const Communicator& comm);
 // Comma-separated coordinates ("0.5,-1.2") of a point of dimension q; InputError naming `option`.
