@@ -1,5 +1,6 @@
 #include "gplvm/geometry/geodesic_graph.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -61,16 +62,38 @@ std::vector<std::pair<Index, Index>> knn_pairs(const Matrix& points, Index k) {
   return pairs;
 }
 
+// The moments of every point on every rank, computed split over the ranks in fixed blocks of
+// kMomentBlock points: each block's arithmetic (its triangular solve included) is then the same
+// whichever rank does it, so the graph, and the geodesics started from it, are the same bit for bit
+// at any number of ranks.
+constexpr Index kMomentBlock = 64;
+
 PointMoments gathered_moments(const GpPosterior& posterior, const Matrix& points, const Communicator& comm) {
-  const RowPartition split(static_cast<std::uint64_t>(points.rows()), comm.size());
-  const auto begin = static_cast<Index>(split.begin(comm.rank())),
-             count = static_cast<Index>(split.count(comm.rank()));
-  const PointMoments local = point_moments(posterior, points.middleRows(begin, count));
+  const Index n = points.rows(), blocks = (n + kMomentBlock - 1) / kMomentBlock;
+  const RowPartition split(static_cast<std::uint64_t>(blocks), comm.size());
+  const auto first = static_cast<Index>(split.begin(comm.rank()));
+  const auto last = first + static_cast<Index>(split.count(comm.rank()));
+  const Index begin = std::min(first * kMomentBlock, n), end = std::min(last * kMomentBlock, n);
+  const Index retained_rows =
+      posterior.spread_root_transposed() ? posterior.spread_root_transposed()->rows() : 0;
+  PointMoments local;
+  local.mean.resize(end - begin, posterior.output_dim());
+  local.whitened.resize(posterior.num_conditioning(), end - begin);
+  local.retained.resize(retained_rows, end - begin);
+  local.prior.resize(end - begin);
+  for (Index b = begin; b < end; b += kMomentBlock) {
+    const Index size = std::min(kMomentBlock, end - b);
+    const PointMoments block = point_moments(posterior, points.middleRows(b, size));
+    local.mean.middleRows(b - begin, size) = block.mean;
+    local.whitened.middleCols(b - begin, size) = block.whitened;
+    if (retained_rows > 0) local.retained.middleCols(b - begin, size) = block.retained;
+    local.prior.segment(b - begin, size) = block.prior;
+  }
   PointMoments all;
   all.points = points;
   all.mean = comm.allgather_rows(ConstMatrixRef(local.mean));
   all.whitened = comm.allgather_columns(local.whitened);
-  all.retained = local.retained.rows() > 0 ? comm.allgather_columns(local.retained) : Matrix();
+  all.retained = retained_rows > 0 ? comm.allgather_columns(local.retained) : Matrix();
   all.prior = comm.allgather_rows(ConstMatrixRef(Matrix(local.prior)));
   return all;
 }
