@@ -125,21 +125,16 @@ TEST(GeodesicCli, OnSphereLatentsCurvesStayOnTheSphere) {
                       "progress_seconds = 1000\n[output]\npath = \"run.h5\"\n");
   const auto t = run_gplvm("train --config c.toml", 1, dir);
   ASSERT_EQ(t.exit_code, 0) << t.err;
-  for (const int ranks : {1, 3}) {
-    const std::string n = std::to_string(ranks);
-    const auto g = run_gplvm(
-        "geodesic --run run.h5 --random-pairs 3 --condition 0 --resolution 16 --curve-points 9 "
-        "--output s" +
-            n + ".h5",
-        ranks, dir);
-    ASSERT_EQ(g.exit_code, 0) << g.err;
-    const auto b = run_gplvm(
-        "brownian --run run.h5 --from 5 --paths 3 --steps 4 --time 0.01 --method random_walk "
-        "--output w" +
-            n + ".h5",
-        ranks, dir);
-    ASSERT_EQ(b.exit_code, 0) << b.err;
-  }
+  const std::pair<const char*, const char*> commands[] = {
+      {"geodesic --run run.h5 --random-pairs 3 --condition 0 --resolution 16 --curve-points 9 --output s",
+       ".h5"},
+      {"brownian --run run.h5 --from 5 --paths 3 --steps 4 --time 0.01 --method random_walk --output w",
+       ".h5"}};
+  for (const int ranks : {1, 3})
+    for (const auto& [command, suffix] : commands) {
+      const auto r = run_gplvm(command + std::to_string(ranks) + suffix, ranks, dir);
+      ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    }
   const Matrix curves = read_fixture_matrix(dir / "s1.h5", "/geodesics/curve");  // 3 x (9 * 3)
   EXPECT_EQ(curves, read_fixture_matrix(dir / "s3.h5", "/geodesics/curve"));
   const Matrix paths = read_fixture_matrix(dir / "w1.h5", "/brownian/paths");  // 3 x (5 * 3)
