@@ -222,6 +222,46 @@ void describe_embedding_metrics(const Hdf5ResultReader& file, Description& d) {
   d.text = file.path() + ": embedding metrics" + describe_metric_values(file, d) + "\n";
 }
 
+// What gplvm geometry, geodesic and brownian write (the expected metric on points, geodesics between
+// pairs, Brownian paths), and gplvm symmetry's diagnostic.
+void describe_decoder_geometry(const Hdf5ResultReader& file, Description& d) {
+  struct Kind {
+    const char* group;
+    const char* dataset;
+    const char* type;
+    const char* what;
+  };
+  static const Kind kinds[] = {
+      {"/geometry", "/geometry/points", "geometry", "the expected metric at"},
+      {"/geodesics", "/geodesics/from", "geodesics", "geodesics between"},
+      {"/brownian", "/brownian/paths", "brownian", "Brownian paths:"},
+      {"/symmetry", "/symmetry/edges/ratio", "symmetry", "symmetry diagnostic over"}};
+  for (const Kind& k : kinds) {
+    if (!file.exists(k.group)) continue;
+    const DatasetInfo info = inspect_dataset(file.path(), k.dataset, MPI_COMM_SELF);
+    const std::string run = attribute_or(file, "run", "");
+    const std::string conditioning = file.has_attribute(k.group, "conditioning")
+                                         ? file.read_attribute_string(k.group, "conditioning")
+                                         : "";
+    d.json.key("type").value(k.type).key("rows").value(info.rows);
+    if (!conditioning.empty()) d.json.key("conditioning").value(conditioning);
+    if (!run.empty()) d.json.key("run").value(run);
+    const std::string unit = std::string(k.type) == "geometry"    ? " points"
+                             : std::string(k.type) == "geodesics" ? " pairs"
+                             : std::string(k.type) == "brownian"  ? " paths"
+                                                                  : " edges";
+    d.text = file.path() + ": " + k.what + " " + std::to_string(info.rows) + unit +
+             (conditioning.empty() ? "" : " (conditioned on " + conditioning + ")") +
+             (run.empty() ? "" : " from run " + run) + "\n";
+    return;
+  }
+}
+
+bool is_decoder_geometry(const Hdf5ResultReader& file) {
+  return file.exists("/geometry") || file.exists("/geodesics") || file.exists("/brownian") ||
+         file.exists("/symmetry");
+}
+
 void describe_data(const Hdf5ResultReader& file, const std::string& dataset, Description& d) {
   const DatasetInfo info = inspect_dataset(file.path(), dataset, MPI_COMM_SELF);
   d.json.key("type").value("data").key("dataset").value(dataset).key("rows").value(info.rows);
@@ -245,6 +285,7 @@ int info_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s",
                   cl.help("usage: gplvm info FILE.h5 — describe a file gplvm wrote: a run file or "
                           "checkpoint, latents (encode), an evaluation, predictions, embedding metrics, "
+                          "the decoder's geometry (geometry, geodesic, brownian), a symmetry diagnostic, "
                           "or a data set.")
                       .c_str());
     return kExitOk;
@@ -260,6 +301,8 @@ int info_command(const Arguments& args, const Communicator& comm) {
     const bool as_data = cl.value("dataset").has_value();
     if (file.exists("/params/shared"))
       describe_run(file, d);
+    else if (!as_data && is_decoder_geometry(file))
+      describe_decoder_geometry(file, d);
     else if (!as_data && file.exists("/predictive/mean") && !file.exists("/metrics"))
       describe_predictions(file, d);
     else if (!as_data && file.exists("/latent/mean"))

@@ -58,6 +58,8 @@ TEST(GeometryCli, TheMetricOnTheGridIsThePosteriorsExpectedMetricAtAnyRankCount)
     EXPECT_LT((got - want[i]).norm(), 1e-9 * want[i].norm()) << "point " << i;
   }
   EXPECT_EQ(read_fixture_matrix(t.dir / "g3.h5", "/geometry/metric"), metric);
+  const auto info = run_gplvm("info g1.h5 --json", 0, t.dir);
+  EXPECT_NE(info.out.find("\"type\":\"geometry\",\"rows\":49"), std::string::npos) << info.out;
   const std::vector<double> logv = read_fixture_vector(t.dir / "g1.h5", "/geometry/log_volume");
   EXPECT_NEAR(logv[5], 0.5 * std::log(want[5].determinant()), 1e-10);
 }
@@ -91,6 +93,8 @@ TEST(GeodesicCli, GeodesicsAreNoLongerThanStraightLinesAndTheSameAtAnyRankCount)
   const Matrix curves = read_fixture_matrix(t.dir / "p1.h5", "/geodesics/curve");  // 4 x (11 * 2)
   EXPECT_LT((curves.row(0).head(2) - from.row(0)).norm(), 1e-12);
   EXPECT_EQ(read_fixture_matrix(t.dir / "p1.h5", "/geodesics/decoded").cols(), 11 * 4);
+  const auto info = run_gplvm("info p1.h5 --json", 0, t.dir);
+  EXPECT_NE(info.out.find("\"type\":\"geodesics\",\"rows\":4"), std::string::npos) << info.out;
 }
 
 TEST(BrownianCli, PathsAreTheSameAtAnyRankCount) {
