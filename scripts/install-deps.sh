@@ -13,7 +13,7 @@ packages=(
   libscalapack-openmpi-dev libhdf5-openmpi-dev
   libeigen3-dev petsc-dev slepc-dev libopenblas-dev liblapack-dev
   libgtest-dev libtomlplusplus-dev zlib1g-dev
-  libhnswlib-dev slepc-dev
+  libhnswlib-dev slepc-dev libfftw3-dev
   python3-numpy python3-h5py python3-matplotlib python3-scipy python3-sklearn
   nlohmann-json3-dev ccache
   slurm-wlm

@@ -17,13 +17,15 @@ namespace gplvm {
 namespace {
 
 CommandLine embed_command_line() {
-  return CommandLine("embed",
-                     {{"method", true, "the ProbDR method (probdr.method)"},
-                      {"data", true, "HDF5 file with the N x D data (data.path)"},
-                      {"output", true, "run file to write (output.path)"},
-                      {"config", true, "TOML configuration file for the other keys (gplvm train --help)"},
-                      {"force", false, "replace an existing run file"}},
-                     true);
+  return CommandLine(
+      "embed",
+      {{"method", true, "the ProbDR method (probdr.method)"},
+       {"data", true, "HDF5 file with the N x D data (data.path)"},
+       {"output", true, "run file to write (output.path)"},
+       {"config", true, "TOML configuration file for the other keys (gplvm train --help)"},
+       {"force", false, "replace an existing run file"},
+       {"resume", true, "auto, or a checkpoint to resume from (sne, tsne, umap; gplvm train --help)"}},
+      true);
 }
 
 std::string method_list() {
@@ -42,7 +44,9 @@ int embed_command(const Arguments& args, const Communicator& comm) {
     if (comm.is_root())
       std::printf(
           "%s\nmethods:\n%sother keys: gplvm train --help (model.kind = probdr)\n",
-          cl.help("Embed data by a classical method read as a Wishart model (model.kind = probdr).").c_str(),
+          cl.help("Embed data by a classical method read as probabilistic inference (model.kind = probdr): a "
+                  "Wishart model, or a neighbour embedding (sne, tsne, umap).")
+              .c_str(),
           method_list().c_str());
     return kExitOk;
   }
@@ -50,6 +54,7 @@ int embed_command(const Arguments& args, const Communicator& comm) {
                      "--data.path=" + cl.required("data"), "--output.path=" + cl.required("output")};
   if (cl.has("config")) train.push_back("--config=" + cl.value_or("config", ""));
   if (cl.has("force")) train.push_back("--force");
+  if (cl.has("resume")) train.push_back("--resume=" + cl.value_or("resume", ""));
   if (cl.has("json")) train.push_back("--json");
   for (const std::string& o : cl.overrides()) train.push_back("--" + o);
   return train_command(train, comm);

@@ -123,7 +123,22 @@ std::string describe_probdr(const Hdf5ResultReader& file, Description& d) {
                                       : "";
   d.json.key("probdr_method").value(method).key("probdr_fit").value(fit);
   d.json.key("probdr_moment").value(description);
-  return "  ProbDR " + method + ", " + fit + " fit" + (description.empty() ? "" : ": " + description) + "\n";
+  std::string text =
+      "  ProbDR " + method + ", " + fit + " fit" + (description.empty() ? "" : ": " + description) + "\n";
+  // A neighbour embedding's repulsion (exact or its approximation) and final KL.
+  if (file.has_attribute("/probdr/method", "approximation")) {
+    const std::string approximation = file.read_attribute_string("/probdr/method", "approximation");
+    d.json.key("probdr_approximation").value(approximation);
+    text += "  gradient: " + approximation + "\n";
+  }
+  if (file.exists("/probdr/kl")) {
+    const double kl = file.read_scalar("/probdr/kl");
+    d.json.key("probdr_kl").value(kl);
+    char line[96];
+    std::snprintf(line, sizeof line, "  KL(q(A' | Y) || p(A' | X)) = %.8g\n", kl);
+    text += line;
+  }
+  return text;
 }
 
 void describe_run(const Hdf5ResultReader& file, Description& d) {
@@ -131,13 +146,15 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   const auto steps = file.read_attribute_int64("/", "steps");
   const std::string model = file.read_attribute_string("/", "model");
   const std::string latents = file.read_attribute_string("/", "latents");
-  const double noise = file.read_scalar("/params/noise_variance");
+  // Every model has a Gaussian noise but the neighbour embeddings (probdr sne, tsne, umap).
+  const bool has_noise = file.exists("/params/noise_variance");
+  const double noise = has_noise ? file.read_scalar("/params/noise_variance") : 0.0;
   const bool checkpoint = file.exists("/state");
   d.json.key("type").value(checkpoint ? "checkpoint" : "run").key("model").value(model);
   const std::string space = latent_space_of(file);
   d.json.key("latents").value(latents).key("latent_space").value(space);
   d.json.key("num_data").value(n).key("steps").value(steps);
-  d.json.key("noise_variance").value(noise);
+  if (has_noise) d.json.key("noise_variance").value(noise);
   const std::string data_file = attribute_or(file, "data_file", "");
   if (!data_file.empty()) d.json.key("data_file").value(data_file);
   describe_origin(file, d);
@@ -145,10 +162,12 @@ void describe_run(const Hdf5ResultReader& file, Description& d) {
   const std::string chart_text = describe_output_space(file, d);
   const std::string probdr_text = describe_probdr(file, d);
   char line[1024];
-  std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s, noise = %.4g%s\n",
+  char noise_text[48] = "";
+  if (has_noise) std::snprintf(noise_text, sizeof noise_text, ", noise = %.4g", noise);
+  std::snprintf(line, sizeof line, "%s: %s %s (%s latents), N = %lld, %lld steps%s%s%s\n",
                 file.path().c_str(), model.c_str(), checkpoint ? "checkpoint" : "run",
                 (is_flat_latent_space(space) ? latents : latents + " " + space).c_str(),
-                static_cast<long long>(n), static_cast<long long>(steps), kernel_text.c_str(), noise,
+                static_cast<long long>(n), static_cast<long long>(steps), kernel_text.c_str(), noise_text,
                 data_file.empty() ? "" : (", data " + data_file).c_str());
   d.text = line + chart_text + probdr_text;
 }

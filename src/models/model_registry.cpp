@@ -3,10 +3,12 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/name_registry.hpp"
 #include "gplvm/models/exact_gplvm_model.hpp"
+#include "gplvm/models/neighbour_embedding_model.hpp"
 #include "gplvm/models/probdr_model.hpp"
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/models/sparse_gplvm_config.hpp"
 #include "gplvm/models/vae_model_config.hpp"
+#include "gplvm/probdr/probdr_method.hpp"
 
 namespace gplvm {
 namespace {
@@ -59,9 +61,14 @@ ModelKind sparse_kind(const std::string& name, const std::string& summary, bool 
 
 ModelKind probdr_kind() {
   ModelKind k{"probdr",
-              "classical dimensionality reduction as a Wishart model (probdr.method), fitted in closed form "
-              "or by L-BFGS (probdr.fit)",
+              "classical dimensionality reduction as inference (probdr.method): a Wishart model fitted in "
+              "closed form or by L-BFGS (probdr.fit), or a neighbour embedding (sne, tsne, umap) fitted by "
+              "its own optimiser",
               [](const Config& config, const ModelRows& rows) -> std::unique_ptr<Model> {
+                if (probdr_method(config.get_string("probdr.method")).neighbour_embedding)
+                  return std::make_unique<NeighbourEmbeddingModel>(read_probdr_settings(config),
+                                                                   rows.data_dim, rows.num_data,
+                                                                   rows.local_begin, rows.local_rows);
                 return std::make_unique<ProbdrModel>(probdr_model_config(config), rows.data_dim,
                                                      rows.num_data, rows.local_begin, rows.local_rows);
               }};
@@ -71,11 +78,24 @@ ModelKind probdr_kind() {
   // factor) follow the process count.
   k.reproducible_sums = false;
   k.unreproducible_reductions = "SLEPc's, PETSc's and MUMPS's";
+  // The neighbour embeddings' sums are exact (fixed-point charges, per-row updates); their k-NN
+  // graph is not by HNSW (an index per rank), nor their spectral start (SLEPc).
+  k.unreproducible_by_keys = [](const Config& config) -> std::string {
+    if (!probdr_method(config.get_string("probdr.method")).neighbour_embedding)
+      return "SLEPc's, PETSc's and MUMPS's";
+    if (config.get_string("graph.search") != "exact")
+      return "hnswlib's (graph.search = hnsw: an index per rank)";
+    const std::string init = config.get_string("probdr.init");
+    if (init == "spectral" || (init == "auto" && config.get_string("probdr.method") == "umap"))
+      return "SLEPc's (probdr.init = spectral; use pca or random)";
+    return "";
+  };
   k.full_batch_only = true;
   k.paper_uniform_start = false;
   k.closed_form = true;
   k.fitting_method = [](const Config& config) -> std::string {
-    return config.get_string("probdr.fit") == "spectral" ? "spectral" : "lbfgs";
+    const std::string fit = read_probdr_settings(config).fit;
+    return fit == "spectral" ? "spectral" : fit == "descent" ? "neighbour_descent" : "lbfgs";
   };
   return k;
 }
@@ -123,10 +143,14 @@ const ModelKind& model_kind(const std::string& name) {
 std::unique_ptr<Model> make_model(const Config& config, const ModelRows& rows) {
   const std::string& name = config.get_string("model.kind");
   const ModelKind& kind = model_kind(name);
-  if (config.get_bool("train.reproducible") && !kind.reproducible_sums) {
+  const std::string unreproducible = kind.unreproducible_by_keys ? kind.unreproducible_by_keys(config)
+                                     : kind.reproducible_sums    ? ""
+                                                                 : kind.unreproducible_reductions;
+  if (config.get_bool("train.reproducible") && !unreproducible.empty()) {
     throw InputError("train.reproducible = true is implemented for model.kind " +
-                         model_kinds_with(&ModelKind::reproducible_sums) + "; " + name +
-                         "'s reductions are " + kind.unreproducible_reductions +
+                         model_kinds_with(&ModelKind::reproducible_sums) +
+                         " and for probdr's sne, tsne and umap with graph.search = exact; " + name +
+                         "'s reductions are " + unreproducible +
                          ", whose sums follow the process grid (docs/reliability.md)",
                      {"", "train.reproducible", "true (model.kind = " + name + ")"});
   }

@@ -12,5 +12,8 @@ ProbdrMethod pca_method();                  // "pca"
 ProbdrMethod isomap_method();               // "isomap"
 ProbdrMethod lle_method();                  // "lle"
 ProbdrMethod diffusion_maps_method();       // "dmaps"
+ProbdrMethod sne_method();                  // "sne"
+ProbdrMethod tsne_method();                 // "tsne"
+ProbdrMethod umap_method();                 // "umap"
 
 }  // namespace gplvm

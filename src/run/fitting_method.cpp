@@ -7,6 +7,7 @@
 #include "gplvm/run/closed_form_fit.hpp"
 #include "gplvm/run/full_batch_fit.hpp"
 #include "gplvm/run/minibatch_fit.hpp"
+#include "gplvm/run/neighbour_descent_fit.hpp"
 
 namespace gplvm {
 namespace {
@@ -37,6 +38,15 @@ FittingMethod spectral() {
   return m;
 }
 
+FittingMethod neighbour_descent() {
+  FittingMethod m{"neighbour_descent",
+                  "the neighbour embeddings' own optimisers: gradient descent with momentum, gains and early "
+                  "exaggeration (probdr sne, tsne), SGD epochs with negative sampling (probdr umap)",
+                  fit_neighbour_descent};
+  m.full_batch = true;
+  return m;
+}
+
 FittingMethod riemannian(const std::string& name, const std::string& summary, RiemannianMethod method) {
   FittingMethod m{name, summary, [method](const FitRun& run) { return fit_full_batch(run, method); }};
   m.full_batch = true;
@@ -52,7 +62,7 @@ NameRegistry<FittingMethod>& registry() {
   static NameRegistry<FittingMethod> table = [] {
     NameRegistry<FittingMethod> t("optim.method", "fitting method");
     for (FittingMethod m :
-         {minibatch_adam(), lbfgs(), spectral(),
+         {minibatch_adam(), lbfgs(), spectral(), neighbour_descent(),
           riemannian("riemannian_adam",
                      "full-batch Riemannian Adam on the latent points, Adam on the log-hyperparameters",
                      RiemannianMethod::adam),

@@ -24,6 +24,7 @@ enum class RngPurpose : std::uint8_t {
   pair_sample = 10,        // the pairs of rows of sampled all-pairs metrics (embedding-metrics)
   brownian_motion = 11,    // the steps of Brownian paths on a trained latent space (gplvm brownian)
   geodesic_pairs = 12,     // random pairs of points joined by geodesics (gplvm geodesic --random-pairs)
+  negative_sample = 13,    // the vertices UMAP's negative sampling pushes each point away from
   test = 200,              // reserved for tests
 };
 

@@ -36,6 +36,10 @@ struct ModelKind {
   bool reproducible_sums = true;
   // Where reproducible_sums is false: whose reductions follow the process grid (the refusal's words).
   std::string unreproducible_reductions;
+  // A kind whose reproducibility depends on its keys (probdr: the neighbour embeddings are rank-count
+  // invariant with an exact k-NN search, the Wishart fits are not): the refusal's words for this
+  // configuration, empty when it is reproducible. Overrides the two fields above when set.
+  std::function<std::string(const Config&)> unreproducible_by_keys;
   // Trained full batch only, with the options of the config section full_batch_section (optim.*
   // chooses its optimiser); otherwise minibatch Adam unless inducing_points and sparse.training
   // = "full_batch".

@@ -10,22 +10,25 @@
 #include "gplvm/graph/neighbour_search.hpp"
 #include "gplvm/graph/symmetrisation.hpp"
 #include "gplvm/objectives/wishart_noise.hpp"
+#include "gplvm/probdr/neighbour_embedding_settings.hpp"
 #include "gplvm/probdr/spectral_fit.hpp"
 
 namespace gplvm {
 
 // The neighbour graph of the graph-based methods (Isomap, Laplacian eigenmaps, LLE, diffusion maps).
 struct GraphSettings {
-  Index k = 10;                                                // graph.k
+  Index k = 10;  // graph.k (0 in the file: the method's, 10 here; sne, tsne, umap resolve it by n)
   NeighbourSearchOptions search;                               // graph.search
   Symmetrisation symmetrize = Symmetrisation::union_of_edges;  // graph.symmetrize
   LaplacianKind laplacian = LaplacianKind::symmetric;          // graph.laplacian (Laplacian eigenmaps)
 };
 
 struct ProbdrSettings {
-  std::string method = "pca";    // probdr.method: a registered method (probdr_method.hpp)
-  std::string fit = "spectral";  // probdr.fit: spectral (closed form) or gradient (L-BFGS)
-  Index latent_dim = 2;          // model.latent_dim, l
+  std::string method = "pca";  // probdr.method: a registered method (probdr_method.hpp)
+  // probdr.fit: spectral (closed form), gradient (L-BFGS) or descent (a neighbour embedding's own
+  // optimiser); "auto" in the file resolves to spectral or descent by the method.
+  std::string fit = "spectral";
+  Index latent_dim = 2;  // model.latent_dim, l
   // probdr.fixed_noise: 0 estimates sigma^2 / beta (their maximum-likelihood values), > 0 holds it.
   WishartNoise noise = WishartNoise::estimated();
   // probdr.degrees_of_freedom: the Wishart's d; 0 takes the method's (D for pca, 1 otherwise).
@@ -46,6 +49,7 @@ struct ProbdrSettings {
   EigenRoute eigensolver = EigenRoute::automatic;  // probdr.eigensolver (spectral_fit.hpp)
   Index eigensolver_subspace = 0;                  // probdr.eigensolver_subspace, 0: automatic
   GraphSettings graph;
+  NeighbourEmbeddingSettings neighbour;  // sne, tsne, umap
 };
 
 // Adds the probdr.* and graph.* keys, with their defaults, rules and help, to `schema`.

@@ -1,0 +1,125 @@
+// Step 2 of SNE, t-SNE and UMAP: the optimisers of an embedding against fixed affinities.
+#include <cmath>
+#include <cstdio>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/probdr/neighbour_embedding.hpp"
+#include "gplvm/probdr/tsne_gradient.hpp"
+#include "gplvm/probdr/umap_sgd.hpp"
+
+namespace gplvm {
+namespace {
+
+// How often the scalable t-SNE reports its KL (openTSNE's callbacks_every_iters).
+constexpr Index kKlEvery = 50;
+
+// t-SNE and SNE: gradient descent with momentum, gains and early exaggeration.
+class DescentOptimiser : public NeighbourOptimiser {
+ public:
+  DescentOptimiser(const NeighbourAffinities& a, const ProbdrSettings& s, std::uint64_t n,
+                   const Communicator& comm)
+      : affinities_(a), settings_(s.neighbour), descent_(s.neighbour, n, 4.0), comm_(comm) {
+    if (a.kernel.objective == NeighbourObjective::tsne)
+      gradient_.emplace(a.graph, a.kernel.alpha, s.neighbour.repulsion, s.neighbour.grid, comm);
+  }
+  Index iterations() const override { return descent_.total_iterations(); }
+
+  NeighbourStep step(RowMatrix& y, DescentState& state, Index t) const override {
+    NeighbourStep out;
+    out.exaggeration = descent_.exaggeration(t);
+    const EmbeddingGradient gradient = [&](const RowMatrix& at, double exaggeration) {
+      if (gradient_) {
+        // The KL costs a logarithm per edge: computed every kKlEvery iterations and at the last.
+        const bool with_kl = t % kKlEvery == 0 || t + 1 == iterations();
+        TsneEvaluation e = gradient_->evaluate(at, exaggeration, with_kl);
+        out.boxes_per_dimension = e.boxes_per_dimension;
+        return std::make_pair(e.kl, std::move(e.gradient));
+      }
+      NeighbourEvaluation e =
+          exact_neighbour_objective(at, affinities_.graph, affinities_.kernel, exaggeration, comm_);
+      return std::make_pair(e.kl, std::move(e.gradient));
+    };
+    out.kl = descent_.step(y, state, t, gradient).kl;
+    return out;
+  }
+
+  std::string approximation() const override {
+    if (settings_.repulsion != RepulsionMethod::interpolation) return "exact (every pair)";
+    return "repulsion by FFT-accelerated interpolation (" + std::to_string(settings_.grid.nodes_per_box) +
+           " nodes per box, at least " + std::to_string(settings_.grid.min_boxes) + " boxes per dimension)";
+  }
+
+ private:
+  const NeighbourAffinities& affinities_;
+  NeighbourEmbeddingSettings settings_;
+  EmbeddingDescent descent_;
+  const Communicator& comm_;
+  std::optional<TsneGradient> gradient_;
+};
+
+// UMAP: SGD epochs with negative sampling.
+class UmapOptimiser : public NeighbourOptimiser {
+ public:
+  UmapOptimiser(const NeighbourAffinities& a, const ProbdrSettings& s, std::uint64_t n,
+                const Communicator& comm)
+      : settings_(s.neighbour),
+        sgd_(a.graph, a.kernel.curve, s.neighbour, s.neighbour.epochs, s.seed, comm),
+        n_(static_cast<double>(n)) {
+    double entropy = 0.0, largest = 0.0;
+    for (const double v : a.graph.weights) {
+      if (v > 0 && v < 1) entropy += v * std::log(v) + (1 - v) * std::log1p(-v);
+      largest = std::max(largest, v);
+    }
+    entropy_ = comm.allreduce_sum(entropy);
+    largest_ = comm.allreduce_max(largest);
+  }
+  Index iterations() const override { return sgd_.epochs(); }
+
+  NeighbourStep step(RowMatrix& y, DescentState&, Index t) const override {
+    const UmapEpochStats s = sgd_.epoch(y, t);
+    NeighbourStep out;
+    out.kl_estimated = true;
+    // Edges are sampled with probability v / max v and negatives uniformly over the n (n - 1) pairs:
+    // these are unbiased estimates of the cross-entropy's two sums at the epoch's start.
+    const double attraction = largest_ * s.attraction;
+    const double repulsion =
+        s.negative_samples > 0 ? n_ * (n_ - 1) * s.repulsion / static_cast<double>(s.negative_samples) : 0.0;
+    out.kl = entropy_ + attraction + repulsion;
+    return out;
+  }
+
+  std::string approximation() const override {
+    return "SGD with negative sampling (" + std::to_string(settings_.negative_samples) +
+           " per sampled edge, bulk-synchronous epochs)";
+  }
+
+ private:
+  NeighbourEmbeddingSettings settings_;
+  UmapSgd sgd_;
+  double n_, entropy_ = 0.0, largest_ = 1.0;
+};
+
+}  // namespace
+
+std::unique_ptr<NeighbourOptimiser> make_neighbour_optimiser(const NeighbourAffinities& affinities,
+                                                             const ProbdrSettings& settings,
+                                                             std::uint64_t num_rows,
+                                                             const Communicator& comm) {
+  if (affinities.kernel.objective == NeighbourObjective::umap)
+    return std::make_unique<UmapOptimiser>(affinities, settings, num_rows, comm);
+  return std::make_unique<DescentOptimiser>(affinities, settings, num_rows, comm);
+}
+
+double exact_neighbour_kl(const RowMatrix& y, const NeighbourAffinities& affinities,
+                          const Communicator& comm) {
+  // t-SNE's value needs only Z over every pair, which the exact repulsion sums without the gradient's
+  // per-pair work.
+  if (affinities.kernel.objective == NeighbourObjective::tsne)
+    return TsneGradient(affinities.graph, affinities.kernel.alpha, RepulsionMethod::exact,
+                        InterpolationOptions{}, comm)
+        .evaluate(y, 1.0)
+        .kl;
+  return exact_neighbour_objective(y, affinities.graph, affinities.kernel, 1.0, comm).kl;
+}
+
+}  // namespace gplvm

@@ -1,0 +1,83 @@
+#include "gplvm/probdr/tsne_gradient.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "gplvm/core/error.hpp"
+#include "gplvm/parallel/remote_rows.hpp"
+
+namespace gplvm {
+
+TsneGradient::TsneGradient(const SparseGraph& p, double alpha, RepulsionMethod repulsion,
+                           const InterpolationOptions& grid, const Communicator& comm)
+    : p_(p), alpha_(alpha), repulsion_(repulsion), grid_(grid), comm_(comm) {
+  require(alpha > 0, "the t-SNE kernel's degrees of freedom must be positive",
+          {"", "probdr.tsne_dof", std::to_string(alpha)});
+  const std::int64_t first = static_cast<std::int64_t>(p.first_row), end = first + p.local_rows();
+  for (const std::int64_t j : p.columns)
+    if (j < first || j >= end) halo_.push_back(j);
+  std::sort(halo_.begin(), halo_.end());
+  halo_.erase(std::unique(halo_.begin(), halo_.end()), halo_.end());
+  slot_.resize(p.columns.size());
+  double entropy = 0.0;
+  for (std::size_t e = 0; e < p.columns.size(); ++e) {
+    const std::int64_t j = p.columns[e];
+    slot_[e] = j >= first && j < end ? j - first
+                                     : -1 - (std::lower_bound(halo_.begin(), halo_.end(), j) - halo_.begin());
+    if (p.weights[e] > 0) entropy += p.weights[e] * std::log(p.weights[e]);
+  }
+  entropy_term_ = comm.allreduce_sum(entropy);
+}
+
+TsneEvaluation TsneGradient::evaluate(const RowMatrix& y, double exaggeration, bool with_kl) const {
+  const Index rows = p_.local_rows(), l = y.cols();
+  if (y.rows() != rows) throw Error("TsneGradient: the embedding's rows and the affinities' rows differ");
+  const RowMatrix halo = fetch_rows(DataRef(y), p_.num_rows, halo_, comm_);
+  const RepulsionSums r = repulsion_ == RepulsionMethod::exact
+                              ? exact_repulsion(y, alpha_, comm_)
+                              : interpolated_repulsion(y, alpha_, grid_, comm_);
+  TsneEvaluation e;
+  e.normaliser = r.normaliser;
+  e.boxes_per_dimension = r.boxes_per_dimension;
+  e.gradient.resize(rows, l);
+  double p_log_base = 0.0, mass = 0.0;
+  const double inverse_alpha = 1.0 / alpha_, inverse_z = 1.0 / r.normaliser;
+  constexpr Index kMaxDim = 8;
+  double attraction[kMaxDim], diff[kMaxDim];
+  if (l > kMaxDim) throw Error("TsneGradient: at most 8 latent dimensions");
+  for (Index i = 0; i < rows; ++i) {
+    const double* yi = y.data() + i * l;
+    for (Index d = 0; d < l; ++d) attraction[d] = 0.0;
+    for (std::int64_t edge = p_.row_begin(i); edge < p_.row_end(i); ++edge) {
+      const std::size_t at = static_cast<std::size_t>(edge);
+      const std::int64_t s = slot_[at];
+      const double* yj = s >= 0 ? y.data() + s * l : halo.data() + (-1 - s) * l;
+      double d2 = 0.0;
+      for (Index d = 0; d < l; ++d) {
+        diff[d] = yi[d] - yj[d];
+        d2 += diff[d] * diff[d];
+      }
+      const double base = 1.0 + d2 * inverse_alpha;  // w^{-1/alpha}
+      const double pij = p_.weights[at], pull = pij / base;
+      for (Index d = 0; d < l; ++d) attraction[d] += pull * diff[d];
+      if (with_kl) {
+        p_log_base += pij * std::log(base);
+        mass += pij;
+      }
+    }
+    for (Index d = 0; d < l; ++d)
+      e.gradient(i, d) = 4.0 * (exaggeration * attraction[d] - r.forces(i, d) * inverse_z);
+  }
+  if (!with_kl) {
+    e.kl = std::numeric_limits<double>::quiet_NaN();
+    return e;
+  }
+  double totals[2] = {p_log_base, mass};
+  comm_.allreduce_sum(totals, 2);
+  // -sum p log w = alpha sum p log(1 + d^2 / alpha).
+  e.kl = entropy_term_ + alpha_ * totals[0] + totals[1] * std::log(r.normaliser);
+  return e;
+}
+
+}  // namespace gplvm
