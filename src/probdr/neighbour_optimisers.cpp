@@ -1,6 +1,7 @@
 // Step 2 of SNE, t-SNE and UMAP: the optimisers of an embedding against fixed affinities.
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/probdr/neighbour_embedding.hpp"
@@ -60,31 +61,20 @@ class DescentOptimiser : public NeighbourOptimiser {
 // UMAP: SGD epochs with negative sampling.
 class UmapOptimiser : public NeighbourOptimiser {
  public:
-  UmapOptimiser(const NeighbourAffinities& a, const ProbdrSettings& s, std::uint64_t n,
+  UmapOptimiser(const NeighbourAffinities& a, const ProbdrSettings& s, std::uint64_t,
                 const Communicator& comm)
       : settings_(s.neighbour),
-        sgd_(a.graph, a.kernel.curve, s.neighbour, s.neighbour.epochs, s.seed, comm),
-        n_(static_cast<double>(n)) {
-    double entropy = 0.0, largest = 0.0;
-    for (const double v : a.graph.weights) {
-      if (v > 0 && v < 1) entropy += v * std::log(v) + (1 - v) * std::log1p(-v);
-      largest = std::max(largest, v);
-    }
-    entropy_ = comm.allreduce_sum(entropy);
-    largest_ = comm.allreduce_max(largest);
-  }
+        sgd_(a.graph, a.kernel.curve, s.neighbour, s.neighbour.epochs, s.seed, comm) {}
   Index iterations() const override { return sgd_.epochs(); }
 
   NeighbourStep step(RowMatrix& y, DescentState&, Index t) const override {
-    const UmapEpochStats s = sgd_.epoch(y, t);
     NeighbourStep out;
     out.kl_estimated = true;
-    // Edges are sampled with probability v / max v and negatives uniformly over the n (n - 1) pairs:
-    // these are unbiased estimates of the cross-entropy's two sums at the epoch's start.
-    const double attraction = largest_ * s.attraction;
-    const double repulsion =
-        s.negative_samples > 0 ? n_ * (n_ - 1) * s.repulsion / static_cast<double>(s.negative_samples) : 0.0;
-    out.kl = entropy_ + attraction + repulsion;
+    // The objective before the epoch, every kKlEvery / 5 epochs and at the last: exact over the
+    // edges, estimated over the other pairs.
+    out.kl = t % (kKlEvery / 5) == 0 || t + 1 == iterations() ? sgd_.kl_estimate(y, t)
+                                                              : std::numeric_limits<double>::quiet_NaN();
+    sgd_.epoch(y, t);
     return out;
   }
 
@@ -96,7 +86,6 @@ class UmapOptimiser : public NeighbourOptimiser {
  private:
   NeighbourEmbeddingSettings settings_;
   UmapSgd sgd_;
-  double n_, entropy_ = 0.0, largest_ = 1.0;
 };
 
 }  // namespace

@@ -154,4 +154,51 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
   return stats;
 }
 
+double UmapSgd::kl_estimate(const RowMatrix& y, Index e, Index partners) const {
+  if (reference_) throw Error("UmapSgd::kl_estimate: the objective of a fit, not of placed rows");
+  const Index rows = y.rows();
+  const std::int64_t first = static_cast<std::int64_t>(v_.first_row), n = static_cast<std::int64_t>(targets_);
+  const CounterRng rng(seed_);
+  // The draws' steps lie above those of the epochs' negative samples (0 .. negative_samples - 1).
+  const std::uint64_t step_base = 1u << 20;
+  std::vector<std::int64_t> wanted(v_.columns.begin(), v_.columns.end());
+  std::vector<std::int64_t> drawn(static_cast<std::size_t>(rows * partners));
+  for (Index i = 0; i < rows; ++i)
+    for (Index t = 0; t < partners; ++t) {
+      // Uniform over the n - 1 other rows.
+      const double u = rng.uniform(RngPurpose::negative_sample, static_cast<std::uint64_t>(e), step_base + t,
+                                   static_cast<std::uint64_t>(first + i));
+      std::int64_t k = std::min(static_cast<std::int64_t>(u * static_cast<double>(n - 1)), n - 2);
+      if (k >= first + i) ++k;
+      drawn[static_cast<std::size_t>(i * partners + t)] = k;
+      wanted.push_back(k);
+    }
+  const TargetRows targets(y, first, first + rows, targets_, std::move(wanted), comm_);
+  const double a = curve_.a, b = curve_.b;
+  auto log_w = [&](double d2) { return -std::log1p(a * std::pow(std::max(d2, 1e-12), b)); };
+  auto log_one_minus_w = [&](double d2) {
+    const double ad = a * std::pow(std::max(d2, 1e-12), b);
+    return std::log(ad) - std::log1p(ad);
+  };
+  double total = 0.0;
+  for (Index i = 0; i < rows; ++i) {
+    const Eigen::RowVectorXd yi = y.row(i);
+    for (std::int64_t edge = v_.row_begin(i); edge < v_.row_end(i); ++edge) {
+      const double v = v_.weights[static_cast<std::size_t>(edge)];
+      const double d2 = (yi - targets.row(v_.columns[static_cast<std::size_t>(edge)])).squaredNorm();
+      if (v > 0) total += v * (std::log(v) - log_w(d2));
+      if (v < 1) total += (1 - v) * (std::log1p(-v) - log_one_minus_w(d2));
+    }
+    double non_edges = 0.0;
+    for (Index t = 0; t < partners; ++t) {
+      const std::int64_t k = drawn[static_cast<std::size_t>(i * partners + t)];
+      const auto begin = v_.columns.begin() + v_.row_begin(i), end = v_.columns.begin() + v_.row_end(i);
+      if (std::binary_search(begin, end, k)) continue;
+      non_edges -= log_one_minus_w((yi - targets.row(k)).squaredNorm());
+    }
+    total += non_edges * static_cast<double>(n - 1) / static_cast<double>(partners);
+  }
+  return comm_.allreduce_sum(total);
+}
+
 }  // namespace gplvm

@@ -8,6 +8,7 @@
 // rho the exaggeration, F and Z the repulsion's sums. Each rank holds its rows, its rows' edges, the
 // halo's rows and the grid.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gplvm/core/types.hpp"
@@ -41,6 +42,8 @@ class TsneGradient {
   RepulsionMethod repulsion_;
   InterpolationOptions grid_;
   const Communicator& comm_;
+  // The grid's FFT plans and buffers, kept between iterations (evaluate is logically const).
+  mutable std::unique_ptr<InterpolatedRepulsion> interpolation_;
   std::vector<std::int64_t> halo_;  // the remote rows the edges reach, ascending
   std::vector<std::int64_t> slot_;  // per edge: local row (>= 0) or -1 - index into halo_
   double entropy_term_ = 0.0;       // sum p log p over every rank

@@ -38,6 +38,11 @@ class UmapSgd {
   Index epochs() const { return epochs_; }
   // Epoch e (0-based) on this rank's rows of y. Collective.
   UmapEpochStats epoch(RowMatrix& y, Index e) const;
+  // C_UMAP at y (fitting only): the sum over the graph's edges exactly (their rows fetched), plus the
+  // sum of -log(1 - w) over the pairs that are not edges, estimated from `partners` uniform draws per
+  // row keyed by (seed, e): each row's draws that are not its edges, times (n - 1) / partners, an
+  // unbiased estimate. Collective.
+  double kl_estimate(const RowMatrix& y, Index e, Index partners = 8) const;
 
  private:
   const SparseGraph& v_;
