@@ -120,6 +120,10 @@ void add_neighbour_keys(ConfigSchema& s) {
                "probdr tsne, interpolation: the least number of grid boxes per dimension (one box per unit "
                "of the embedding's extent beyond that)",
                {R::at_least(1)})
+      .add_double("probdr.boxes_per_unit", 1.0,
+                  "probdr tsne, interpolation: grid boxes per unit of the embedding's extent (FIt-SNE's "
+                  "intervals_per_integer); fewer boxes make the FFTs smaller and the repulsion coarser",
+                  {R::greater_than(0)})
       .add_string("probdr.init", "auto",
                   "probdr sne, tsne, umap: the start, pca (principal components, the first scaled to "
                   "probdr.init_scale), spectral (Laplacian eigenmaps of the affinity graph, scaled to "
@@ -169,6 +173,11 @@ void add_neighbour_keys(ConfigSchema& s) {
                {R::at_least(0)})
       .add_double("probdr.repulsion_strength", 1.0, "probdr umap: the weight of the negative samples (gamma)",
                   {R::at_least(0)})
+      .add_int("probdr.umap_batches", 4,
+               "probdr umap: sub-batches per epoch (a fixed hash of each edge); each sub-batch's moves are "
+               "applied before the next is computed, nearer umap-learn's in-place updates, at one more "
+               "exchange of rows each",
+               {R::at_least(1)})
       .add_int("probdr.encode_iterations", 0,
                "probdr sne, tsne, umap (encode): iterations of the new rows against the fixed embedding; 0 "
                "takes 250 (openTSNE's transform) or, for umap, 100 epochs (30 above 10,000 new rows)",
@@ -219,6 +228,7 @@ void read_neighbour_settings(const Config& c, NeighbourObjective objective, Neig
           {"", "probdr.repulsion", repulsion});
   ne.grid.nodes_per_box = static_cast<Index>(c.get_int("probdr.interpolation_nodes"));
   ne.grid.min_boxes = static_cast<Index>(c.get_int("probdr.min_boxes"));
+  ne.grid.boxes_per_unit = c.get_double("probdr.boxes_per_unit");
   const std::string init = c.get_string("probdr.init");
   ne.start = init == "pca"        ? EmbeddingStart::pca
              : init == "spectral" ? EmbeddingStart::spectral
@@ -240,6 +250,7 @@ void read_neighbour_settings(const Config& c, NeighbourObjective objective, Neig
   ne.umap_learning_rate = c.get_double("probdr.umap_learning_rate");
   ne.negative_samples = static_cast<Index>(c.get_int("probdr.negative_samples"));
   ne.repulsion_strength = c.get_double("probdr.repulsion_strength");
+  ne.umap_batches = static_cast<Index>(c.get_int("probdr.umap_batches"));
   ne.encode_iterations = static_cast<Index>(c.get_int("probdr.encode_iterations"));
 }
 

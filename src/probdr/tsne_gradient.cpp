@@ -43,32 +43,68 @@ TsneEvaluation TsneGradient::evaluate(const RowMatrix& y, double exaggeration, b
   e.gradient.resize(rows, l);
   double p_log_base = 0.0, mass = 0.0;
   const double inverse_alpha = 1.0 / alpha_, inverse_z = 1.0 / r.normaliser;
-  constexpr Index kMaxDim = 8;
-  double attraction[kMaxDim], diff[kMaxDim];
-  if (l > kMaxDim) throw Error("TsneGradient: at most 8 latent dimensions");
-  for (Index i = 0; i < rows; ++i) {
-    const double* yi = y.data() + i * l;
-    for (Index d = 0; d < l; ++d) attraction[d] = 0.0;
-    for (std::int64_t edge = p_.row_begin(i); edge < p_.row_end(i); ++edge) {
-      const std::size_t at = static_cast<std::size_t>(edge);
-      const std::int64_t s = slot_[at];
-      const double* yj = s >= 0 ? y.data() + s * l : halo.data() + (-1 - s) * l;
-      double d2 = 0.0;
-      for (Index d = 0; d < l; ++d) {
-        diff[d] = yi[d] - yj[d];
-        d2 += diff[d] * diff[d];
+  // The attraction, with the latent dimension a compile-time constant where it is small (the loop
+  // is bound by fetching the neighbours' rows; l = 2 is nearly every use).
+  auto attract = [&]<int L>(Index l) {
+    const Index width = L > 0 ? L : l;
+    std::vector<double> attraction(static_cast<std::size_t>(width)), diff(static_cast<std::size_t>(width));
+    for (Index i = 0; i < rows; ++i) {
+      const double* yi = y.data() + i * width;
+      for (Index d = 0; d < width; ++d) attraction[static_cast<std::size_t>(d)] = 0.0;
+      for (std::int64_t edge = p_.row_begin(i); edge < p_.row_end(i); ++edge) {
+        const std::size_t at = static_cast<std::size_t>(edge);
+        const std::int64_t s = slot_[at];
+        const double* yj = s >= 0 ? y.data() + s * width : halo.data() + (-1 - s) * width;
+        double d2 = 0.0;
+        for (Index d = 0; d < width; ++d) {
+          diff[static_cast<std::size_t>(d)] = yi[d] - yj[d];
+          d2 += diff[static_cast<std::size_t>(d)] * diff[static_cast<std::size_t>(d)];
+        }
+        const double base = 1.0 + d2 * inverse_alpha;  // w^{-1/alpha}
+        const double pij = p_.weights[at], pull = pij / base;
+        for (Index d = 0; d < width; ++d)
+          attraction[static_cast<std::size_t>(d)] += pull * diff[static_cast<std::size_t>(d)];
+        if (with_kl) {
+          p_log_base += pij * std::log(base);
+          mass += pij;
+        }
       }
-      const double base = 1.0 + d2 * inverse_alpha;  // w^{-1/alpha}
-      const double pij = p_.weights[at], pull = pij / base;
-      for (Index d = 0; d < l; ++d) attraction[d] += pull * diff[d];
-      if (with_kl) {
-        p_log_base += pij * std::log(base);
-        mass += pij;
-      }
+      for (Index d = 0; d < width; ++d)
+        e.gradient(i, d) =
+            4.0 * (exaggeration * attraction[static_cast<std::size_t>(d)] - r.forces(i, d) * inverse_z);
     }
-    for (Index d = 0; d < l; ++d)
-      e.gradient(i, d) = 4.0 * (exaggeration * attraction[d] - r.forces(i, d) * inverse_z);
-  }
+  };
+  auto attract_fixed = [&]<int L>() {
+    for (Index i = 0; i < rows; ++i) {
+      const double* yi = y.data() + i * L;
+      double attraction[L] = {};
+      for (std::int64_t edge = p_.row_begin(i); edge < p_.row_end(i); ++edge) {
+        const std::size_t at = static_cast<std::size_t>(edge);
+        const std::int64_t s = slot_[at];
+        const double* yj = s >= 0 ? y.data() + s * L : halo.data() + (-1 - s) * L;
+        double diff[L], d2 = 0.0;
+        for (int d = 0; d < L; ++d) {
+          diff[d] = yi[d] - yj[d];
+          d2 += diff[d] * diff[d];
+        }
+        const double base = 1.0 + d2 * inverse_alpha;
+        const double pij = p_.weights[at], pull = pij / base;
+        for (int d = 0; d < L; ++d) attraction[d] += pull * diff[d];
+        if (with_kl) {
+          p_log_base += pij * std::log(base);
+          mass += pij;
+        }
+      }
+      for (int d = 0; d < L; ++d)
+        e.gradient(i, d) = 4.0 * (exaggeration * attraction[d] - r.forces(i, d) * inverse_z);
+    }
+  };
+  if (l == 2)
+    attract_fixed.template operator()<2>();
+  else if (l == 1)
+    attract_fixed.template operator()<1>();
+  else
+    attract.template operator()<0>(l);
   if (!with_kl) {
     e.kl = std::numeric_limits<double>::quiet_NaN();
     return e;

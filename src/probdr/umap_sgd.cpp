@@ -28,32 +28,50 @@ std::pair<std::int64_t, std::int64_t> local_range(std::int64_t local_rows, const
 }
 
 // Rows of the target embedding by global index: this rank's own directly, the others fetched once
-// each per epoch.
+// each. The remote indices are deduplicated with `marks` (one slot per target row, all -1 between
+// uses), in the order first wanted, without sorting.
 class TargetRows {
  public:
   TargetRows(const RowMatrix& local, std::int64_t first, std::int64_t end, std::uint64_t total,
-             std::vector<std::int64_t> wanted, const Communicator& comm)
-      : local_(local), first_(first), end_(end) {
-    std::vector<std::int64_t> remote;
-    for (const std::int64_t j : wanted)
-      if (j < first || j >= end) remote.push_back(j);
-    std::sort(remote.begin(), remote.end());
-    remote.erase(std::unique(remote.begin(), remote.end()), remote.end());
-    remote_ = std::move(remote);
+             const std::vector<std::int64_t>& wanted, std::vector<std::int32_t>& marks,
+             const Communicator& comm)
+      : local_(local), first_(first), end_(end), marks_(marks) {
+    for (const std::int64_t j : wanted) {
+      if (j >= first && j < end) continue;
+      std::int32_t& mark = marks[static_cast<std::size_t>(j)];
+      if (mark >= 0) continue;
+      mark = static_cast<std::int32_t>(remote_.size());
+      remote_.push_back(j);
+    }
     rows_ = fetch_rows(DataRef(local), total, remote_, comm);
   }
-  Eigen::RowVectorXd row(std::int64_t j) const {
-    if (j >= first_ && j < end_) return local_.row(j - first_);
-    const auto at = std::lower_bound(remote_.begin(), remote_.end(), j) - remote_.begin();
-    return rows_.row(at);
+  ~TargetRows() {
+    for (const std::int64_t j : remote_) marks_[static_cast<std::size_t>(j)] = -1;
+  }
+  TargetRows(const TargetRows&) = delete;
+  TargetRows& operator=(const TargetRows&) = delete;
+  const double* row(std::int64_t j) const {
+    if (j >= first_ && j < end_) return local_.data() + (j - first_) * local_.cols();
+    return rows_.data() + static_cast<Index>(marks_[static_cast<std::size_t>(j)]) * rows_.cols();
   }
 
  private:
   const RowMatrix& local_;
   std::int64_t first_, end_;
+  std::vector<std::int32_t>& marks_;
   std::vector<std::int64_t> remote_;
   RowMatrix rows_;
 };
+
+// The sub-batch of a global edge in an epoch split into `batches` (a fixed hash, so the same at any
+// rank count).
+Index batch_of(std::int64_t global_edge, Index batches) {
+  if (batches <= 1) return 0;
+  std::uint64_t x = static_cast<std::uint64_t>(global_edge) + 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return static_cast<Index>((x ^ (x >> 31)) % static_cast<std::uint64_t>(batches));
+}
 
 }  // namespace
 
@@ -84,68 +102,81 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
   const CounterRng rng(seed_);
   const double rate =
       settings_.umap_learning_rate * (1.0 - static_cast<double>(e) / static_cast<double>(epochs_));
-  // Which edges this epoch samples, and the vertices their negative samples draw.
-  struct Sample {
-    Index row;
-    std::int64_t edge;
-  };
-  std::vector<Sample> samples;
-  std::vector<std::int64_t> wanted;
-  const Index negatives = settings_.negative_samples;
+  const Index negatives = settings_.negative_samples, batches = std::max<Index>(1, settings_.umap_batches);
+  // This epoch's sampled edges, each with its negative samples' vertices (drawn once, keyed).
+  std::vector<std::vector<std::int64_t>> sampled(static_cast<std::size_t>(batches));  // edge, then draws
   for (Index i = 0; i < rows; ++i)
     for (std::int64_t edge = v_.row_begin(i); edge < v_.row_end(i); ++edge) {
       const double s = period_[static_cast<std::size_t>(edge)];
       if (s <= 0 || e == 0 || std::floor(e / s) <= std::floor((e - 1) / s)) continue;
-      samples.push_back({i, edge});
-      wanted.push_back(v_.columns[static_cast<std::size_t>(edge)]);
+      std::vector<std::int64_t>& list =
+          sampled[static_cast<std::size_t>(batch_of(first_edge_ + edge, batches))];
+      list.push_back(edge);
       for (Index t = 0; t < negatives; ++t) {
         const double u =
             rng.uniform(RngPurpose::negative_sample, static_cast<std::uint64_t>(e),
                         static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(first_edge_ + edge));
-        wanted.push_back(std::min(static_cast<std::int64_t>(u * static_cast<double>(targets_)),
-                                  static_cast<std::int64_t>(targets_) - 1));
+        list.push_back(std::min(static_cast<std::int64_t>(u * static_cast<double>(targets_)),
+                                static_cast<std::int64_t>(targets_) - 1));
       }
     }
-  const RowMatrix& target_local = reference_ ? *reference_ : y;
+  if (marks_.size() != targets_) marks_.assign(targets_, -1);
   const auto [target_first, target_end] = reference_
                                               ? local_range(reference_->rows(), comm_)
                                               : std::pair<std::int64_t, std::int64_t>{first, first + rows};
-  const TargetRows targets(target_local, target_first, target_end, targets_, std::move(wanted), comm_);
   const double a = curve_.a, b = curve_.b, gamma = settings_.repulsion_strength;
   // Fitting moves both ends of both directed copies of an edge: y_i gets the pull twice. Encoding
   // moves the new row only, along its one edge to the training row.
   const double pulls = reference_ ? 1.0 : 2.0;
-  RowMatrix moves = RowMatrix::Zero(rows, l);
+  const std::size_t stride = static_cast<std::size_t>(negatives) + 1;
   UmapEpochStats stats;
-  for (const Sample& sample : samples) {
-    const Eigen::RowVectorXd yi = y.row(sample.row);
-    const Eigen::RowVectorXd diff = yi - targets.row(v_.columns[static_cast<std::size_t>(sample.edge)]);
-    const double d2 = diff.squaredNorm();
-    if (d2 > 0) {
-      const double coefficient = -2.0 * a * b * std::pow(d2, b - 1.0) / (a * std::pow(d2, b) + 1.0);
-      for (Index d = 0; d < l; ++d) moves(sample.row, d) += pulls * clip(coefficient * diff[d]) * rate;
-      stats.attraction += std::log1p(a * std::pow(d2, b));
+  std::int64_t local_samples = 0;
+  RowMatrix moves(rows, l);
+  std::vector<std::int64_t> wanted;
+  for (Index batch = 0; batch < batches; ++batch) {
+    const std::vector<std::int64_t>& list = sampled[static_cast<std::size_t>(batch)];
+    wanted.clear();
+    for (std::size_t at = 0; at < list.size(); at += stride) {
+      wanted.push_back(v_.columns[static_cast<std::size_t>(list[at])]);
+      for (std::size_t t = 1; t < stride; ++t) wanted.push_back(list[at + t]);
     }
-    for (Index t = 0; t < negatives; ++t) {
-      const double u =
-          rng.uniform(RngPurpose::negative_sample, static_cast<std::uint64_t>(e),
-                      static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(first_edge_ + sample.edge));
-      const std::int64_t k = std::min(static_cast<std::int64_t>(u * static_cast<double>(targets_)),
-                                      static_cast<std::int64_t>(targets_) - 1);
-      if (!reference_ && k == first + sample.row) continue;
-      const Eigen::RowVectorXd away = yi - targets.row(k);
-      const double k2 = away.squaredNorm();
-      ++stats.negative_samples;
-      if (k2 <= 0) continue;
-      const double coefficient = 2.0 * gamma * b / ((kRepulsionSoftening + k2) * (a * std::pow(k2, b) + 1.0));
-      for (Index d = 0; d < l; ++d) moves(sample.row, d) += clip(coefficient * away[d]) * rate;
-      // -log(1 - w) = log(1 + a d^{2b}) - log(a d^{2b})
-      const double ad = a * std::pow(k2, b);
-      stats.repulsion += std::log1p(ad) - std::log(ad);
+    // Every rank takes part in every batch's fetch, with or without samples in it.
+    const TargetRows targets(reference_ ? *reference_ : y, target_first, target_end, targets_, wanted, marks_,
+                             comm_);
+    moves.setZero();
+    for (std::size_t at = 0; at < list.size(); at += stride) {
+      const std::int64_t edge = list[at];
+      const Index i =
+          std::upper_bound(v_.row_start.begin(), v_.row_start.end(), edge) - v_.row_start.begin() - 1;
+      const double* yi = y.data() + i * l;
+      double* move = moves.data() + i * l;
+      const double* yj = targets.row(v_.columns[static_cast<std::size_t>(edge)]);
+      double d2 = 0.0;
+      for (Index d = 0; d < l; ++d) d2 += (yi[d] - yj[d]) * (yi[d] - yj[d]);
+      ++local_samples;
+      if (d2 > 0) {
+        const double power = std::pow(d2, b);  // d^{2b}
+        const double coefficient = -2.0 * a * b * (power / d2) / (a * power + 1.0);
+        for (Index d = 0; d < l; ++d) move[d] += pulls * clip(coefficient * (yi[d] - yj[d])) * rate;
+        stats.attraction += std::log1p(a * power);
+      }
+      for (std::size_t t = 1; t < stride; ++t) {
+        const std::int64_t k = list[at + t];
+        if (!reference_ && k == first + i) continue;
+        const double* yk = targets.row(k);
+        double k2 = 0.0;
+        for (Index d = 0; d < l; ++d) k2 += (yi[d] - yk[d]) * (yi[d] - yk[d]);
+        ++stats.negative_samples;
+        if (k2 <= 0) continue;
+        const double ad = a * std::pow(k2, b);
+        const double coefficient = 2.0 * gamma * b / ((kRepulsionSoftening + k2) * (ad + 1.0));
+        for (Index d = 0; d < l; ++d) move[d] += clip(coefficient * (yi[d] - yk[d])) * rate;
+        stats.repulsion += std::log1p(ad) - std::log(ad);  // -log(1 - w)
+      }
     }
+    y += moves;
   }
-  y += moves;
-  stats.edge_samples = comm_.allreduce_sum(static_cast<std::int64_t>(samples.size()));
+  stats.edge_samples = comm_.allreduce_sum(local_samples);
   stats.negative_samples = comm_.allreduce_sum(stats.negative_samples);
   double sums[2] = {stats.attraction, stats.repulsion};
   comm_.allreduce_sum(sums, 2);
@@ -173,7 +204,8 @@ double UmapSgd::kl_estimate(const RowMatrix& y, Index e, Index partners) const {
       drawn[static_cast<std::size_t>(i * partners + t)] = k;
       wanted.push_back(k);
     }
-  const TargetRows targets(y, first, first + rows, targets_, std::move(wanted), comm_);
+  if (marks_.size() != targets_) marks_.assign(targets_, -1);
+  const TargetRows targets(y, first, first + rows, targets_, wanted, marks_, comm_);
   const double a = curve_.a, b = curve_.b;
   auto log_w = [&](double d2) { return -std::log1p(a * std::pow(std::max(d2, 1e-12), b)); };
   auto log_one_minus_w = [&](double d2) {
@@ -183,9 +215,12 @@ double UmapSgd::kl_estimate(const RowMatrix& y, Index e, Index partners) const {
   double total = 0.0;
   for (Index i = 0; i < rows; ++i) {
     const Eigen::RowVectorXd yi = y.row(i);
+    auto distance2 = [&](const double* other) {
+      return (yi - Eigen::Map<const Eigen::RowVectorXd>(other, y.cols())).squaredNorm();
+    };
     for (std::int64_t edge = v_.row_begin(i); edge < v_.row_end(i); ++edge) {
       const double v = v_.weights[static_cast<std::size_t>(edge)];
-      const double d2 = (yi - targets.row(v_.columns[static_cast<std::size_t>(edge)])).squaredNorm();
+      const double d2 = distance2(targets.row(v_.columns[static_cast<std::size_t>(edge)]));
       if (v > 0) total += v * (std::log(v) - log_w(d2));
       if (v < 1) total += (1 - v) * (std::log1p(-v) - log_one_minus_w(d2));
     }
@@ -194,7 +229,7 @@ double UmapSgd::kl_estimate(const RowMatrix& y, Index e, Index partners) const {
       const std::int64_t k = drawn[static_cast<std::size_t>(i * partners + t)];
       const auto begin = v_.columns.begin() + v_.row_begin(i), end = v_.columns.begin() + v_.row_end(i);
       if (std::binary_search(begin, end, k)) continue;
-      non_edges -= log_one_minus_w((yi - targets.row(k)).squaredNorm());
+      non_edges -= log_one_minus_w(distance2(targets.row(k)));
     }
     total += non_edges * static_cast<double>(n - 1) / static_cast<double>(partners);
   }

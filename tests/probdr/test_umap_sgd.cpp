@@ -56,6 +56,7 @@ TEST(UmapSgd, MeanMoveIsMinusRateTimesTheEffectiveObjectivesGradient) {
   NeighbourEmbeddingSettings s;
   s.umap_learning_rate = kRate;
   s.negative_samples = kNegatives;
+  s.umap_batches = 1;  // every move of an epoch from its start (sub-batches would move the later ones)
   const Index epochs = 1 << 22;  // the rate's linear decay is negligible over the epochs drawn
   const UmapSgd sgd(graph, curve, s, epochs, 42, comm);
   const RowMatrix y = ring_positions();

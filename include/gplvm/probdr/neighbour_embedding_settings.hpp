@@ -55,6 +55,9 @@ struct NeighbourEmbeddingSettings {
   double umap_learning_rate = 1.0;  // probdr.umap_learning_rate, decayed linearly to 0
   Index negative_samples = 5;       // probdr.negative_samples per sampled edge
   double repulsion_strength = 1.0;  // probdr.repulsion_strength (umap-learn's gamma)
+  // probdr.umap_batches: each epoch's sampled edges in this many fixed sub-batches (a hash of the
+  // global edge), each applied before the next is computed: closer to umap-learn's in-place updates.
+  Index umap_batches = 4;
   // encode: iterations of the new rows' optimisation against the fixed embedding.
   Index encode_iterations = 0;  // probdr.encode_iterations: 0 takes 250 (t-SNE), 100 (UMAP)
 };

@@ -55,6 +55,7 @@ class UmapSgd {
   std::uint64_t targets_;        // rows of the embedding samples are drawn from
   std::vector<double> period_;   // per edge: epochs between samples (max v / v), 0: never
   std::int64_t first_edge_ = 0;  // global index of this rank's first edge
+  mutable std::vector<std::int32_t> marks_;  // per target row: its slot among the fetched rows, or -1
 };
 
 }  // namespace gplvm
