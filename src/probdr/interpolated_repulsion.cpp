@@ -163,23 +163,35 @@ RepulsionSums InterpolatedRepulsion::evaluate(const RowMatrix& y, double alpha, 
           ws.parts[static_cast<std::size_t>(q * 2 * channels + c)] +
           ws.parts[static_cast<std::size_t>(q * 2 * channels + channels + c)];
 
-  // The potentials on the nodes, replicated on every rank (the channels' transforms on threads).
+  // The potentials on the nodes. The transforms are tasks, channel c's convolution (task c) and Z
+  // (task `channels`), dealt round-robin to the ranks; each rank's results, zero elsewhere, are then
+  // summed over the ranks, which adds only zeros to each value: every rank ends with the potentials
+  // of one process, bit for bit, having done 1 / P of the transforms.
+  const int ranks = comm.size();
+  auto mine = [&](Index task) { return ranks == 1 || task % ranks == comm.rank(); };
+  bool forces_task = false;
+  for (Index c = 0; c < channels; ++c) forces_task = forces_task || mine(c);
+  const bool z_task = mine(channels);
   GridConvolution& convolution = ws.convolution;
   convolution.reshape(dims, grid.nodes(), 2, static_cast<int>(channels));
   kernels_at_offsets(grid, alpha, ws.kernel_w, ws.kernel_forces);
-  convolution.set_kernel(kKernelW, ws.kernel_w.data());
-  convolution.set_kernel(kKernelForces, ws.kernel_forces.data());
+  if (z_task) convolution.set_kernel(kKernelW, ws.kernel_w.data());
+  if (forces_task) convolution.set_kernel(kKernelForces, ws.kernel_forces.data());
   for_each_thread_share(channels, 1, [&](Index first, Index end) {
     for (Index c = first; c < end; ++c)
-      convolution.set_charges(static_cast<int>(c), ws.charges.data() + c, channels);
+      if (mine(c) || (c == 0 && z_task))
+        convolution.set_charges(static_cast<int>(c), ws.charges.data() + c, channels);
   });
   // Z = q_0^T (K_w q_0) - n: every row's interpolated sum over j, j = i included, less the n self-pairs.
-  sums.normaliser = convolution.quadratic_form(kKernelW, 0) - static_cast<double>(extent.rows);
-  ws.potentials.resize(ws.charges.size());
+  // The last slot of the potentials carries it through the sum over the ranks.
+  ws.potentials.assign(ws.charges.size() + 1, 0.0);
+  if (z_task) ws.potentials.back() = convolution.quadratic_form(kKernelW, 0) - static_cast<double>(extent.rows);
   for_each_thread_share(channels, 1, [&](Index first, Index end) {
     for (Index c = first; c < end; ++c)
-      convolution.convolve(kKernelForces, static_cast<int>(c), ws.potentials.data() + c, channels);
+      if (mine(c)) convolution.convolve(kKernelForces, static_cast<int>(c), ws.potentials.data() + c, channels);
   });
+  if (ranks > 1) comm.allreduce_sum(ws.potentials.data(), static_cast<Index>(ws.potentials.size()));
+  sums.normaliser = ws.potentials.back();
   interpolate_forces(grid, basis, ws.potentials.data(), y, sums.forces);
   sums.boxes_per_dimension = grid.boxes;
   return sums;

@@ -1,5 +1,6 @@
 // Step 1 of SNE, t-SNE and UMAP: the k-NN graph and the method's affinities on it.
 #include <cmath>
+#include <cstdio>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/graph/neighbour_search.hpp"
@@ -25,6 +26,13 @@ void require_distinct_rows(const KnnGraph& knn, const Communicator& comm) {
                        " are identical: the neighbour-embedding affinities need distinct rows (remove "
                        "the duplicates first)",
                    {"", "data.path", ""});
+}
+
+// A number as a person writes it: 30, 0.5, 1.5769.
+std::string compact(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.5g", x);
+  return text;
 }
 
 }  // namespace
@@ -84,7 +92,7 @@ NeighbourAffinities neighbour_affinities(const DataRef& local_data, const Probdr
     case NeighbourObjective::sne:
       out.graph = conditional_affinities(knn, ne.affinities, &out.bandwidths);
       out.description = "SNE row-conditional affinities, perplexity " +
-                        std::to_string(ne.affinities.perplexity) + " on k = " + std::to_string(k) +
+                        compact(ne.affinities.perplexity) + " on k = " + std::to_string(k) +
                         " neighbours (" + search + ")";
       break;
     case NeighbourObjective::tsne:
@@ -92,7 +100,7 @@ NeighbourAffinities neighbour_affinities(const DataRef& local_data, const Probdr
       out.description = std::string("t-SNE joint affinities (p_j|i + p_i|j) / 2n, ") +
                         (ne.affinities.kind == AffinityKind::uniform
                              ? "uniform"
-                             : "perplexity " + std::to_string(ne.affinities.perplexity)) +
+                             : "perplexity " + compact(ne.affinities.perplexity)) +
                         " on k = " + std::to_string(k) + " neighbours (" + search + ")";
       break;
     case NeighbourObjective::umap:
@@ -100,8 +108,8 @@ NeighbourAffinities neighbour_affinities(const DataRef& local_data, const Probdr
           fuzzy_union(smooth_knn_memberships(knn, ne.memberships, &out.nearest, &out.bandwidths), comm);
       out.kernel.curve = fit_umap_curve(ne.spread, ne.min_dist);
       out.description = "UMAP fuzzy union of smooth k-NN memberships on k = " + std::to_string(k) +
-                        " neighbours (" + search + "), a = " + std::to_string(out.kernel.curve.a) +
-                        ", b = " + std::to_string(out.kernel.curve.b);
+                        " neighbours (" + search + "), a = " + compact(out.kernel.curve.a) +
+                        ", b = " + compact(out.kernel.curve.b);
       break;
   }
   return out;

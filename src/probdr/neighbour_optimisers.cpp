@@ -80,7 +80,7 @@ class UmapOptimiser : public NeighbourOptimiser {
 
   std::string approximation() const override {
     return "SGD with negative sampling (" + std::to_string(settings_.negative_samples) +
-           " per sampled edge, bulk-synchronous epochs)";
+           " per sampled edge; each epoch in " + std::to_string(settings_.umap_batches) + " bulk-synchronous sub-batches)";
   }
 
  private:

@@ -8,6 +8,12 @@
 #include "gplvm/parallel/remote_rows.hpp"
 
 namespace gplvm {
+namespace {
+
+// Edges ahead whose other end's row is prefetched in the attraction loop.
+constexpr std::int64_t kPrefetchDistance = 16;
+
+}  // namespace
 
 TsneGradient::TsneGradient(const SparseGraph& p, double alpha, RepulsionMethod repulsion,
                            const InterpolationOptions& grid, const Communicator& comm)
@@ -20,11 +26,16 @@ TsneGradient::TsneGradient(const SparseGraph& p, double alpha, RepulsionMethod r
   std::sort(halo_.begin(), halo_.end());
   halo_.erase(std::unique(halo_.begin(), halo_.end()), halo_.end());
   slot_.resize(p.columns.size());
+  const std::int64_t local = p.local_rows();
+  require(local + static_cast<std::int64_t>(halo_.size()) < (std::int64_t{1} << 31),
+          "a rank's rows and the rows its edges reach must number below 2^31 (use more ranks)",
+          {"", "data.path", std::to_string(local)});
   double entropy = 0.0;
   for (std::size_t e = 0; e < p.columns.size(); ++e) {
     const std::int64_t j = p.columns[e];
-    slot_[e] = j >= first && j < end ? j - first
-                                     : -1 - (std::lower_bound(halo_.begin(), halo_.end(), j) - halo_.begin());
+    slot_[e] = static_cast<std::int32_t>(
+        j >= first && j < end ? j - first
+                              : local + (std::lower_bound(halo_.begin(), halo_.end(), j) - halo_.begin()));
     if (p.weights[e] > 0) entropy += p.weights[e] * std::log(p.weights[e]);
   }
   entropy_term_ = comm.allreduce_sum(entropy);
@@ -33,10 +44,14 @@ TsneGradient::TsneGradient(const SparseGraph& p, double alpha, RepulsionMethod r
 TsneEvaluation TsneGradient::evaluate(const RowMatrix& y, double exaggeration, bool with_kl) const {
   const Index rows = p_.local_rows(), l = y.cols();
   if (y.rows() != rows) throw Error("TsneGradient: the embedding's rows and the affinities' rows differ");
-  const RowMatrix halo = fetch_rows(DataRef(y), p_.num_rows, halo_, comm_);
-  const RepulsionSums r = repulsion_ == RepulsionMethod::exact
-                              ? exact_repulsion(y, alpha_, comm_)
-                              : interpolated_repulsion(y, alpha_, grid_, comm_);
+  // This rank's rows, then the halo's: every edge's other end at row slot_[edge].
+  RowMatrix ends(rows + static_cast<Index>(halo_.size()), l);
+  ends.topRows(rows) = y;
+  ends.bottomRows(static_cast<Index>(halo_.size())) = fetch_rows(DataRef(y), p_.num_rows, halo_, comm_);
+  if (repulsion_ != RepulsionMethod::exact && !interpolation_)
+    interpolation_ = std::make_unique<InterpolatedRepulsion>(grid_);
+  const RepulsionSums r = repulsion_ == RepulsionMethod::exact ? exact_repulsion(y, alpha_, comm_)
+                                                               : interpolation_->evaluate(y, alpha_, comm_);
   TsneEvaluation e;
   e.normaliser = r.normaliser;
   e.boxes_per_dimension = r.boxes_per_dimension;
@@ -53,8 +68,7 @@ TsneEvaluation TsneGradient::evaluate(const RowMatrix& y, double exaggeration, b
       for (Index d = 0; d < width; ++d) attraction[static_cast<std::size_t>(d)] = 0.0;
       for (std::int64_t edge = p_.row_begin(i); edge < p_.row_end(i); ++edge) {
         const std::size_t at = static_cast<std::size_t>(edge);
-        const std::int64_t s = slot_[at];
-        const double* yj = s >= 0 ? y.data() + s * width : halo.data() + (-1 - s) * width;
+        const double* yj = ends.data() + static_cast<Index>(slot_[at]) * width;
         double d2 = 0.0;
         for (Index d = 0; d < width; ++d) {
           diff[static_cast<std::size_t>(d)] = yi[d] - yj[d];
@@ -74,14 +88,17 @@ TsneEvaluation TsneGradient::evaluate(const RowMatrix& y, double exaggeration, b
             4.0 * (exaggeration * attraction[static_cast<std::size_t>(d)] - r.forces(i, d) * inverse_z);
     }
   };
+  const std::int64_t edge_count = static_cast<std::int64_t>(slot_.size());
   auto attract_fixed = [&]<int L>() {
     for (Index i = 0; i < rows; ++i) {
       const double* yi = y.data() + i * L;
       double attraction[L] = {};
       for (std::int64_t edge = p_.row_begin(i); edge < p_.row_end(i); ++edge) {
         const std::size_t at = static_cast<std::size_t>(edge);
-        const std::int64_t s = slot_[at];
-        const double* yj = s >= 0 ? y.data() + s * L : halo.data() + (-1 - s) * L;
+        // The rows are reached in no order (the loop waits on memory): ask for one a few edges ahead.
+        if (edge + kPrefetchDistance < edge_count)
+          __builtin_prefetch(ends.data() + static_cast<Index>(slot_[at + kPrefetchDistance]) * L);
+        const double* yj = ends.data() + static_cast<Index>(slot_[at]) * L;
         double diff[L], d2 = 0.0;
         for (int d = 0; d < L; ++d) {
           diff[d] = yi[d] - yj[d];

@@ -14,6 +14,8 @@ namespace {
 // 1 / d^2 is softened to 1 / (0.001 + d^2).
 constexpr double kClip = 4.0;
 constexpr double kRepulsionSoftening = 0.001;
+// Samples ahead whose rows the epoch's loop prefetches.
+constexpr std::size_t kPrefetchSamples = 8;
 
 double clip(double x) {
   return std::clamp(x, -kClip, kClip);
@@ -103,8 +105,9 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
   const double rate =
       settings_.umap_learning_rate * (1.0 - static_cast<double>(e) / static_cast<double>(epochs_));
   const Index negatives = settings_.negative_samples, batches = std::max<Index>(1, settings_.umap_batches);
-  // This epoch's sampled edges, each with its negative samples' vertices (drawn once, keyed).
-  std::vector<std::vector<std::int64_t>> sampled(static_cast<std::size_t>(batches));  // edge, then draws
+  // This epoch's sampled edges per sub-batch, each as (edge, row, its negative samples' vertices),
+  // the draws made once, keyed.
+  std::vector<std::vector<std::int64_t>> sampled(static_cast<std::size_t>(batches));
   for (Index i = 0; i < rows; ++i)
     for (std::int64_t edge = v_.row_begin(i); edge < v_.row_end(i); ++edge) {
       const double s = period_[static_cast<std::size_t>(edge)];
@@ -112,6 +115,7 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
       std::vector<std::int64_t>& list =
           sampled[static_cast<std::size_t>(batch_of(first_edge_ + edge, batches))];
       list.push_back(edge);
+      list.push_back(i);
       for (Index t = 0; t < negatives; ++t) {
         const double u =
             rng.uniform(RngPurpose::negative_sample, static_cast<std::uint64_t>(e),
@@ -133,24 +137,32 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
   std::int64_t local_samples = 0;
   RowMatrix moves(rows, l);
   std::vector<std::int64_t> wanted;
+  std::vector<const double*> ends;  // per sample: its edge's other end, then its negatives' rows
   for (Index batch = 0; batch < batches; ++batch) {
     const std::vector<std::int64_t>& list = sampled[static_cast<std::size_t>(batch)];
+    const std::size_t count = list.size() / (stride + 1);
     wanted.clear();
-    for (std::size_t at = 0; at < list.size(); at += stride) {
-      wanted.push_back(v_.columns[static_cast<std::size_t>(list[at])]);
-      for (std::size_t t = 1; t < stride; ++t) wanted.push_back(list[at + t]);
+    for (std::size_t s = 0; s < count; ++s) {
+      const std::int64_t* sample = list.data() + s * (stride + 1);
+      wanted.push_back(v_.columns[static_cast<std::size_t>(sample[0])]);
+      for (std::size_t t = 2; t <= stride; ++t) wanted.push_back(sample[t]);
     }
     // Every rank takes part in every batch's fetch, with or without samples in it.
     const TargetRows targets(reference_ ? *reference_ : y, target_first, target_end, targets_, wanted, marks_,
                              comm_);
+    ends.resize(wanted.size());
+    for (std::size_t w = 0; w < wanted.size(); ++w) ends[w] = targets.row(wanted[w]);
     moves.setZero();
-    for (std::size_t at = 0; at < list.size(); at += stride) {
-      const std::int64_t edge = list[at];
-      const Index i =
-          std::upper_bound(v_.row_start.begin(), v_.row_start.end(), edge) - v_.row_start.begin() - 1;
+    for (std::size_t s = 0; s < count; ++s) {
+      // The rows are reached in no order (the loop waits on memory): ask for a later sample's early.
+      if (s + kPrefetchSamples < count)
+        for (std::size_t t = 0; t < stride; ++t)
+          __builtin_prefetch(ends[(s + kPrefetchSamples) * stride + t]);
+      const std::int64_t* sample = list.data() + s * (stride + 1);
+      const Index i = static_cast<Index>(sample[1]);
       const double* yi = y.data() + i * l;
       double* move = moves.data() + i * l;
-      const double* yj = targets.row(v_.columns[static_cast<std::size_t>(edge)]);
+      const double* yj = ends[s * stride];
       double d2 = 0.0;
       for (Index d = 0; d < l; ++d) d2 += (yi[d] - yj[d]) * (yi[d] - yj[d]);
       ++local_samples;
@@ -158,12 +170,10 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
         const double power = std::pow(d2, b);  // d^{2b}
         const double coefficient = -2.0 * a * b * (power / d2) / (a * power + 1.0);
         for (Index d = 0; d < l; ++d) move[d] += pulls * clip(coefficient * (yi[d] - yj[d])) * rate;
-        stats.attraction += std::log1p(a * power);
       }
       for (std::size_t t = 1; t < stride; ++t) {
-        const std::int64_t k = list[at + t];
-        if (!reference_ && k == first + i) continue;
-        const double* yk = targets.row(k);
+        if (!reference_ && sample[t + 1] == first + i) continue;
+        const double* yk = ends[s * stride + t];
         double k2 = 0.0;
         for (Index d = 0; d < l; ++d) k2 += (yi[d] - yk[d]) * (yi[d] - yk[d]);
         ++stats.negative_samples;
@@ -171,17 +181,12 @@ UmapEpochStats UmapSgd::epoch(RowMatrix& y, Index e) const {
         const double ad = a * std::pow(k2, b);
         const double coefficient = 2.0 * gamma * b / ((kRepulsionSoftening + k2) * (ad + 1.0));
         for (Index d = 0; d < l; ++d) move[d] += clip(coefficient * (yi[d] - yk[d])) * rate;
-        stats.repulsion += std::log1p(ad) - std::log(ad);  // -log(1 - w)
       }
     }
     y += moves;
   }
   stats.edge_samples = comm_.allreduce_sum(local_samples);
   stats.negative_samples = comm_.allreduce_sum(stats.negative_samples);
-  double sums[2] = {stats.attraction, stats.repulsion};
-  comm_.allreduce_sum(sums, 2);
-  stats.attraction = sums[0];
-  stats.repulsion = sums[1];
   return stats;
 }
 

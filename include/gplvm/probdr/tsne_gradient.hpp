@@ -45,8 +45,10 @@ class TsneGradient {
   // The grid's FFT plans and buffers, kept between iterations (evaluate is logically const).
   mutable std::unique_ptr<InterpolatedRepulsion> interpolation_;
   std::vector<std::int64_t> halo_;  // the remote rows the edges reach, ascending
-  std::vector<std::int64_t> slot_;  // per edge: local row (>= 0) or -1 - index into halo_
-  double entropy_term_ = 0.0;       // sum p log p over every rank
+  // Per edge: where its column's row lies in one array of the local rows followed by the halo's (an
+  // offset in rows; 32 bits, half the memory traffic of the loop that streams it).
+  std::vector<std::int32_t> slot_;
+  double entropy_term_ = 0.0;  // sum p log p over every rank
 };
 
 }  // namespace gplvm

@@ -22,9 +22,6 @@ namespace gplvm {
 struct UmapEpochStats {
   std::int64_t edge_samples = 0;      // over every rank
   std::int64_t negative_samples = 0;  // over every rank
-  // The cross-entropy's attractive part over the sampled edges and its repulsive part estimated from
-  // the negative samples: what the epoch's moves follow (a Monte Carlo estimate of the KL's pairs).
-  double attraction = 0.0, repulsion = 0.0;
 };
 
 class UmapSgd {
@@ -52,9 +49,9 @@ class UmapSgd {
   std::uint64_t seed_;
   const Communicator& comm_;
   const RowMatrix* reference_;
-  std::uint64_t targets_;        // rows of the embedding samples are drawn from
-  std::vector<double> period_;   // per edge: epochs between samples (max v / v), 0: never
-  std::int64_t first_edge_ = 0;  // global index of this rank's first edge
+  std::uint64_t targets_;                    // rows of the embedding samples are drawn from
+  std::vector<double> period_;               // per edge: epochs between samples (max v / v), 0: never
+  std::int64_t first_edge_ = 0;              // global index of this rank's first edge
   mutable std::vector<std::int32_t> marks_;  // per target row: its slot among the fetched rows, or -1
 };
 
