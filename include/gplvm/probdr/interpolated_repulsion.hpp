@@ -6,8 +6,9 @@
 //   Z   = sum_{i != j} w_ij                              (one number, the normaliser)
 //   F_i = sum_j w_ij^{1 + 1/alpha} (y_i - y_j)           (l numbers per row)
 // Each rank spreads its rows' charges onto the grid's interpolation nodes, one allreduce sums the
-// charges of every rank, each rank convolves the nodes' charges with the kernels by FFT (FFTW) and
-// interpolates the potentials back to its rows. An approximation, named as one in the output; its
+// charges of every rank, the ranks share the FFT convolutions (FFTW) of the channels and Z between
+// them and sum their potentials in a second allreduce, and each rank interpolates the potentials
+// back to its rows. An approximation, named as one in the output; its
 // error falls with the nodes per box (tests/probdr/test_interpolated_repulsion.cpp).
 //
 // How (src/probdr/interpolation_grid.hpp, grid_convolution.hpp): the grid is square, its side the
@@ -44,9 +45,10 @@ struct RepulsionSums {
   Index boxes_per_dimension = 0;  // the grid used (0 for the exact sums)
 };
 
-// By interpolation; y: this rank's rows (l = 1 or 2). Collective: two collectives (an allgather of
-// each rank's row count and extent, and the allreduce of the charges). The result does not depend on
-// the rank count (the charges are summed exactly). Throws InputError naming model.latent_dim for
+// By interpolation; y: this rank's rows (l = 1 or 2). Collective: an allgather of each rank's row
+// count and extent, the allreduce of the charges and, above one rank, that of the potentials. The
+// result does not depend on the rank count (the charges are summed exactly, the potentials' sum adds
+// zeros). Throws InputError naming model.latent_dim for
 // other l, probdr.interpolation_nodes for nodes_per_box outside [2, 16], probdr.min_boxes for
 // min_boxes < 1; NumericalError (on every rank) when a row is not finite.
 RepulsionSums interpolated_repulsion(const RowMatrix& y, double alpha, const InterpolationOptions& options,
