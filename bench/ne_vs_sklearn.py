@@ -55,6 +55,7 @@ import sys
 import tempfile
 import time
 
+from bench_run import env_for, timed
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -154,39 +155,6 @@ def umap_inputs(work, n):
 
 # ---------------------------------------------------------------------------------------- running
 
-def env_for(threads):
-    env = dict(os.environ)
-    env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
-               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    env.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # Debian's OpenBLAS misses some recent Xeons
-    return env
-
-
-def timed(cmd, env, limit=None, memory_gb=None):
-    """Runs cmd under /usr/bin/time -v: (seconds, peak RSS in MB of the largest process, stdout, error).
-
-    memory_gb caps the address space (RLIMIT_AS), so that a baseline that would exhaust the machine
-    fails with its own error instead of waking the kernel's OOM killer."""
-    def cap():
-        if memory_gb:
-            import resource
-            limit_bytes = int(memory_gb * 2 ** 30)
-            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
-    start = time.monotonic()
-    try:
-        p = subprocess.run(["/usr/bin/time", "-v"] + cmd, env=env, cwd=ROOT, capture_output=True, text=True,
-                           timeout=limit, preexec_fn=cap)
-    except subprocess.TimeoutExpired:
-        return time.monotonic() - start, None, "", f"over {limit} s"
-    seconds = time.monotonic() - start
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-    rss = int(m.group(1)) / 1024 if m else None
-    own = [line for line in p.stderr.splitlines() if line.strip() and not line.startswith("\t")
-           and not line.startswith("Command ")]
-    error = None if p.returncode == 0 else f"exit {p.returncode}: {own[-3:]}"
-    return seconds, rss, p.stdout, error
-
-
 def last_json(stdout):
     for line in reversed(stdout.strip().splitlines()):
         try:
@@ -203,7 +171,7 @@ def gplvm_cmd(args, *words):
 def run_gplvm_embed(args, method, data, out, repeat):
     cmd = gplvm_cmd(args, "embed", "--method", method, "--data", data, "--output", out, "--force", "--json",
                     f"--graph.search={args.search}", f"--train.seed={repeat}") + shlex.split(args.gplvm_args)
-    seconds, rss, stdout, error = timed(cmd, env_for(1))
+    seconds, rss, stdout, error = timed(cmd, env_for(1), ROOT)
     summary = last_json(stdout)
     if error is not None and summary.get("error"):  # gplvm's own message (--json), not mpirun's trailer
         error = f"{error.split(':')[0]}: {summary['error']}"
@@ -261,7 +229,7 @@ def script_file(name, text):
 def run_sklearn_tsne(args, data, out, repeat):
     cmd = ["/usr/bin/python3", script_file("ne_bench_sklearn_tsne.py", SKLEARN_TSNE), data, out,
            str(args.threads), str(repeat)]
-    seconds, rss, stdout, error = timed(cmd, env_for(args.threads), args.baseline_limit, args.baseline_memory_gb)
+    seconds, rss, stdout, error = timed(cmd, env_for(args.threads), ROOT, args.baseline_limit, args.baseline_memory_gb)
     r = {"seconds": seconds, "peak_rss_mb": rss, "error": error}
     if error is None:
         fit, kl, version = stdout.strip().splitlines()[-1].split()
@@ -272,7 +240,7 @@ def run_sklearn_tsne(args, data, out, repeat):
 def run_rtsne(args, raw, n, out, repeat):
     cmd = ["Rscript", "--vanilla", script_file("ne_bench_rtsne.R", RTSNE), raw, out, str(n), "50",
            str(args.threads), str(repeat)]
-    seconds, rss, stdout, error = timed(cmd, env_for(args.threads), args.baseline_limit, args.baseline_memory_gb)
+    seconds, rss, stdout, error = timed(cmd, env_for(args.threads), ROOT, args.baseline_limit, args.baseline_memory_gb)
     r = {"seconds": seconds, "peak_rss_mb": rss, "error": error}
     if error is None:
         fit, kl, version = stdout.strip().splitlines()[-1].split()
@@ -344,7 +312,7 @@ def umap_case(args, n, repeat, tool):
     if r["error"] is not None:
         return r
     cmd = gplvm_cmd(args, "encode", "--run", run, "--data", test_h5, "--output", placed, "--json")
-    seconds, rss, stdout, error = timed(cmd, env_for(1))
+    seconds, rss, stdout, error = timed(cmd, env_for(1), ROOT)
     if error is not None and last_json(stdout).get("error"):
         error = f"{error.split(':')[0]}: {last_json(stdout)['error']}"
     r.update(encode_seconds=seconds, encode_peak_rss_mb_per_rank=rss, encode_error=error)

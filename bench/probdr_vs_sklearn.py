@@ -34,44 +34,11 @@ import time
 
 import h5py
 import numpy as np
+from bench_run import env_for, timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FMNIST = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"
-
-
-def env_for(threads):
-    env = dict(os.environ)
-    env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
-               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    env.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # Debian's OpenBLAS misses some recent Xeons
-    return env
-
-
-def timed(cmd, env, limit=None, memory_gb=None):
-    """Runs cmd under /usr/bin/time -v: (seconds, peak RSS in MB of the largest process, stdout, error).
-
-    memory_gb caps the address space (RLIMIT_AS), so that a baseline that would exhaust the machine
-    fails with its own MemoryError instead of waking the kernel's OOM killer."""
-    def cap():
-        if memory_gb:
-            import resource
-            limit_bytes = int(memory_gb * 2 ** 30)
-            resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
-    start = time.monotonic()
-    try:
-        p = subprocess.run(["/usr/bin/time", "-v"] + cmd, env=env, cwd=ROOT, capture_output=True, text=True,
-                           timeout=limit, preexec_fn=cap)
-    except subprocess.TimeoutExpired:
-        return time.monotonic() - start, None, "", f"over {limit} s"
-    seconds = time.monotonic() - start
-    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-    rss = int(m.group(1)) / 1024 if m else None
-    # The program's own last words, before /usr/bin/time's report (its lines start with a tab).
-    own = [line for line in p.stderr.splitlines() if line.strip() and not line.startswith("\t")
-           and not line.startswith("Command ")]
-    error = None if p.returncode == 0 else f"exit {p.returncode}: {own[-2:]}"
-    return seconds, rss, p.stdout, error
 
 
 def make_data(name, n, path, build):
@@ -173,7 +140,7 @@ def run_gplvm(args, method, data, out):
     cmd = ["mpirun", "-n", str(args.ranks), "--bind-to", "core", os.path.join(args.build, "gplvm"), "embed",
            "--method", method, "--data", data, "--output", out, "--force", f"--graph.k={args.k}",
            f"--model.latent_dim={args.l}", f"--probdr.landmarks={args.landmarks}", "--json"]
-    seconds, rss, stdout, error = timed(cmd, env_for(1))
+    seconds, rss, stdout, error = timed(cmd, env_for(1), ROOT)
     return {"seconds": seconds, "peak_rss_mb_per_rank": rss, "error": error}
 
 
@@ -182,7 +149,7 @@ def run_sklearn(args, method, data, out):
     with open(script, "w") as f:
         f.write(SKLEARN)
     cmd = ["/usr/bin/python3", script, method, data, out, str(args.k), str(args.l), str(args.landmarks)]
-    seconds, rss, stdout, error = timed(cmd, env_for(args.ranks), args.sklearn_limit, args.sklearn_memory_gb)
+    seconds, rss, stdout, error = timed(cmd, env_for(args.ranks), ROOT, args.sklearn_limit, args.sklearn_memory_gb)
     result = {"seconds": seconds, "peak_rss_mb": rss, "error": error}
     if error is None:
         result["fit_seconds"] = float(stdout.strip().splitlines()[-1])

@@ -1,5 +1,7 @@
 #include "gplvm/probdr/perplexity_affinities.hpp"
 
+#include "affinity_checks.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -16,12 +18,6 @@ namespace {
 // that ends nearer (but outside entropy_tolerance) keeps the nearest beta it reached.
 constexpr double kUnconvergedBits = 1e-3;
 
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-
 void require_options(const KnnGraph& knn, const PerplexityOptions& options) {
   require(knn.k >= 1, "the affinities need at least one neighbour per row",
           {"", "graph.k", std::to_string(knn.k)});
@@ -29,22 +25,12 @@ void require_options(const KnnGraph& knn, const PerplexityOptions& options) {
   require(std::isfinite(options.perplexity) && options.perplexity >= 1.0 &&
               options.perplexity < static_cast<double>(knn.k),
           "probdr.perplexity must be at least 1 and below graph.k (" + std::to_string(knn.k) + ")",
-          {"", "probdr.perplexity", shortest(options.perplexity)});
+          {"", "probdr.perplexity", exact_text(options.perplexity)});
   require(std::isfinite(options.entropy_tolerance) && options.entropy_tolerance > 0.0,
           "the entropy tolerance must be positive",
-          {"", "probdr.entropy_tolerance", shortest(options.entropy_tolerance)});
+          {"", "probdr.entropy_tolerance", exact_text(options.entropy_tolerance)});
   require(options.max_iterations >= 1, "the perplexity search needs at least one iteration",
           {"", "probdr.max_iterations", std::to_string(options.max_iterations)});
-}
-
-// Row i's distances, checked: finite and not negative (a NaN in the data reaches them).
-void require_distances(const KnnGraph& knn, Index i) {
-  const auto row = knn.distances.row(i);
-  if (row.allFinite() && row.minCoeff() >= 0.0) return;
-  const std::string global = std::to_string(knn.first_row + static_cast<std::uint64_t>(i));
-  throw InputError(
-      "row " + global + "'s neighbour distances are not finite and non-negative (the data hold NaN or Inf)",
-      {"", "rows", global});
 }
 
 // The row's conditional probabilities at precision beta on its shifted squared distances (the
@@ -98,9 +84,9 @@ double calibrate_row(const RowMatrix::ConstRowXpr& distances, const PerplexityOp
   }
   if (!(best_miss <= kUnconvergedBits))
     throw NumericalError("the perplexity search of row " + std::to_string(global_row) + " ended " +
-                             shortest(best_miss) + " bits from log2 perplexity after " +
+                             exact_text(best_miss) + " bits from log2 perplexity after " +
                              std::to_string(options.max_iterations) + " iterations",
-                         {"", "probdr.perplexity", shortest(options.perplexity)});
+                         {"", "probdr.perplexity", exact_text(options.perplexity)});
   const double z = row_at(shifted, best_beta, weights).normaliser;
   p = weights / z;
   return best_beta;
@@ -117,7 +103,7 @@ SparseGraph conditional_affinities(const KnnGraph& knn, const PerplexityOptions&
   edges.reserve(static_cast<std::size_t>(rows * k));
   Vector p(k);
   for (Index i = 0; i < rows; ++i) {
-    require_distances(knn, i);
+    require_finite_distances(knn, i);
     const auto global = static_cast<std::int64_t>(knn.first_row) + i;
     double beta = 0.0;
     if (options.kind == AffinityKind::uniform)

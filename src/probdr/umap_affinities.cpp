@@ -1,5 +1,7 @@
 #include "gplvm/probdr/umap_affinities.hpp"
 
+#include "affinity_checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,36 +19,22 @@ constexpr double kMinDistanceScale = 1e-3;
 // A row whose bisection ends further than this (relative) from its target sum is an error.
 constexpr double kUnconvergedRelative = 1e-3;
 
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-
 void require_options(const KnnGraph& knn, const UmapMembershipOptions& options) {
   require(knn.k >= 1, "the memberships need at least one neighbour per row",
           {"", "graph.k", std::to_string(knn.k)});
   require(std::isfinite(options.local_connectivity) && options.local_connectivity >= 0.0,
           "probdr.local_connectivity must be finite and >= 0",
-          {"", "probdr.local_connectivity", shortest(options.local_connectivity)});
+          {"", "probdr.local_connectivity", exact_text(options.local_connectivity)});
   const double target = options.bandwidth * std::log2(static_cast<double>(knn.k));
   require(
       std::isfinite(options.bandwidth) && options.bandwidth > 0.0 && target < static_cast<double>(knn.k),
       "probdr.bandwidth must be positive with bandwidth * log2 k below k (k = " + std::to_string(knn.k) + ")",
-      {"", "probdr.bandwidth", shortest(options.bandwidth)});
+      {"", "probdr.bandwidth", exact_text(options.bandwidth)});
   require(std::isfinite(options.tolerance) && options.tolerance > 0.0,
-          "the membership tolerance must be positive", {"", "probdr.tolerance", shortest(options.tolerance)});
+          "the membership tolerance must be positive",
+          {"", "probdr.tolerance", exact_text(options.tolerance)});
   require(options.max_iterations >= 1, "the bandwidth search needs at least one iteration",
           {"", "probdr.max_iterations", std::to_string(options.max_iterations)});
-}
-
-void require_distances(const KnnGraph& knn, Index i) {
-  const auto row = knn.distances.row(i);
-  if (row.allFinite() && row.minCoeff() >= 0.0) return;
-  const std::string global = std::to_string(knn.first_row + static_cast<std::uint64_t>(i));
-  throw InputError(
-      "row " + global + "'s neighbour distances are not finite and non-negative (the data hold NaN or Inf)",
-      {"", "rows", global});
 }
 
 // rho_i as umap-learn's smooth_knn_dist sets it: the distance to the local_connectivity-th nearest
@@ -108,7 +96,7 @@ double bandwidth_of_row(const RowMatrix::ConstRowXpr& distances, double rho, dou
   }
   if (!(best_miss <= kUnconvergedRelative * target))
     throw NumericalError("the bandwidth search of row " + std::to_string(global_row) + " ended with sum " +
-                             shortest(best_miss) + " from its target after " +
+                             exact_text(best_miss) + " from its target after " +
                              std::to_string(options.max_iterations) + " iterations",
                          {"", "probdr.max_iterations", std::to_string(options.max_iterations)});
   return best_sigma;
@@ -126,7 +114,7 @@ SparseGraph smooth_knn_memberships(const KnnGraph& knn, const UmapMembershipOpti
   std::vector<Edge> edges;
   edges.reserve(static_cast<std::size_t>(rows * k));
   for (Index i = 0; i < rows; ++i) {
-    require_distances(knn, i);
+    require_finite_distances(knn, i);
     const auto global = static_cast<std::int64_t>(knn.first_row) + i;
     const auto distances = knn.distances.row(i);
     const double rho_i = nearest_nonzero(distances, options.local_connectivity, options.tolerance);

@@ -1,10 +1,12 @@
 // fit_umap_curve (declared in umap_affinities.hpp): umap-learn's find_ab_params, by
 // Levenberg-Marquardt on (log a, b).
 #include <Eigen/Dense>
+
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include "affinity_checks.hpp"
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/probdr/umap_affinities.hpp"
@@ -14,12 +16,6 @@ namespace {
 
 constexpr int kPoints = 300;  // umap-learn's np.linspace(0, 3 spread, 300)
 constexpr int kMaxIterations = 500;
-
-std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
 
 // The fit is made in units of spread (xi = x / spread: the same 300 points whatever the spread, and
 // min_dist / spread the only parameter), where w = 1 / (1 + exp(t)), t = log a~ + 2 b log xi, and
@@ -79,11 +75,11 @@ struct Problem {
 
 UmapCurve fit_umap_curve(double spread, double min_dist) {
   require(std::isfinite(spread) && spread > 0.0, "probdr.spread must be positive",
-          {"", "probdr.spread", shortest(spread)});
+          {"", "probdr.spread", exact_text(spread)});
   require(std::isfinite(min_dist) && min_dist >= 0.0, "probdr.min_dist must be >= 0",
-          {"", "probdr.min_dist", shortest(min_dist)});
-  require(min_dist <= spread, "probdr.min_dist must not exceed probdr.spread (" + shortest(spread) + ")",
-          {"", "probdr.min_dist", shortest(min_dist)});
+          {"", "probdr.min_dist", exact_text(min_dist)});
+  require(min_dist <= spread, "probdr.min_dist must not exceed probdr.spread (" + exact_text(spread) + ")",
+          {"", "probdr.min_dist", exact_text(min_dist)});
   const Problem problem(min_dist / spread);
   Eigen::Vector2d theta(0.0, 1.0);  // a = b = 1, curve_fit's start
   double cost = problem.cost(theta), lambda = 1e-3;
@@ -112,9 +108,9 @@ UmapCurve fit_umap_curve(double spread, double min_dist) {
     }
   }
   if (!converged)
-    throw NumericalError("the UMAP curve fit did not converge for spread " + shortest(spread) +
-                             ", min_dist " + shortest(min_dist),
-                         {"", "probdr.min_dist", shortest(min_dist)});
+    throw NumericalError("the UMAP curve fit did not converge for spread " + exact_text(spread) +
+                             ", min_dist " + exact_text(min_dist),
+                         {"", "probdr.min_dist", exact_text(min_dist)});
   // a~ xi^(2b) = a~ spread^(-2b) x^(2b).
   return {std::exp(theta[0] - 2.0 * theta[1] * std::log(spread)), theta[1]};
 }
