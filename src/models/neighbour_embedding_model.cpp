@@ -15,6 +15,7 @@ namespace {
 
 // umap-learn scales its start into [0, 10] in every coordinate.
 constexpr double kUmapStartExtent = 10.0;
+constexpr double kSpectralStartTolerance = 1e-8;
 
 // The standard deviation of column 0 over every rank's rows, the same bits at any rank count: each
 // value is rounded onto a fixed-point grid 2^-38 of the column's largest |value| (an exact max), so
@@ -95,6 +96,9 @@ void NeighbourEmbeddingModel::initialise_from_data(const Communicator& comm, con
   if (start == EmbeddingStart::spectral) {
     LaplacianEigenmapsOptions options;
     options.latent_dim = l;
+    // A start, not a result: umap-learn's eigensolve stops at 1e-4; 1e-8 keeps the start's bits
+    // meaningful while sparing the eigensolver the 1e-12 of a spectral fit.
+    options.tolerance = kSpectralStartTolerance;
     try {
       start_ = RowMatrix(laplacian_eigenmaps_fit(affinities_->graph, options, comm).embedding);
     } catch (const InputError& e) {

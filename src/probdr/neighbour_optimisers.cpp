@@ -13,6 +13,8 @@ namespace {
 
 // How often the scalable t-SNE reports its KL (openTSNE's callbacks_every_iters).
 constexpr Index kKlEvery = 50;
+// UMAP's estimate costs about an epoch: every 25 of its (200 by default) epochs.
+constexpr Index kUmapKlEvery = 25;
 
 // t-SNE and SNE: gradient descent with momentum, gains and early exaggeration.
 class DescentOptimiser : public NeighbourOptimiser {
@@ -70,17 +72,18 @@ class UmapOptimiser : public NeighbourOptimiser {
   NeighbourStep step(RowMatrix& y, DescentState&, Index t) const override {
     NeighbourStep out;
     out.kl_estimated = true;
-    // The objective before the epoch, every kKlEvery / 5 epochs and at the last: exact over the
+    // The objective before the epoch, every kUmapKlEvery epochs and at the last: exact over the
     // edges, estimated over the other pairs.
-    out.kl = t % (kKlEvery / 5) == 0 || t + 1 == iterations() ? sgd_.kl_estimate(y, t)
-                                                              : std::numeric_limits<double>::quiet_NaN();
+    out.kl = t % kUmapKlEvery == 0 || t + 1 == iterations() ? sgd_.kl_estimate(y, t)
+                                                            : std::numeric_limits<double>::quiet_NaN();
     sgd_.epoch(y, t);
     return out;
   }
 
   std::string approximation() const override {
     return "SGD with negative sampling (" + std::to_string(settings_.negative_samples) +
-           " per sampled edge; each epoch in " + std::to_string(settings_.umap_batches) + " bulk-synchronous sub-batches)";
+           " per sampled edge; each epoch in " + std::to_string(settings_.umap_batches) +
+           " bulk-synchronous sub-batches)";
   }
 
  private:
