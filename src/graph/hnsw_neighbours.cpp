@@ -60,7 +60,7 @@ class Shard {
   }
 
  private:
-  RowMatrix rows_;
+  DataRef rows_;  // the caller's rows, not a copy: at 10^7 rows a copy is gigabytes per rank
   Vector norms_;
   std::uint64_t first_row_;
   hnswlib::L2Space space_;
@@ -99,12 +99,56 @@ void pack_lists(const NeighbourLists& lists, Index d, RowMatrix& block) {
     }
 }
 
+// Rank r's rows [c S, (c + 1) S) for chunk c of size S (fewer, or none, at the end of its block).
+struct ChunkLayout {
+  Index size;
+  Index chunks;  // the most any rank needs, so that every rank takes part in every shift
+  std::uint64_t rows(const RowPartition& partition, int rank, Index chunk) const {
+    const std::uint64_t start = static_cast<std::uint64_t>(chunk * size), count = partition.count(rank);
+    return start >= count ? 0 : std::min<std::uint64_t>(static_cast<std::uint64_t>(size), count - start);
+  }
+};
+
+// Chunks of about 64 MB of travelling rows, so that the ring holds two chunks rather than two whole
+// blocks of rows and lists (at 10^7 x 50 on 2 ranks a block is 3.2 GB).
+ChunkLayout chunk_layout(const RowPartition& partition, Index width, Index chunk_rows) {
+  const Index size = chunk_rows > 0 ? chunk_rows : std::max<Index>(1024, (Index{64} << 20) / (8 * width));
+  const auto largest = static_cast<Index>(partition.count(0));  // rank 0 holds the most rows
+  return {size, std::max<Index>(1, (largest + size - 1) / size)};
+}
+
+// Passes chunk `chunk` of every rank's rows around the ring, each shard answering it, and returns
+// this rank's chunk with its lists complete.
+NeighbourLists search_chunk(const DataRef& local, Index k, Shard& shard, std::size_t ef,
+                            const RowPartition& partition, const ChunkLayout& layout, Index chunk,
+                            const Communicator& comm) {
+  std::vector<std::uint64_t> counts, starts;
+  for (int r = 0; r < comm.size(); ++r) {
+    counts.push_back(layout.rows(partition, r, chunk));
+    starts.push_back(partition.begin(r) + static_cast<std::uint64_t>(chunk * layout.size));
+  }
+  const Index d = local.cols();
+  const auto own = static_cast<Index>(counts[static_cast<std::size_t>(comm.rank())]);
+  RingPass ring(pack(local.middleRows(std::min(chunk * layout.size, local.rows()), own), k),
+                std::move(counts), std::move(starts), comm);
+  for (int step = 0; step < comm.size(); ++step) {
+    RowMatrix& block = ring.block();
+    NeighbourLists lists = unpack_lists(block, d, k);
+    for (Index i = 0; i < block.rows(); ++i)
+      shard.answer(&block(i, 0), static_cast<std::int64_t>(ring.first_row()) + i, i, ef, lists);
+    pack_lists(lists, d, block);
+    ring.shift();  // P shifts: the chunk ends where it started, answered by every shard
+  }
+  return unpack_lists(ring.block(), d, k);
+}
+
 }  // namespace
 
 KnnGraph hnsw_neighbours(const DataRef& local, Index k, const HnswOptions& options, const Communicator& comm,
                          const std::string& key) {
-  require(options.M >= 2 && options.ef_construction >= 1 && options.ef >= 1,
-          "hnsw parameters must be M >= 2, ef_construction >= 1 and ef >= 1", {"", "graph.hnsw", ""});
+  require(options.M >= 2 && options.ef_construction >= 1 && options.ef >= 1 && options.chunk_rows >= 0,
+          "hnsw parameters must be M >= 2, ef_construction >= 1, ef >= 1 and chunk rows >= 0",
+          {"", "graph.hnsw", ""});
   const RowPartition partition = partition_of_rows(local, comm);
   require_neighbour_count(k, partition.num_rows(), key);
   const std::uint64_t first = partition.begin(comm.rank());
@@ -112,24 +156,24 @@ KnnGraph hnsw_neighbours(const DataRef& local, Index k, const HnswOptions& optio
   const SearchProgress progress("hnsw", comm);
   Shard shard(local, first, options);
   progress.report("rank 0's index of " + std::to_string(local.rows()) + " rows built");
-  const Index d = local.cols();
   const auto ef = static_cast<std::size_t>(std::max<Index>(options.ef, k + 1));
-  RingPass ring(pack(local, k), partition, comm);
-  for (int step = 0; step < comm.size(); ++step) {
-    RowMatrix& block = ring.block();
-    NeighbourLists lists = unpack_lists(block, d, k);
-    for (Index i = 0; i < block.rows(); ++i) {
-      shard.answer(&block(i, 0), static_cast<std::int64_t>(ring.first_row()) + i, i, ef, lists);
-      if ((i + 1) % 100000 == 0)
-        progress.report("query block " + std::to_string(step + 1) + " of " + std::to_string(comm.size()) +
-                        ": " + std::to_string(i + 1) + " of " + std::to_string(block.rows()) + " rows");
+  const ChunkLayout layout = chunk_layout(partition, local.cols() + 2 * k, options.chunk_rows);
+  NeighbourLists lists(local.rows(), k);
+  std::vector<double> keys(static_cast<std::size_t>(k));
+  std::vector<std::int64_t> indices(static_cast<std::size_t>(k));
+  for (Index c = 0; c < layout.chunks; ++c) {
+    const NeighbourLists done = search_chunk(local, k, shard, ef, partition, layout, c, comm);
+    for (Index i = 0; i < done.rows(); ++i) {
+      for (Index t = 0; t < done.count(i); ++t) {
+        keys[static_cast<std::size_t>(t)] = done.key(i, t);
+        indices[static_cast<std::size_t>(t)] = done.index(i, t);
+      }
+      lists.load(c * layout.size + i, keys.data(), indices.data(), done.count(i));
     }
-    pack_lists(lists, d, block);
-    ring.shift();  // P shifts: the block ends where it started, answered by every shard
-    progress.report("query block " + std::to_string(step + 1) + " of " + std::to_string(comm.size()) +
-                    " answered by rank 0's shard");
+    progress.report("chunk " + std::to_string(c + 1) + " of " + std::to_string(layout.chunks) +
+                    " answered by every shard");
   }
-  return unpack_lists(ring.block(), d, k).to_graph(partition.num_rows(), first, square_root);
+  return lists.to_graph(partition.num_rows(), first, square_root);
 }
 
 }  // namespace gplvm

@@ -32,28 +32,37 @@ SparseGraph graph_from_edges(std::uint64_t num_rows, std::uint64_t first_row, In
   return graph;
 }
 
+namespace {
+
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
+}  // namespace
+
+// Packed flat and each buffer released as soon as it is passed on, so that at most two copies of the
+// edges (24 bytes each) are held at a time: at 10^7 rows with k = 15 one copy is 1.8 GB per rank.
 SparseGraph transpose(const SparseGraph& graph, const Communicator& comm) {
   const RowPartition partition(graph.num_rows, comm.size());
   const int ranks = comm.size();
+  const auto owner = [&](std::int64_t e) {
+    return partition.owner(static_cast<std::uint64_t>(graph.columns[static_cast<std::size_t>(e)]));
+  };
   // Reversed edges, grouped by the rank that owns their new row (the old column).
-  std::vector<std::vector<Edge>> outgoing(static_cast<std::size_t>(ranks));
+  std::vector<int> counts(static_cast<std::size_t>(ranks), 0);
+  for (std::int64_t e = 0; e < graph.local_edges(); ++e) ++counts[static_cast<std::size_t>(owner(e))];
+  const std::vector<int> send_offsets = offsets_of(counts);
+  std::vector<int> cursor(send_offsets);
+  std::vector<std::int64_t> pairs(2 * static_cast<std::size_t>(graph.local_edges()));
+  std::vector<double> weights(static_cast<std::size_t>(graph.local_edges()));
   for (Index i = 0; i < graph.local_rows(); ++i)
     for (std::int64_t e = graph.row_begin(i); e < graph.row_end(i); ++e) {
-      const std::int64_t column = graph.columns[static_cast<std::size_t>(e)];
-      outgoing[static_cast<std::size_t>(partition.owner(static_cast<std::uint64_t>(column)))].push_back(
-          {column, static_cast<std::int64_t>(graph.first_row) + i,
-           graph.weights[static_cast<std::size_t>(e)]});
+      const auto slot = static_cast<std::size_t>(cursor[static_cast<std::size_t>(owner(e))]++);
+      pairs[2 * slot] = graph.columns[static_cast<std::size_t>(e)];
+      pairs[2 * slot + 1] = static_cast<std::int64_t>(graph.first_row) + i;
+      weights[slot] = graph.weights[static_cast<std::size_t>(e)];
     }
-  std::vector<int> counts(static_cast<std::size_t>(ranks));
-  std::vector<std::int64_t> pairs;
-  std::vector<double> weights;
-  for (int r = 0; r < ranks; ++r) {
-    counts[static_cast<std::size_t>(r)] = static_cast<int>(outgoing[static_cast<std::size_t>(r)].size());
-    for (const Edge& edge : outgoing[static_cast<std::size_t>(r)]) {
-      pairs.insert(pairs.end(), {edge.row, edge.column});
-      weights.push_back(edge.weight);
-    }
-  }
   const std::vector<int> incoming = receive_counts(counts, comm);
   std::vector<int> pair_counts(counts), incoming_pairs(incoming);
   for (int& c : pair_counts) c *= 2;
@@ -61,12 +70,16 @@ SparseGraph transpose(const SparseGraph& graph, const Communicator& comm) {
   const std::vector<int> in_offsets = offsets_of(incoming), in_pair_offsets = offsets_of(incoming_pairs);
   const auto received = static_cast<std::size_t>(in_offsets.back() + incoming.back());
   std::vector<std::int64_t> in_pairs(2 * received);
-  std::vector<double> in_weights(received);
   comm.alltoallv(pairs.data(), pair_counts, offsets_of(pair_counts), in_pairs.data(), incoming_pairs,
                  in_pair_offsets);
-  comm.alltoallv(weights.data(), counts, offsets_of(counts), in_weights.data(), incoming, in_offsets);
+  release(pairs);
+  std::vector<double> in_weights(received);
+  comm.alltoallv(weights.data(), counts, send_offsets, in_weights.data(), incoming, in_offsets);
+  release(weights);
   std::vector<Edge> edges(received);
   for (std::size_t e = 0; e < received; ++e) edges[e] = {in_pairs[2 * e], in_pairs[2 * e + 1], in_weights[e]};
+  release(in_pairs);
+  release(in_weights);
   return graph_from_edges(graph.num_rows, graph.first_row, graph.local_rows(), std::move(edges));
 }
 

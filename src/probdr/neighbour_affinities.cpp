@@ -82,8 +82,14 @@ NeighbourAffinities neighbour_affinities(const DataRef& local_data, const Probdr
   const Index k = settings.graph.k;
   require(k < static_cast<Index>(n), "graph.k must be below the number of rows (" + std::to_string(n) + ")",
           {"", "graph.k", std::to_string(k)});
-  const KnnGraph knn = nearest_neighbours(local_data, k, settings.graph.search, comm, "graph.k");
+  KnnGraph knn = nearest_neighbours(local_data, k, settings.graph.search, comm, "graph.k");
   require_distinct_rows(knn, comm);
+  // The lists are released once the directed affinities are made: the symmetrisation's buffers need
+  // the room (at 10^7 rows a copy of the edges is gigabytes per rank).
+  const auto directed = [&knn](SparseGraph graph) {
+    knn = KnnGraph{};
+    return graph;
+  };
   NeighbourAffinities out;
   out.kernel.objective = ne.objective;
   out.kernel.alpha = ne.degrees_of_freedom;
@@ -91,21 +97,21 @@ NeighbourAffinities neighbour_affinities(const DataRef& local_data, const Probdr
   switch (ne.objective) {
     case NeighbourObjective::sne:
       out.graph = conditional_affinities(knn, ne.affinities, &out.bandwidths);
-      out.description = "SNE row-conditional affinities, perplexity " +
-                        compact(ne.affinities.perplexity) + " on k = " + std::to_string(k) +
-                        " neighbours (" + search + ")";
-      break;
-    case NeighbourObjective::tsne:
-      out.graph = joint_affinities(conditional_affinities(knn, ne.affinities, &out.bandwidths), comm);
-      out.description = std::string("t-SNE joint affinities (p_j|i + p_i|j) / 2n, ") +
-                        (ne.affinities.kind == AffinityKind::uniform
-                             ? "uniform"
-                             : "perplexity " + compact(ne.affinities.perplexity)) +
+      out.description = "SNE row-conditional affinities, perplexity " + compact(ne.affinities.perplexity) +
                         " on k = " + std::to_string(k) + " neighbours (" + search + ")";
       break;
-    case NeighbourObjective::umap:
+    case NeighbourObjective::tsne:
       out.graph =
-          fuzzy_union(smooth_knn_memberships(knn, ne.memberships, &out.nearest, &out.bandwidths), comm);
+          joint_affinities(directed(conditional_affinities(knn, ne.affinities, &out.bandwidths)), comm);
+      out.description =
+          std::string("t-SNE joint affinities (p_j|i + p_i|j) / 2n, ") +
+          (ne.affinities.kind == AffinityKind::uniform ? "uniform"
+                                                       : "perplexity " + compact(ne.affinities.perplexity)) +
+          " on k = " + std::to_string(k) + " neighbours (" + search + ")";
+      break;
+    case NeighbourObjective::umap:
+      out.graph = fuzzy_union(
+          directed(smooth_knn_memberships(knn, ne.memberships, &out.nearest, &out.bandwidths)), comm);
       out.kernel.curve = fit_umap_curve(ne.spread, ne.min_dist);
       out.description = "UMAP fuzzy union of smooth k-NN memberships on k = " + std::to_string(k) +
                         " neighbours (" + search + "), a = " + compact(out.kernel.curve.a) +

@@ -161,6 +161,21 @@ TEST(HnswNeighbours, AreTheSameForTheSameSeedAndRankCount) {
   EXPECT_EQ(a.distances, b.distances);
 }
 
+// Passing the queries around the ring in chunks (of sizes that leave some ranks none in the last
+// chunk) finds the same lists as passing each rank's block whole.
+TEST(HnswNeighbours, AreTheSameWhateverTheQueryChunks) {
+  const Communicator comm;
+  const RowMatrix block = local_block(gaussian_rows(301, 6, 17), comm);
+  HnswOptions options{8, 20, 12, 7};
+  const KnnGraph whole = hnsw_neighbours(block, 5, options, comm);
+  for (const Index chunk : {1, 7, 64}) {
+    options.chunk_rows = chunk;
+    const KnnGraph chunked = hnsw_neighbours(block, 5, options, comm);
+    EXPECT_EQ(chunked.neighbours, whole.neighbours) << chunk;
+    EXPECT_EQ(chunked.distances, whole.distances) << chunk;
+  }
+}
+
 TEST(NeighbourSearch, RefusesBadInputOnEveryRank) {
   const Communicator comm;
   RowMatrix all = gaussian_rows(20, 3, 15);

@@ -29,10 +29,12 @@ struct HnswOptions {
   int ef_construction = 200;  // candidate list while building (hnswlib's default)
   int ef = 64;                // candidate list while searching, at least k + 1 (raised to it)
   std::uint64_t seed = 100;   // hnswlib's default level-generator seed, offset per shard
+  Index chunk_rows = 0;       // query rows passed around the ring at a time; 0: about 64 MB of them
 };
 
 // The same contract and input errors as exact_neighbours (exact_neighbours.hpp), approximately.
-// Memory per rank: its index (about local rows x (d floats + 2 M links)) and two query blocks.
+// Memory per rank, besides its rows: its index (about local rows x (d floats + 2 M links + 2)), the
+// lists (2 k numbers per local row) and two chunks of travelling queries.
 KnnGraph hnsw_neighbours(const DataRef& local, Index k, const HnswOptions& options, const Communicator& comm,
                          const std::string& key = "graph.k");
 
