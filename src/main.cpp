@@ -54,7 +54,7 @@ const std::map<std::string, std::pair<Command, const char*>>& commands() {
        {sweep_command,
         "train one model per point of a config grid on groups of ranks; broken-symmetry rate per cell"}},
       {"export",
-       {export_command, "write a run's latents, variances, labels and hyperparameters as .npy or CSV"}},
+       {export_command, "write a run's latents, labels, hyperparameters and other arrays as .npy or CSV"}},
   };
   return table;
 }

@@ -44,6 +44,27 @@ std::string number(double v) {
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
   return buffer;
 }
+std::string number(std::int64_t v) {
+  return std::to_string(v);
+}
+
+// A 1-D array of `descr` elements, stored as they are in memory (little-endian).
+template <typename T>
+void write_npy_vector(const std::string& path, const std::string& descr, const std::vector<T>& values) {
+  std::ofstream out = open_output(path);
+  write_npy_header(out, descr, "(" + std::to_string(values.size()) + ",)");
+  out.write(reinterpret_cast<const char*>(values.data()),
+            static_cast<std::streamsize>(values.size() * sizeof(T)));
+  finish(out, path);
+}
+
+template <typename T>
+void write_csv_column(const std::string& path, const std::vector<T>& values, const std::string& header) {
+  std::ofstream out = open_output(path);
+  out << header << '\n';
+  for (const T v : values) out << number(v) << '\n';
+  finish(out, path);
+}
 
 }  // namespace
 
@@ -57,12 +78,12 @@ void write_npy(const std::string& path, const DataRef& values) {
   finish(out, path);
 }
 
+void write_npy(const std::string& path, const std::vector<double>& values) {
+  write_npy_vector(path, "'<f8'", values);
+}
+
 void write_npy(const std::string& path, const std::vector<std::int64_t>& values) {
-  std::ofstream out = open_output(path);
-  write_npy_header(out, "'<i8'", "(" + std::to_string(values.size()) + ",)");
-  out.write(reinterpret_cast<const char*>(values.data()),
-            static_cast<std::streamsize>(values.size() * sizeof(std::int64_t)));
-  finish(out, path);
+  write_npy_vector(path, "'<i8'", values);
 }
 
 void write_npy(const std::string& path, const NamedValues& values) {
@@ -88,11 +109,12 @@ void write_csv(const std::string& path, const DataRef& values, const std::string
   finish(out, path);
 }
 
+void write_csv(const std::string& path, const std::vector<double>& values, const std::string& header) {
+  write_csv_column(path, values, header);
+}
+
 void write_csv(const std::string& path, const std::vector<std::int64_t>& values, const std::string& header) {
-  std::ofstream out = open_output(path);
-  out << header << '\n';
-  for (const std::int64_t v : values) out << v << '\n';
-  finish(out, path);
+  write_csv_column(path, values, header);
 }
 
 void write_csv(const std::string& path, const NamedValues& values) {

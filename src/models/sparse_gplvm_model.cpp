@@ -193,6 +193,14 @@ void SparseGplvmModel::carry_over_active_set(const Matrix& previous, Vector& par
 void SparseGplvmModel::write_parameters(Hdf5ResultWriter& out, const Vector& params) const {
   decoder_->write_parameters(out, params);
   out.write_matrix("/params/inducing", inducing_inputs(params));
+  // Minibatch training's explicit q(u), packed in the optimiser's coordinates in /params/shared,
+  // also as its mean and covariance for readers of the file (gplvm export). Full-batch training
+  // has none: q(u) is collapsed.
+  if (config_.training == SparseTraining::minibatch) {
+    const InducingPosterior q = inducing_posterior(params);
+    out.write_matrix("/params/inducing_posterior/mean", q.mean);
+    out.write_matrix("/params/inducing_posterior/covariance", q.scale * q.scale.transpose());
+  }
   if (encoders_) encoders_->write(out, params.data() + encoder_offset_);
 }
 

@@ -8,6 +8,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/io/created_directories.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/io/temporary_files.hpp"
@@ -23,18 +24,12 @@ void create_directory(const fs::path& dir, const TrainSettings& s, const Communi
                       std::vector<std::string>& created) {
   std::string failure;
   if (comm.is_root() && !dir.empty()) {
-    std::vector<fs::path> missing;
     std::error_code ec;
-    for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec);
-         p = p.parent_path()) {
-      missing.push_back(p);
-      if (p == p.parent_path()) break;
-    }
-    fs::create_directories(dir, ec);
+    const std::vector<std::string> made = create_directories_listed(dir.string(), ec);
     if (ec)
       failure = "cannot create directory '" + dir.string() + "': " + ec.message();
     else
-      for (auto it = missing.rbegin(); it != missing.rend(); ++it) created.push_back(it->string());
+      created.insert(created.end(), made.begin(), made.end());
   }
   failure = comm.broadcast(failure);
   require(failure.empty(), failure, {s.output_path, "output.path", ""});
@@ -95,11 +90,7 @@ TrainingOutputs::TrainingOutputs(OutputLock lock, std::vector<std::string> creat
 
 TrainingOutputs::~TrainingOutputs() {
   lock_.release();
-  // Deepest first; fs::remove removes a folder only when it is empty.
-  for (auto it = created_folders_.rbegin(); it != created_folders_.rend(); ++it) {
-    std::error_code ec;
-    if (fs::is_empty(*it, ec)) fs::remove(*it, ec);
-  }
+  remove_empty_directories(created_folders_);
 }
 
 TrainingOutputs prepare_training_outputs(const TrainSettings& s, const Communicator& comm, bool force,

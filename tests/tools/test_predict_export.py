@@ -109,7 +109,8 @@ def test_export_round_trips(tmp):
         r = gplvm(tmp, "export", "--run", "run.h5", "--format", fmt, "--output", f"export_{fmt}/")
         assert r.returncode == 0, r.stderr
         d = os.path.join(tmp, f"export_{fmt}")
-        assert sorted(os.listdir(d)) == sorted(f"{n}.{fmt}" for n in ("latent_mean", "labels", "hyperparameters"))
+        names = ("latent_mean", "labels", "hyperparameters", "preprocess_mean", "preprocess_scale")
+        assert sorted(os.listdir(d)) == sorted(f"{n}.{fmt}" for n in names)
         if fmt == "npy":
             got_mean = np.load(os.path.join(d, "latent_mean.npy"))
             got_labels = np.load(os.path.join(d, "labels.npy"))

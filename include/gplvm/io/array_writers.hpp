@@ -17,11 +17,13 @@ namespace gplvm {
 using NamedValues = std::vector<std::pair<std::string, double>>;
 
 void write_npy(const std::string& path, const DataRef& values);                    // '<f8', rows x cols
+void write_npy(const std::string& path, const std::vector<double>& values);        // '<f8', 1-D
 void write_npy(const std::string& path, const std::vector<std::int64_t>& values);  // '<i8', 1-D
 void write_npy(const std::string& path, const NamedValues& values);
 
 // `header`: the column names, comma-separated.
 void write_csv(const std::string& path, const DataRef& values, const std::string& header);
+void write_csv(const std::string& path, const std::vector<double>& values, const std::string& header);
 void write_csv(const std::string& path, const std::vector<std::int64_t>& values, const std::string& header);
 void write_csv(const std::string& path, const NamedValues& values);
 
