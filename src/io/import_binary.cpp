@@ -66,10 +66,39 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
   return text.empty() ? "scalar" : text;
 }
 
-// Checks the payload size, then decodes it into a (shape[0] x rest) matrix.
+// Where each element of a walk in C order (last index fastest) lies in a Fortran-order payload
+// (first index fastest): an odometer over the C index that carries the Fortran offset with it, so
+// a transposed read needs no second copy of the array.
+class FortranOffsets {
+ public:
+  explicit FortranOffsets(const std::vector<std::uint64_t>& shape)
+      : shape_(shape), index_(shape.size(), 0), stride_(shape.size()) {
+    std::uint64_t stride = 1;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      stride_[k] = stride;
+      stride *= shape[k];
+    }
+  }
+  std::uint64_t offset() const { return offset_; }
+  void advance() {
+    for (std::size_t k = shape_.size(); k-- > 0;) {
+      offset_ += stride_[k];
+      if (++index_[k] < shape_[k]) return;
+      offset_ -= stride_[k] * shape_[k];  // this index wraps to 0 and the one before it moves
+      index_[k] = 0;
+    }
+  }
+
+ private:
+  std::vector<std::uint64_t> shape_, index_, stride_;
+  std::uint64_t offset_ = 0;
+};
+
+// Checks the payload size, then decodes it into a (shape[0] x rest) matrix in C order, reading
+// a Fortran-order payload transposed.
 NumericArray decode_array(const std::vector<unsigned char>& bytes, std::size_t offset,
                           std::vector<std::uint64_t> shape, const ElementCodec& codec,
-                          const std::string& path) {
+                          const std::string& path, bool fortran_order = false) {
   if (shape.empty())
     throw InputError("a scalar (0-dimensional) array holds no data rows", ErrorContext(path));
   const std::uint64_t count = element_count(shape, path);
@@ -91,7 +120,13 @@ NumericArray decode_array(const std::vector<unsigned char>& bytes, std::size_t o
   array.values.resize(static_cast<Index>(shape[0]), static_cast<Index>(shape[0] ? count / shape[0] : 0));
   const unsigned char* p = bytes.data() + offset;
   double* out = array.values.data();
-  for (std::uint64_t i = 0; i < count; ++i, p += codec.size) out[i] = decode(p, codec);
+  if (fortran_order) {
+    FortranOffsets source(shape);
+    for (std::uint64_t i = 0; i < count; ++i, source.advance())
+      out[i] = decode(p + source.offset() * codec.size, codec);
+  } else {
+    for (std::uint64_t i = 0; i < count; ++i, p += codec.size) out[i] = decode(p, codec);
+  }
   array.shape = std::move(shape);
   array.integer = codec.kind != ElementCodec::floating;
   array.type_name = codec.name;
@@ -279,14 +314,9 @@ NumericArray read_npy(const std::string& path) {
   if (bytes.size() < start + header_length)
     throw InputError("file is truncated: incomplete NPY header", ErrorContext(path));
   const std::string header(bytes.begin() + start, bytes.begin() + start + header_length);
-  if (parse_fortran_order(header, path)) {
-    throw InputError(
-        "NPY array is in Fortran (column-major) order; only C order is supported "
-        "(save it with numpy.ascontiguousarray)",
-        ErrorContext(path, "fortran_order", "True"));
-  }
   const ElementCodec codec = npy_codec(parse_descr(header, path), path);
-  return decode_array(bytes, start + header_length, parse_shape(header, path), codec, path);
+  return decode_array(bytes, start + header_length, parse_shape(header, path), codec, path,
+                      parse_fortran_order(header, path));
 }
 
 }  // namespace gplvm

@@ -38,7 +38,8 @@ NumericArray read_idx(const std::string& path);
 
 // NPY format versions 1.0, 2.0 and 3.0; dtypes float32/float64 ('<f4', '<f8'), signed integers
 // of 1 to 8 bytes ('<i8', '<i4', ...) and unsigned of 1 to 4 ('|u1', '<u2', '<u4'), either byte
-// order. C order only: a Fortran-order array is an InputError.
+// order; C or Fortran order (fortran_order: True, as NumPy saves a column-major array), the
+// latter read transposed, so that values hold the same C-order matrix either way.
 NumericArray read_npy(const std::string& path);
 
 enum class CsvHeader { automatic, present, absent };
