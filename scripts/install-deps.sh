@@ -14,7 +14,7 @@ packages=(
   libeigen3-dev petsc-dev slepc-dev libopenblas-dev liblapack-dev
   libgtest-dev libtomlplusplus-dev zlib1g-dev
   libhnswlib-dev slepc-dev libfftw3-dev
-  python3-numpy python3-h5py python3-matplotlib python3-scipy python3-sklearn
+  python3-numpy python3-h5py python3-matplotlib python3-scipy python3-sklearn python3-pip
   nlohmann-json3-dev ccache
   slurm-wlm
 )
