@@ -1,11 +1,27 @@
 #include "gplvm/apps/command_line.hpp"
 
+#include <cmath>
 #include <sstream>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/parse_number.hpp"
 
 namespace gplvm {
+
+std::vector<double> parse_real_list(const std::string& text, const std::string& option) {
+  std::vector<double> values;
+  for (std::size_t begin = 0;;) {
+    const std::size_t comma = text.find(',', begin);
+    // Every item is read, the empty one after a trailing comma too, so "1,2," is an error.
+    const std::string item = text.substr(begin, comma - begin);
+    const std::optional<double> v = read_real(item);
+    require(v && std::isfinite(*v), "expected comma-separated finite numbers, found '" + item + "'",
+            {"", option, text});
+    values.push_back(*v);
+    if (comma == std::string::npos) return values;
+    begin = comma + 1;
+  }
+}
 
 CommandLine::CommandLine(std::string command, std::vector<OptionSpec> options, bool accepts_overrides)
     : command_(std::move(command)), specs_(std::move(options)), accepts_overrides_(accepts_overrides) {

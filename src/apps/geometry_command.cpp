@@ -8,10 +8,10 @@
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
 #include "gplvm/apps/geometry_options.hpp"
+#include "gplvm/apps/latent_grid_options.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/geometry/expected_metric.hpp"
-#include "gplvm/geometry/latent_grid.hpp"
 #include "gplvm/io/output_guard.hpp"
 #include "gplvm/io/result_writer.hpp"
 #include "gplvm/model/latent_space.hpp"
@@ -32,13 +32,6 @@ CommandLine geometry_command_line() {
       {"latents", true, "HDF5 file whose /latent/mean rows are the points, instead of a grid"}};
   for (OptionSpec& o : conditioning_option_specs()) options.push_back(std::move(o));
   return CommandLine("geometry", std::move(options), false);
-}
-
-Matrix grid_over(const Matrix& latents, Index per_coordinate, double padding) {
-  require(latents.cols() <= 3,
-          "a latent grid is for at most 3 latent dimensions; give the points with --latents",
-          {"", "--grid", "Q = " + std::to_string(latents.cols())});
-  return latent_grid(latents, per_coordinate, padding);
 }
 
 struct LocalGeometry {
@@ -76,8 +69,7 @@ int geometry_command(const Arguments& args, const Communicator& comm) {
   std::vector<NamedPath> latents_input;
   if (latents_file) latents_input.push_back({*latents_file, "--latents"});
   const GeometryFiles files = geometry_files(cl, latents_input);
-  const auto per_coordinate = static_cast<Index>(cl.integer_or("grid", 64, 2, 100000));
-  const double padding = cl.real_or("padding", 0.1, 0.0, 100.0);
+  const LatentGridRequest grid = latent_grid_request(cl, 64);
   require(!(latents_file && cl.has("grid")), "--grid and --latents exclude each other",
           {"", "--grid", "--latents"});
 
@@ -87,7 +79,7 @@ int geometry_command(const Arguments& args, const Communicator& comm) {
   require(latents_file || !space->is_curved(), "on a curved latent space give the points with --latents",
           {run.path, "model.latent_space", decoder.latent_space});
   const Matrix points =
-      latents_file ? latent_points(*latents_file, comm) : grid_over(decoder.latents, per_coordinate, padding);
+      latents_file ? latent_points(*latents_file, comm) : latent_grid_points(grid, decoder.latents);
   require(points.cols() == decoder.latents.cols(),
           "the points have a different dimension from the run's latents",
           {latents_file.value_or(""), "/latent/mean", std::to_string(points.cols()) + " columns"});
@@ -111,7 +103,7 @@ int geometry_command(const Arguments& args, const Communicator& comm) {
   out.write_attribute("/geometry", "conditioning", decoder.source);
   out.write_attribute("/geometry", "latent_space", decoder.latent_space);
   out.write_attribute("/geometry", "grid",
-                      latents_file ? std::int64_t{0} : static_cast<std::int64_t>(per_coordinate));
+                      latents_file ? std::int64_t{0} : static_cast<std::int64_t>(grid.per_coordinate));
   out.write_attribute("/", "run", run.path);
   out.commit();
   if (comm.is_root()) {

@@ -1,9 +1,6 @@
 #include "gplvm/apps/geometry_options.hpp"
 
-#include <sstream>
-
 #include "gplvm/core/error.hpp"
-#include "gplvm/core/parse_number.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/io/result_writer.hpp"
 
@@ -53,10 +50,7 @@ Matrix latent_points(const std::string& file, const Communicator& comm) {
 }
 
 Vector coordinates(const std::string& text, Index q, const std::string& option) {
-  std::vector<double> values;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) values.push_back(parse_real(item, {"", option, text}));
+  const std::vector<double> values = parse_real_list(text, option);
   require(static_cast<Index>(values.size()) == q, "a point needs one coordinate per latent dimension",
           {"", option, text + " (" + std::to_string(values.size()) + " of " + std::to_string(q) + ")"});
   return Eigen::Map<const Vector>(values.data(), q);

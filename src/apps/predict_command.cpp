@@ -1,5 +1,6 @@
 // gplvm predict: the predictive mean and variance of a trained run at given latents (a grid,
-// encoded points, a path), distributed by rows of the latents. The run's model picks the
+// encoded points, a path) or on a regular grid over its latent space (--grid), distributed by rows
+// of the latents. The run's model picks the
 // predictive (eval/model_predictor.hpp): the exact GP conditioned on the training data, the
 // sparse GPLVMs' inducing points, or the VAE's decoder.
 #include <cstdio>
@@ -8,6 +9,7 @@
 
 #include "gplvm/apps/command_line.hpp"
 #include "gplvm/apps/commands.hpp"
+#include "gplvm/apps/latent_grid_options.hpp"
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/name_registry.hpp"
@@ -93,14 +95,16 @@ std::vector<std::uint64_t> sample_shape(int count, const std::vector<std::uint64
 // with the tangent mean beside it. The variance stays the tangent one. --project-to adds the
 // projected mean of a Euclidean run. Samples are N x S x point shape (rows first, so each rank
 // writes its own rows).
+// `grid`: the points per coordinate of a --grid (0: latents from a file).
 void write_prediction(const std::string& path, const TrainedRun& run, const DistributedDataset& latents,
-                      const RowMatrix& mean, const RowMatrix& variance, const RowMatrix& samples, int count,
-                      const std::string& kind, const std::string& latent_space, const PointMap& map,
-                      const Communicator& comm) {
+                      Index grid, const RowMatrix& mean, const RowMatrix& variance, const RowMatrix& samples,
+                      int count, const std::string& kind, const std::string& latent_space,
+                      const PointMap& map, const Communicator& comm) {
   const std::uint64_t begin = latents.partition.begin(comm.rank());
   Hdf5ResultWriter out(path, comm.raw());
   out.write_distributed_rows("/latent/mean", latents.local, begin, latents.rows);
   out.write_attribute("/latent/mean", "latent_space", latent_space);
+  if (grid > 0) out.write_attribute("/latent/mean", "grid", static_cast<std::int64_t>(grid));
   const Manifold* manifold = map.manifold();
   RowMatrix points;
   if (manifold) comm.all_or_none([&] { points = map.points(mean); });
@@ -132,7 +136,7 @@ void write_prediction(const std::string& path, const TrainedRun& run, const Dist
   }
   out.write_attribute("/predictive", "model", kind);
   out.write_attribute("/", "run", run.path);
-  out.write_attribute("/", "latents", latents.file);
+  out.write_attribute("/", "latents", grid > 0 ? std::string("grid") : latents.file);
   out.commit();
 }
 
@@ -141,7 +145,14 @@ CommandLine predict_command_line() {
       "predict",
       {{"run", true, "run file written by gplvm train"},
        {"latents", true,
-        "HDF5 file with the latents to predict at (/latent/mean: a grid, encoded points, a path)"},
+        "HDF5 file with the latents to predict at (/latent/mean: a grid, encoded points, a path); or --grid"},
+       {"grid", true,
+        "predict on a regular grid of this many points per latent coordinate instead (Euclidean latents, "
+        "Q <= 3; first coordinate fastest), over the run's latents' box grown by --padding, or over "
+        "--grid-limits"},
+       {"grid-limits", true, "the grid's box, a low and a high per latent coordinate: xmin,xmax,ymin,ymax"},
+       {"padding", true,
+        "the grid's box: the run's latents' box grown by this share of its width (default 0.1)"},
        {"latents-dataset", true, "dataset inside --latents (default /latent/mean)"},
        {"data", true, "training data file, instead of the one the run was trained on (same dataset path)"},
        {"condition", true, "training rows the exact GP predictive conditions on (default 10000; 0: all)"},
@@ -157,6 +168,38 @@ CommandLine predict_command_line() {
         "ScaLAPACK block size (default " + std::to_string(ExactDistributedOptions{}.block_size) + ")"},
        {"output", true, "HDF5 file for /predictive/mean and /predictive/variance"}},
       false);
+}
+
+// The latents to predict at come from --latents or --grid (with --grid-limits or --padding), once.
+std::optional<LatentGridRequest> grid_request(const CommandLine& cl) {
+  require(cl.has("latents") || cl.has("grid"), "gplvm predict needs --latents or --grid",
+          {"", "--latents", ""});
+  require(!(cl.has("latents") && cl.has("grid")), "--grid and --latents exclude each other",
+          {"", "--grid", "--latents"});
+  for (const char* option : {"grid-limits", "padding"})
+    require(!cl.has(option) || cl.has("grid"), "--grid-limits and --padding shape a --grid",
+            {"", std::string("--") + option, cl.value_or(option, "")});
+  require(!cl.has("latents-dataset") || cl.has("latents"), "--latents-dataset names a dataset of --latents",
+          {"", "--latents-dataset", cl.value_or("latents-dataset", "")});
+  if (!cl.has("grid")) return std::nullopt;
+  return latent_grid_request(cl, 0);
+}
+
+// A grid over the run's latents as the rows this rank predicts at (split as a latents file would be).
+DistributedDataset grid_latents(const LatentGridRequest& request, const TrainingSide& training,
+                                const LatentSpace& space, const TrainedRun& run, const Communicator& comm) {
+  require(!space.is_curved(),
+          "a grid is for Euclidean latents; give points of the run's latent space with --latents",
+          {run.path, "--grid", space.name()});
+  const Matrix points = latent_grid_points(request, training.latent_mean);
+  DistributedDataset d;
+  d.path = "/latent/mean";
+  d.rows = static_cast<std::uint64_t>(points.rows());
+  d.cols = static_cast<std::uint64_t>(points.cols());
+  d.partition = RowPartition(d.rows, comm.size());
+  d.local = points.middleRows(static_cast<Index>(d.partition.begin(comm.rank())),
+                              static_cast<Index>(d.partition.count(comm.rank())));
+  return d;
 }
 
 void print_predict_summary(bool json, const std::string& output, std::uint64_t rows, Index data_dim,
@@ -183,7 +226,8 @@ int predict_command(const Arguments& args, const Communicator& comm) {
       std::printf("%s", cl.help("Predictive mean and variance of a trained run at given latents.").c_str());
     return kExitOk;
   }
-  const std::string output = cl.required("output"), latents_file = cl.required("latents");
+  const std::optional<LatentGridRequest> grid = grid_request(cl);
+  const std::string output = cl.required("output"), latents_file = cl.value_or("latents", "");
   const TrainedRun run = load_trained_run(cl.required("run"), comm);
   const std::string data_file = cl.value_or("data", run.settings.data_file);
   require_output_not_input({output, "--output"},
@@ -194,14 +238,19 @@ int predict_command(const Arguments& args, const Communicator& comm) {
   const std::uint64_t seed = cl.unsigned_or("seed", 0);
   const std::optional<std::string> project_to = cl.value("project-to");
 
-  const DistributedDataset latents =
-      load_distributed_dataset(latents_file, cl.value_or("latents-dataset", "/latent/mean"), "", comm);
+  // A latents file is read first, so that a wrong one fails before the training data are loaded.
+  std::optional<DistributedDataset> latents_file_rows;
+  if (!grid)
+    latents_file_rows =
+        load_distributed_dataset(latents_file, cl.value_or("latents-dataset", "/latent/mean"), "", comm);
   TrainingSide training = load_training_side(run, data_file, comm);
   const std::unique_ptr<Model> model =
       run.model(training.data.rows, training.data.partition.begin(comm.rank()),
                 training.data.partition.count(comm.rank()));
   // Latents are given in the run's ambient coordinates: Q + 1 columns on lorentz.
   const std::unique_ptr<LatentSpace> space = make_latent_space(model->latent_space(), model->latent_dim());
+  const DistributedDataset latents =
+      grid ? grid_latents(*grid, training, *space, run, comm) : std::move(*latents_file_rows);
   require(latents.cols == static_cast<std::uint64_t>(space->ambient_dim()),
           "latents have a different dimension from the run's",
           {latents.file, latents.path,
@@ -240,7 +289,8 @@ int predict_command(const Arguments& args, const Communicator& comm) {
       samples > 0
           ? gaussian_predictive_samples(p.mean, variance, latents.partition.begin(comm.rank()), samples, seed)
           : RowMatrix();
-  write_prediction(output, run, latents, p.mean, variance, draws, samples, kind, space->name(), map, comm);
+  write_prediction(output, run, latents, grid ? grid->per_coordinate : 0, p.mean, variance, draws, samples,
+                   kind, space->name(), map, comm);
   if (comm.is_root()) print_predict_summary(cl.has("json"), output, latents.rows, model->data_dim(), kind);
   return kExitOk;
 }

@@ -5,6 +5,8 @@ A small exact GPLVM run is trained on data drawn from a GP; then
   - predict (1 and 3 ranks) must equal the exact GP predictive computed here with NumPy from the run's
     latents, hyperparameters and training data: mean k_x^T (K + s2 I)^{-1} Y, variance k(x,x) + s2 - k_x^T (K + s2 I)^{-1} k_x;
   - predict refuses an output that is one of its inputs, and latents of the wrong dimension (exit 2);
+  - predict --grid predicts the same on the grid NumPy lays over the latents' box or the given limits, and refuses
+    bad grid values naming the option (exit 2, no output);
   - export (npy and csv) must round-trip through numpy.load / numpy.loadtxt to what h5py reads from the run;
   - encode of the training rows (free latents: inferred) must land near the trained latents, and evaluate must
     infer the same latents and predict the NumPy exact GP there;
@@ -94,6 +96,56 @@ def test_predict_refuses_bad_inputs(tmp):
     r = gplvm(tmp, "predict", "--run", "run.h5", "--latents", "grid.h5", "--output", "./run.h5")
     assert r.returncode == 2 and "--run" in r.stderr, r.stderr
     assert os.path.getmtime(os.path.join(tmp, "run.h5")) == before
+
+
+def test_predict_on_a_grid(tmp):
+    """--grid N: N x N points, first coordinate fastest, over the latents' box grown by 0.1 of its width per side
+    (--padding) or over --grid-limits; the predictions there are the NumPy exact GP's, at 1 and 3 ranks."""
+    with h5py.File(os.path.join(tmp, "run.h5"), "r") as run:
+        latents = run["/latent/mean"][()]
+    low, high = latents.min(0), latents.max(0)
+    margin = 0.1 * (high - low)
+    boxes = {(): (low - margin, high + margin), ("--grid-limits", "-1,2,-3,0.5"): ([-1, -3], [2, 0.5])}
+    for extra, (box_low, box_high) in boxes.items():
+        axes = [np.linspace(box_low[c], box_high[c], 6) for c in range(2)]
+        expected = np.array([[x, y] for y in axes[1] for x in axes[0]])
+        mean, var = numpy_predictive(tmp, expected)
+        for ranks in (1, 3):
+            r = gplvm(tmp, "predict", "--run", "run.h5", "--grid", "6", *extra, "--output", f"grid{ranks}.h5",
+                      ranks=ranks)
+            assert r.returncode == 0, r.stderr
+            p = gplvm_run.load_predictions(os.path.join(tmp, f"grid{ranks}.h5"))
+            np.testing.assert_allclose(p.latent_mean, expected, rtol=0, atol=1e-14)
+            np.testing.assert_allclose(p.mean, mean, rtol=1e-8, atol=1e-10)
+            np.testing.assert_allclose(p.variance, var, rtol=1e-8, atol=1e-12)
+            with h5py.File(os.path.join(tmp, f"grid{ranks}.h5"), "r") as f:
+                assert f.attrs["latents"] == b"grid" and f["/latent/mean"].attrs["grid"] == 6
+
+
+def test_predict_grid_refuses_bad_values(tmp):
+    """Each bad value exits 2 naming its option, and writes nothing."""
+    r = gplvm(tmp, "train", "--data.path=train.h5", "--model.kind=exact", "--model.latents=free",
+              "--model.latent_dim=4", "--exact.max_iterations=5", "--output.path=q4.h5")
+    assert r.returncode == 0, r.stderr
+    r = gplvm(tmp, "train", "--data.path=train.h5", "--model.kind=exact", "--model.latents=free",
+              "--model.latent_space=lorentz", "--model.kernel=hyperboloid_exp", "--exact.max_iterations=5",
+              "--output.path=lorentz.h5")
+    assert r.returncode == 0, r.stderr
+    cases = [(["--grid", "1"], "--grid"), (["--grid", "6x"], "--grid"), (["--grid", "100001"], "--grid"),
+             (["--grid", "6", "--grid-limits", "0,1"], "--grid-limits"),
+             (["--grid", "6", "--grid-limits", "0,1,1,0"], "--grid-limits"),
+             (["--grid", "6", "--grid-limits", "0,1,0,nan"], "--grid-limits"),
+             (["--grid", "6", "--grid-limits", "0,1,0,1,"], "--grid-limits"),
+             (["--grid", "6", "--grid-limits", "0,1,0,1", "--padding", "0.2"], "--padding"),
+             (["--grid", "6", "--padding", "-1"], "--padding"),
+             (["--grid-limits", "0,1,0,1", "--latents", "grid.h5"], "--grid-limits"),
+             (["--grid", "6", "--latents", "grid.h5"], "--grid"), ([], "--latents"),
+             (["--run", "q4.h5", "--grid", "6"], "--grid"), (["--run", "lorentz.h5", "--grid", "6"], "--grid")]
+    for args, option in cases:
+        run = [] if "--run" in args else ["--run", "run.h5"]
+        r = gplvm(tmp, "predict", *run, *args, "--output", "bad_grid.h5")
+        assert r.returncode == 2 and option in r.stderr, (args, r.returncode, r.stderr)
+        assert not os.path.exists(os.path.join(tmp, "bad_grid.h5")), args
 
 
 def test_export_round_trips(tmp):
@@ -203,7 +255,8 @@ def test_latent_mosaic(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         train_run(tmp)
-        for test in (test_predict_equals_numpy_exact_gp, test_predict_refuses_bad_inputs, test_export_round_trips,
+        for test in (test_predict_equals_numpy_exact_gp, test_predict_refuses_bad_inputs, test_predict_on_a_grid,
+                     test_predict_grid_refuses_bad_values, test_export_round_trips,
                      test_free_latent_encode_recovers_training_latents, test_gplvm_run_loads_what_h5py_reads,
                      test_latent_mosaic):
             test(tmp)

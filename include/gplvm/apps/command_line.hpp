@@ -19,6 +19,10 @@ struct OptionSpec {
   std::string help;
 };
 
+// Comma-separated numbers ("0.5,-1.2"), each a finite real read strictly (core/parse_number.hpp);
+// InputError naming `option`, the whole text and the item for an empty, non-numeric or infinite one.
+std::vector<double> parse_real_list(const std::string& text, const std::string& option);
+
 class CommandLine {
  public:
   CommandLine(std::string command, std::vector<OptionSpec> options, bool accepts_overrides);
