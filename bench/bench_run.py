@@ -1,16 +1,28 @@
 """What the side-by-side benchmark scripts share: the environment a run gets (its thread count, root
-allowed for Open MPI) and a run timed by /usr/bin/time -v."""
+allowed for Open MPI, OpenBLAS's kernels) and a run timed by /usr/bin/time -v."""
 import os
 import re
 import subprocess
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def use_openblas_coretype(gplvm):
+    """Sets OPENBLAS_CORETYPE in this process's environment, which every run inherits, where Debian's OpenBLAS
+    does not recognise the CPU and would run slow kernels: gplvm's advice through scripts/openblas_coretype.sh
+    (nothing where the kernels fit or the variable is set already). NumPy, scikit-learn and gplvm then compare on
+    the same kernels."""
+    coretype = subprocess.run(["bash", os.path.join(ROOT, "scripts", "openblas_coretype.sh"), gplvm], check=True,
+                              stdout=subprocess.PIPE, text=True).stdout.strip()  # its note goes to stderr
+    if coretype:
+        os.environ["OPENBLAS_CORETYPE"] = coretype
 
 
 def env_for(threads):
     env = dict(os.environ)
     env.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
                OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    env.setdefault("OPENBLAS_CORETYPE", "SkylakeX")  # Debian's OpenBLAS misses some recent Xeons
     return env
 
 

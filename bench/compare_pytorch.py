@@ -20,6 +20,8 @@ import statistics
 import subprocess
 import sys
 
+from bench_run import use_openblas_coretype
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -100,6 +102,7 @@ def main():
     ap.add_argument("--python", default="/usr/bin/python3",
                     help="interpreter with torch for the baseline (default: Debian's, with python3-torch)")
     a = ap.parse_args()
+    use_openblas_coretype(os.path.join(a.build, "gplvm"))  # before any run: PyTorch's BLAS too
     raw = open(a.raw, "w") if a.raw else None
     print("| model | precision | cores | C++ ranks x threads | A | C++ ms/step | PyTorch ms/step | C++ / PyTorch "
           "| C++ step / best GEMM | C++ step / OpenBLAS GEMM | C++ step / GEMM limit of its precision mix |")

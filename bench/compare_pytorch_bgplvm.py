@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_run import use_openblas_coretype
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -66,6 +68,7 @@ def main():
     ap.add_argument("--raw", default=None, help="write every measurement here as JSON lines")
     ap.add_argument("--python", default="/usr/bin/python3")
     a = ap.parse_args()
+    use_openblas_coretype(os.path.join(a.build, "gplvm"))  # before any run: PyTorch's BLAS too
     bench = os.path.join(a.build, "bench", "bench_bayesian_gplvm_step")
     inducing = [int(m) for m in a.inducing.split(",")]
     cross_check(a, bench, inducing[0])

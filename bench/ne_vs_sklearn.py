@@ -55,7 +55,7 @@ import sys
 import tempfile
 import time
 
-from bench_run import env_for, timed
+from bench_run import env_for, timed, use_openblas_coretype
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -381,6 +381,7 @@ def main():
     p.add_argument("--baseline-memory-gb", type=float, default=20,
                    help="address-space cap of a baseline (GiB); above it the case is recorded as failed")
     args = p.parse_args()
+    use_openblas_coretype(os.path.join(args.build, "gplvm"))  # before any run: the baselines' BLAS too
     cases = [c for c in args.cases.split(",") if c]
     for c in cases:
         if c not in ("tsne", "umap"):

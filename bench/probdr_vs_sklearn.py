@@ -34,7 +34,7 @@ import time
 
 import h5py
 import numpy as np
-from bench_run import env_for, timed
+from bench_run import env_for, timed, use_openblas_coretype
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -191,6 +191,7 @@ def main():
     p.add_argument("--sklearn-memory-gb", type=float, default=20,
                    help="address-space cap of the baseline (GiB); above it the case is recorded as failed")
     args = p.parse_args()
+    use_openblas_coretype(os.path.join(args.build, "gplvm"))  # before any run: the baseline's BLAS too
     os.makedirs(args.work, exist_ok=True)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     done = done_cases(args.out)

@@ -16,6 +16,9 @@ bash scripts/install-deps.sh --with-demo
 mpi_flags=()
 if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi
 export OPENBLAS_NUM_THREADS=1   # one BLAS thread per rank: the ranks share the cores
+# Where OpenBLAS does not recognise the CPU, the kernels gplvm advises instead of its slow fallback.
+coretype=$(scripts/openblas_coretype.sh "$gplvm")
+if [ -n "$coretype" ]; then export OPENBLAS_CORETYPE=$coretype; fi
 mkdir -p "$out"
 
 for split in train t10k; do

@@ -16,6 +16,7 @@
 #include "gplvm/core/threads.hpp"
 #include "gplvm/core/version.hpp"
 #include "gplvm/io/hdf5_file.hpp"
+#include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/petsc/petsc_session.hpp"
 
 namespace {
@@ -63,6 +64,7 @@ void print_usage() {
   std::printf("usage: gplvm <command> [options]   (gplvm <command> --help for its options)\n\ncommands:\n");
   for (const auto& [name, entry] : commands()) std::printf("  %-18s %s\n", name.c_str(), entry.second);
   std::printf("\n  gplvm --version   print the version and the git commit of this build\n");
+  std::printf("  gplvm --openblas-coretype   print the OPENBLAS_CORETYPE to run with here (empty: none)\n");
 }
 
 // With --json a script reads stdout only, so an error is also one JSON object there: the message,
@@ -139,6 +141,11 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(argv[1], "--version")) {
     if (comm.is_root()) std::printf("%s\n", version_text().c_str());
+    return kExitOk;
+  }
+  // For scripts that start other BLAS users too (scripts/openblas_coretype.sh).
+  if (!std::strcmp(argv[1], "--openblas-coretype")) {
+    if (comm.is_root()) std::printf("%s\n", blas_coretype_to_use().c_str());
     return kExitOk;
   }
   const std::string name = argv[1];

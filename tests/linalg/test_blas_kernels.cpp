@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "support/test_support.hpp"
 
@@ -34,6 +36,37 @@ TEST(BlasKernels, FittingOrChosenKernelsGetNoAdvice) {
     EXPECT_EQ(blas_kernel_advice(core, false, false, true), "") << core;
   EXPECT_EQ(blas_kernel_advice("Prescott", false, false, false), "");  // an SSE-only CPU: nothing wider
   EXPECT_EQ(blas_kernel_advice("Prescott", true, true, true), "");     // OPENBLAS_CORETYPE chose it
+}
+
+TEST(BlasKernels, RecommendedCoretypeIsTheValueTheAdviceNames) {
+  EXPECT_EQ(blas_recommended_coretype("Prescott", false, true, true), "SkylakeX");
+  EXPECT_EQ(blas_recommended_coretype("Haswell", false, true, true), "SkylakeX");
+  EXPECT_EQ(blas_recommended_coretype("Nehalem", false, false, true), "Haswell");
+  EXPECT_EQ(blas_recommended_coretype("Cooperlake", false, true, true), "");
+  EXPECT_EQ(blas_recommended_coretype("Zen", false, false, true), "");
+  EXPECT_EQ(blas_recommended_coretype("Prescott", true, true, true), "");  // the user's choice stands
+  for (const auto& [core, avx512] : {std::pair{"Prescott", true}, {"Nehalem", false}}) {
+    const std::string coretype = blas_recommended_coretype(core, false, avx512, true);
+    EXPECT_TRUE(contains(blas_kernel_advice(core, false, avx512, true), "OPENBLAS_CORETYPE=" + coretype))
+        << core;
+  }
+}
+
+// What `gplvm --openblas-coretype` prints: the variable when set; else the value the run's note
+// advises (none when it advises nothing). OpenBLAS chose its kernels at load time, so the note's
+// advice changes with the variable only through whether it counts as forced.
+TEST(BlasKernels, CoretypeToUseIsTheSetValueOrTheNotesAdvice) {
+  const char* saved = std::getenv("OPENBLAS_CORETYPE");
+  const std::string original = saved ? saved : "";
+  ::setenv("OPENBLAS_CORETYPE", "Zen", 1);
+  EXPECT_EQ(blas_coretype_to_use(), "Zen");
+  ::unsetenv("OPENBLAS_CORETYPE");
+  const std::string coretype = blas_coretype_to_use(), note = blas_kernel_note();
+  if (coretype.empty())
+    EXPECT_FALSE(contains(note, "set OPENBLAS_CORETYPE=")) << note;
+  else
+    EXPECT_TRUE(contains(note, "set OPENBLAS_CORETYPE=" + coretype + " ")) << note;
+  if (saved) ::setenv("OPENBLAS_CORETYPE", original.c_str(), 1);
 }
 
 TEST(BlasKernels, NoteNamesTheKernelsInUse) {
