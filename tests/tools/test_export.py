@@ -50,10 +50,9 @@ def train_sparse_run(tmp):
     y = np.linalg.cholesky(k) @ rng.standard_normal((60, 5)) * np.arange(1, 6) + np.array([10, -5, 0, 1, 2])
     with h5py.File(os.path.join(tmp, "sparse_data.h5"), "w") as f:
         f["/Y"] = y
-    r = gplvm(tmp, "train", "--data.path=sparse_data.h5", "--model.kind=sparse_gplvm", "--sparse.inducing=8",
-              "--sas.batch_size=20", "--train.max_steps=30", "--data.center=true", "--data.standardize=true",
-              "--model.lengthscale=1.0",
-              "--output.path=sparse.h5")
+    r = gplvm(tmp, "train", "--data.path=sparse_data.h5", "--model.kind=sparse_gplvm", "--sparse.training=minibatch",
+              "--sparse.inducing=8", "--sas.batch_size=20", "--train.max_steps=30", "--data.center=true",
+              "--data.standardize=true", "--model.lengthscale=1.0", "--output.path=sparse.h5")
     assert r.returncode == 0, r.stderr
 
 
