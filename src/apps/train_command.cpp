@@ -12,10 +12,12 @@
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/io/data_transform.hpp"
+#include "gplvm/io/dataset_reader.hpp"
 #include "gplvm/io/distributed_dataset.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/manifold/output_space_registry.hpp"
 #include "gplvm/models/model_registry.hpp"
+#include "gplvm/run/data_scaled_defaults.hpp"
 #include "gplvm/run/fitting_method.hpp"
 #include "gplvm/run/manifold_data.hpp"
 #include "gplvm/run/train_config.hpp"
@@ -37,6 +39,21 @@ CommandLine train_command_line() {
 
 }  // namespace
 
+namespace {
+
+// On rank 0: the BLAS and rank notes, the automatic choices, and every key's value.
+void print_resolved_config(const ResolvedTrainConfig& resolved, const std::string& scale_note,
+                           const Communicator& comm) {
+  if (!comm.is_root()) return;
+  std::fprintf(stderr, "# %s\n# ranks: %d, %s\n", blas_kernel_note().c_str(), comm.size(),
+               thread_note().c_str());
+  for (const std::string* note : {&resolved.automatic_note, &scale_note})
+    if (!note->empty()) std::fprintf(stderr, "# %s\n", note->c_str());
+  std::fprintf(stderr, "# resolved configuration\n%s\n", resolved.config.to_toml().c_str());
+}
+
+}  // namespace
+
 int train_command(const Arguments& args, const Communicator& comm) {
   CommandLine cl = train_command_line();
   cl.parse(args);
@@ -52,14 +69,16 @@ int train_command(const Arguments& args, const Communicator& comm) {
   // From here on SIGTERM and SIGUSR1 request a stop: one that arrives while the data load or the
   // model starts is honoured after the first step or iteration, with a checkpoint (exit 3).
   install_stop_signal_handlers();
-  const ResolvedTrainConfig resolved =
-      resolve_train_config(schema, cl.value_or("config", ""), cl.overrides());
-  const Config& config = resolved.config;
+  // N first (the dataset's shape, not its rows): the automatic budget depends on it.
+  const ResolvedTrainConfig given = resolve_train_config(schema, cl.value_or("config", ""), cl.overrides());
+  const std::uint64_t num_rows = inspect_dataset(given.config.get_string("data.path"),
+                                                 given.config.get_string("data.dataset"), comm.raw())
+                                     .rows;
+  ResolvedTrainConfig resolved =
+      resolve_train_config(schema, cl.value_or("config", ""), cl.overrides(), num_rows);
+  const Config& config = resolved.config;  // resolved again below where the data's scale sets defaults
   if (comm.is_root())
     for (const std::string& warning : resolved.warnings) log_warning(warning);
-  if (comm.is_root())
-    std::fprintf(stderr, "# %s\n# ranks: %d, %s\n# resolved configuration\n%s\n", blas_kernel_note().c_str(),
-                 comm.size(), thread_note().c_str(), config.to_toml().c_str());
   // Before the data are read: a method that cannot train the model fails in seconds.
   const FittingMethod& method = fitting_method_for(config);
 
@@ -77,11 +96,25 @@ int train_command(const Arguments& args, const Communicator& comm) {
     require_output_space_model(config.get_string("model.kind"), output_space);
     output_chart = map_training_data_to_tangent(data, output_space, comm);
   }
+  // The scale warning is about default hyperparameters that assume unit-scale data; where the
+  // variances may follow the data instead, they do (run/data_scaled_defaults.hpp).
+  const bool may_follow = variances_may_follow_data(config);
+  const DataTransform preprocess = preprocess_training_data(
+      data, config.get_bool("data.center"), config.get_bool("data.standardize"), comm,
+      model_kind(config.get_string("model.kind")).unit_scale_defaults && !may_follow);
+  std::string scale_note;
+  if (may_follow) {
+    const ScaledDefaults scaled = data_scaled_defaults(config, training_data_statistics(data, comm));
+    if (!scaled.overrides.empty()) {
+      std::vector<std::string> overrides = cl.overrides();
+      overrides.insert(overrides.end(), scaled.overrides.begin(), scaled.overrides.end());
+      resolved = resolve_train_config(schema, cl.value_or("config", ""), overrides, num_rows);
+      scale_note = scaled.note;
+    }
+  }
+  print_resolved_config(resolved, scale_note, comm);
   TrainSettings s = train_settings(config, static_cast<Index>(data.cols));
   s.data_file_as_given = resolved.data_path_as_given;
-  // The scale warning is about default hyperparameters that assume unit-scale data.
-  const DataTransform preprocess = preprocess_training_data(
-      data, s.center, s.standardize, comm, model_kind(config.get_string("model.kind")).unit_scale_defaults);
   // SAS steps call OpenBLAS only for the A x A Cholesky; the rank's own threads run the rest. An
   // OpenBLAS pool (OPENBLAS_NUM_THREADS > 1) would spin between its calls on the cores those
   // threads need (seen in perf as sched_yield taking a tenth of a 2-thread step), so it gets one.

@@ -162,28 +162,25 @@ std::string constant_columns_note(const DataTransform& t) {
          " are constant and are left unscaled (scale 1)";
 }
 
-namespace {
-
-ColumnStatistics dataset_statistics(const DistributedDataset& data, const Communicator& comm) {
+ColumnStatistics training_data_statistics(const DistributedDataset& data, const Communicator& comm) {
   // Every rank holds at least one row, in local or (float32 storage) in local_f32.
   return data.local.rows() > 0 ? column_statistics(comm, DataRef(data.local), data.rows)
                                : column_statistics(comm, DataRefF(data.local_f32), data.rows);
 }
 
-}  // namespace
-
 DataTransform preprocess_training_data(DistributedDataset& data, bool center, bool standardize,
                                        const Communicator& comm, bool warn_about_scale) {
-  const DataTransform t = make_data_transform(dataset_statistics(data, comm), center, standardize);
+  const DataTransform t = make_data_transform(training_data_statistics(data, comm), center, standardize);
   apply_data_transform(t, data);
   const bool scale_warning = warn_about_scale && !standardize;
   if (!comm.is_root()) {
-    if (scale_warning) dataset_statistics(data, comm);  // collective: rank 0 needs it for the warning
+    if (scale_warning) training_data_statistics(data, comm);  // collective: rank 0 needs it for the warning
     return t;
   }
   if (const std::string note = constant_columns_note(t); !note.empty()) log_warning(note);
   if (scale_warning)
-    if (const std::string warning = data_scale_warning(dataset_statistics(data, comm)); !warning.empty())
+    if (const std::string warning = data_scale_warning(training_data_statistics(data, comm));
+        !warning.empty())
       log_warning(warning);
   return t;
 }

@@ -46,9 +46,7 @@ void validate_config(const SparseGplvmConfig& c, std::uint64_t num_data, std::ui
   require(num_data >= 1, "the data set is empty", {"", "N", "0"});
   require(local_begin + local_rows <= num_data, "local row range exceeds the data set",
           {"", "rows", std::to_string(local_begin) + "+" + std::to_string(local_rows)});
-  require(c.num_inducing >= 1 && static_cast<std::uint64_t>(c.num_inducing) <= num_data,
-          "the number of inducing inputs must be between 1 and the number of data rows (" +
-              std::to_string(num_data) + ")",
+  require(c.num_inducing >= 1, "the number of inducing inputs must be at least 1",
           {"", "sparse.inducing", std::to_string(c.num_inducing)});
   require(c.free_latent_variance > 0, "initial latent variance must be positive",
           {"", "model.free_latent_variance", std::to_string(c.free_latent_variance)});
@@ -452,6 +450,12 @@ Vector SparseGplvmModel::optimal_posterior(const Communicator& comm, const Vecto
 
 void SparseGplvmModel::initialise_from_data(const Communicator& comm, const RowPartition& partition,
                                             LocalRows local_rows) {
+  // M <= N bounds training alone (the inducing inputs start among the N latents): a trained model
+  // encodes and predicts any number of new rows.
+  require(static_cast<std::uint64_t>(config_.num_inducing) <= num_data(),
+          "the number of inducing inputs must be between 1 and the number of data rows (" +
+              std::to_string(num_data()) + ")",
+          {"", "sparse.inducing", std::to_string(config_.num_inducing)});
   const DataRef& local = float64_rows(local_rows);
   initial_latents_.reset();
   initial_inducing_.reset();

@@ -33,6 +33,10 @@ void validate_options(const TaoOptions& o) {
   for (const auto& [name, value] : {std::pair{"gatol", o.gatol}, {"grtol", o.grtol}, {"gttol", o.gttol}})
     require(std::isfinite(value) && value >= 0, "TAO tolerances must be finite and non-negative",
             {"", name, std::to_string(value)});
+  require(
+      std::isfinite(o.frtol) && o.frtol >= 0 && o.frtol_window >= 1,
+      "the objective's relative tolerance must be finite and >= 0, over a window of at least one iteration",
+      {"", "frtol", std::to_string(o.frtol)});
   require(o.max_iterations >= 0, "the maximum number of iterations must be non-negative",
           {"", "max_iterations", std::to_string(o.max_iterations)});
   require(o.max_function_evaluations >= 1, "the maximum number of function evaluations must be positive",
@@ -90,7 +94,16 @@ struct SolveContext {
   // solve starts with its memory's points.
   std::deque<TaoMemoryPoint> recent;
   std::exception_ptr error;
+  bool objective_settled = false;  // the frtol test ended the solve
 };
+
+// The objective fell by at most frtol |f| over the last frtol_window iterations of this solve.
+bool objective_settled(const TaoOptions& o, const std::vector<TaoIterate>& history) {
+  const auto window = static_cast<std::size_t>(o.frtol_window);
+  if (o.frtol <= 0 || window == 0 || history.size() <= window) return false;
+  const double now = history.back().objective, before = history[history.size() - 1 - window].objective;
+  return before - now <= o.frtol * std::abs(now);
+}
 
 // Enough for the memory of a solve stopped now: kTaoLbfgsHistory + 1 points before the current one.
 constexpr std::size_t kRecentPoints = kTaoLbfgsHistory + 2;
@@ -143,6 +156,9 @@ PetscErrorCode record_iteration(Tao tao, void* raw_context) {
     context.history.push_back({static_cast<int>(iteration), f, gnorm});
     if (context.options->on_iteration) context.options->on_iteration(context.history.back());
     stop = context.options->should_stop && context.options->should_stop();
+    // Every rank holds the same objective history (TAO's reductions), so all agree.
+    if (!stop && objective_settled(*context.options, context.history))
+      stop = context.objective_settled = true;
   } catch (...) {
     context.error = std::current_exception();
     return report_exception("the iteration monitor");
@@ -234,6 +250,10 @@ bool stopped_on_gradient_tolerance(TaoStopReason reason) noexcept {
          reason == TaoStopReason::gradient_decrease;
 }
 
+bool stopped_converged(TaoStopReason reason) noexcept {
+  return stopped_on_gradient_tolerance(reason) || reason == TaoStopReason::objective_relative;
+}
+
 std::string to_string(TaoStopReason reason) {
   switch (reason) {
     case TaoStopReason::gradient_absolute:
@@ -248,6 +268,8 @@ std::string to_string(TaoStopReason reason) {
       return "objective_minimum (f below TAO's lower bound)";
     case TaoStopReason::stop_requested:
       return "stop_requested (the caller asked to stop)";
+    case TaoStopReason::objective_relative:
+      return "objective_relative (f changed by <= frtol |f| over the last iterations)";
     case TaoStopReason::max_iterations:
       return "max_iterations";
     case TaoStopReason::max_function_evaluations:
@@ -384,8 +406,8 @@ TaoResult TaoMinimizer::minimize(const ConstVectorRef& initial, const Distribute
   s.check(TaoGetSolutionStatus(tao.get(), &iterations, &result.objective, &result.gradient_norm, &cnorm,
                                &xdiff, &reason),
           "TaoGetSolutionStatus");
-  result.reason = from_petsc(reason);
-  result.converged = stopped_on_gradient_tolerance(result.reason);
+  result.reason = context.objective_settled ? TaoStopReason::objective_relative : from_petsc(reason);
+  result.converged = stopped_converged(result.reason);
   result.iterations = static_cast<int>(iterations);
   result.solution = copy_out(x.get());
   result.history = std::move(context.history);

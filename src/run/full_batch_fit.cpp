@@ -7,7 +7,9 @@
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/exit_codes.hpp"
 #include "gplvm/core/json_writer.hpp"
+#include "gplvm/core/log.hpp"
 #include "gplvm/core/stop_signals.hpp"
+#include "gplvm/models/model_registry.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/training_outputs.hpp"
 
@@ -15,6 +17,13 @@ namespace gplvm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The longest the run can still take: the iteration limit at the mean pace so far (L-BFGS usually
+// stops earlier, on a tolerance, so this is a bound and says so).
+std::string time_to_limit(int iteration, int limit, double seconds) {
+  if (iteration <= 0 || limit <= iteration) return "";
+  return " ETA <= " + format_duration(seconds / iteration * (limit - iteration)) + " (the iteration limit)";
+}
 
 void print_summary(bool json, const std::string& path, const Model& model, const FullBatchResult& r,
                    const std::string& method, const std::string& value_name, double seconds) {
@@ -85,8 +94,10 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
       state.curve.push_back({first_iteration + static_cast<std::uint64_t>(iteration), 0, value, t});
     if (comm.is_root() &&
         std::chrono::duration<double>(Clock::now() - last_report).count() >= s.trainer.progress_seconds) {
-      std::fprintf(stderr, "iteration %d %s %.10g |grad| %.3g elapsed %.0fs\n", iteration,
-                   objective->value_name().c_str(), value, gradient_norm, t);
+      const double solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      std::fprintf(stderr, "iteration %d %s %.10g |grad| %.3g elapsed %.0fs%s\n", iteration,
+                   objective->value_name().c_str(), value, gradient_norm, t,
+                   time_to_limit(iteration, options.max_iterations, solve_seconds).c_str());
       last_report = Clock::now();
     }
   };
@@ -144,6 +155,11 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
     return kExitStopped;
   }
   write_run_file(s.output_path, comm, {run.model, state, latents, run.labels, metadata}, false);
+  if (comm.is_root() && !r.converged)
+    log_warning("the full-batch optimiser stopped before converging (" + r.reason_text +
+                "): the model may be undertrained; if it ran out of iterations, raise " +
+                model_kind(run.model.kind()).full_batch_section +
+                ".max_iterations and continue with --resume auto");
   if (comm.is_root())
     print_summary(run.json, s.output_path, run.model, r, method, objective->value_name(), state.wall_seconds);
   return kExitOk;

@@ -26,6 +26,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The limit that ended a run the stopping rule did not: "train.max_steps = 300" or
+// "train.epochs = 10 (10 steps)"; empty for a run that converged or stopped otherwise.
+std::string budget_limit(const TrainSettings& s, const TrainingState& state, const TrainRunStats& stats) {
+  if (state.convergence.converged || stats.reason != StopReason::max_steps) return "";
+  const TrainerOptions& o = s.trainer;
+  if (o.max_steps > 0 && state.step >= o.max_steps) return "train.max_steps = " + std::to_string(o.max_steps);
+  return "train.epochs = " + std::to_string(o.epochs) + " (" + std::to_string(state.step) + " steps)";
+}
+
+// Said plainly, once: a run cut short by its budget is not a trained model (a user who reads only
+// the summary took ten steps of Adam for a result).
+void warn_about_budget(const TrainSettings& s, const std::string& limit) {
+  char tolerance[32];
+  std::snprintf(tolerance, sizeof tolerance, "%g", s.trainer.convergence.tolerance);
+  log_warning("training ended at its budget, " + limit + ", before the stopping rule (train.tolerance = " +
+              tolerance + ") found it converged: the model may be undertrained; raise " +
+              limit.substr(0, limit.find(' ')) + " and continue with --resume auto");
+}
+
 void print_summary(bool json, const TrainSettings& s, const TrainingState& state, const TrainRunStats& stats,
                    const Communicator& comm) {
   // Bytes per step: the mean over ranks of what each rank contributed to collectives.
@@ -41,6 +60,8 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   const bool converged = state.convergence.converged;
   const std::string reason = to_string(stats.reason);
   const std::optional<double> final_change = final_tenth_change(state.curve);
+  const std::string limit = budget_limit(s, state, stats);
+  if (!limit.empty()) warn_about_budget(s, limit);
   if (!json) {
     char change[96] = "";
     if (final_change)
@@ -50,13 +71,19 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
                 static_cast<unsigned long long>(state.step), objective, seconds,
                 converged ? ("converged at step " + std::to_string(state.convergence.converged_step)).c_str()
                           : "not converged by the stopping rule",
-                reason.c_str(), change);
+                limit.empty() ? reason.c_str() : ("stopped by " + limit).c_str(), change);
     return;
   }
   JsonWriter w = json_summary("train");
   w.key("output").value(s.output_path).key("checkpoint_dir").value(s.checkpoint_dir);
   w.key("ranks").value(comm.size()).key("steps").value(state.step).key("final_objective").value(objective);
-  w.key("converged").value(converged).key("reason").value(reason).key("converged_step");
+  w.key("converged").value(converged).key("reason").value(reason);
+  w.key("stopped_by");
+  if (limit.empty())
+    w.null();
+  else
+    w.value(limit.substr(0, limit.find(' ')));
+  w.key("converged_step");
   if (converged)
     w.value(state.convergence.converged_step);
   else

@@ -14,10 +14,16 @@
 #include "gplvm/models/sas_model_config.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 #include "gplvm/probdr/probdr_settings.hpp"
+#include "gplvm/run/automatic_budget.hpp"
 #include "gplvm/run/fitting_method.hpp"
 
 namespace gplvm {
 namespace {
+
+// The L-BFGS runs' objective tolerance (full_batch.frtol, exact.frtol): 10 iterations that change
+// the bound by less than 1e-5 of it move the latents by nothing a k-NN accuracy shows (measured on
+// digits: docs/guide/training.md).
+constexpr double kFullBatchFrtol = 1e-5;
 
 // Keys held in an int (iteration limits, ScaLAPACK block and grid) are range-checked to fit one.
 constexpr double kMaxInt = std::numeric_limits<int>::max();
@@ -272,6 +278,11 @@ ConfigSchema train_config_schema() {
       .add_double("full_batch.gatol", 1e-5, "full_batch: stop when ||grad bound|| <= gatol", {R::at_least(0)})
       .add_double("full_batch.grtol", 1e-8, "full_batch: stop when ||grad bound|| / |bound| <= grtol",
                   {R::at_least(0)})
+      .add_double(
+          "full_batch.frtol", kFullBatchFrtol,
+          "full_batch: stop (converged) when 10 iterations changed the bound by at most frtol |bound| "
+          "(0: off)",
+          {R::at_least(0)})
       .add_int("full_batch.max_iterations", 1000, "full_batch: L-BFGS iteration limit",
                {R::range(1, kMaxInt)})
       .add_int("train.seed", 0, "seed of every random draw", {R::at_least(0)})
@@ -342,6 +353,10 @@ ConfigSchema train_config_schema() {
                   {R::at_least(0)})
       .add_double("exact.gatol", 1e-5, "exact: stop when ||grad LML|| <= gatol", {R::at_least(0)})
       .add_double("exact.grtol", 1e-8, "exact: stop when ||grad LML|| / |LML| <= grtol", {R::at_least(0)})
+      .add_double(
+          "exact.frtol", kFullBatchFrtol,
+          "exact: stop (converged) when 10 iterations changed the LML by at most frtol |LML| (0: off)",
+          {R::at_least(0)})
       .add_int("exact.max_iterations", 2000, "exact: L-BFGS iteration limit", {R::range(1, kMaxInt)})
       .add_double("exact.min_noise_variance", 1e-6, "exact: lower bound on the noise variance",
                   {R::greater_than(0)})
@@ -372,7 +387,8 @@ std::string absolute_from(const std::filesystem::path& base, const std::string& 
 }  // namespace
 
 ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::string& config_path,
-                                         const std::vector<std::string>& overrides) {
+                                         const std::vector<std::string>& overrides,
+                                         std::optional<std::uint64_t> num_rows) {
   namespace fs = std::filesystem;
   const Config given = resolve_config(schema, config_path, overrides);
   const fs::path cwd = fs::current_path();
@@ -396,12 +412,18 @@ ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::
   // The paper optimiser's own initial rate (Watanabe et al.'s code) unless the user chose one.
   if (!given.was_set("train.learning_rate") && given.get_string("optim.method") == "riemannian_gd_paper")
     absolute.push_back("train.learning_rate=0.01");
+  AutomaticBudget budget;
+  if (num_rows) {
+    budget = automatic_budget(given, *num_rows);
+    absolute.insert(absolute.end(), budget.overrides.begin(), budget.overrides.end());
+  }
   std::vector<std::string> warnings;
   if (given.was_set("model.likelihood"))
     warnings.push_back(
         "model.likelihood is deprecated and ignored (the data term is Gaussian, on the data or, with "
         "model.output_space, on a manifold's tangent coordinates): remove it from the configuration");
-  return {resolve_config(schema, config_path, absolute), given.get_string("data.path"), std::move(warnings)};
+  return {resolve_config(schema, config_path, absolute), given.get_string("data.path"), std::move(warnings),
+          budget.note};
 }
 
 TrainSettings train_settings(const Config& c, Index data_dim) {
@@ -448,6 +470,7 @@ TrainSettings train_settings(const Config& c, Index data_dim) {
   t.full_batch_options.gatol = c.get_double(section + "gatol");
   t.full_batch_options.grtol = c.get_double(section + "grtol");
   t.full_batch_options.max_iterations = static_cast<int>(c.get_int(section + "max_iterations"));
+  t.full_batch_options.frtol = c.get_double(section + "frtol");
   t.full_batch_options.replicated = c.get_bool("train.reproducible");
   // t.riemannian.method is the fitting method's choice (run/fitting_method.hpp).
   t.riemannian.adam = o.adam;

@@ -144,6 +144,7 @@ TaoOptions tao_options(const FullBatchOptions& o) {
   tao.grtol = o.grtol;
   tao.gttol = o.gttol;
   tao.max_iterations = o.max_iterations;
+  tao.frtol = o.frtol;
   tao.should_stop = o.should_stop;
   if (o.on_iteration)
     tao.on_iteration = [callback = o.on_iteration](const TaoIterate& it) {

@@ -67,6 +67,8 @@ DataTransform read_data_transform(const std::string& run_path, const Communicato
 // outside [-10, 10], or a column standard deviation above 10, or every one below 0.1. Empty when
 // the scale is sensible.
 std::string data_scale_warning(const ColumnStatistics& transformed);
+// The column statistics of the training data as loaded (or transformed). Collective.
+ColumnStatistics training_data_statistics(const DistributedDataset& data, const Communicator& comm);
 // A note naming the constant columns that standardising left unscaled; empty if there are none.
 std::string constant_columns_note(const DataTransform& transform);
 

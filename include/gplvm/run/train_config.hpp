@@ -1,6 +1,7 @@
 #pragma once
 // The configuration keys of `gplvm train` and their translation into model and trainer options.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,14 @@ struct ResolvedTrainConfig {
   std::string data_path_as_given;
   // What the user should change (a deprecated key that was set), for the root rank to print.
   std::vector<std::string> warnings;
+  // The automatic budget's choices (run/automatic_budget.hpp), for the root rank to print.
+  std::string automatic_note;
 };
+// With num_rows (the data's N, once known) the keys of the automatic budget the user left unset are
+// chosen for N; without it they keep their defaults (a sweep's plan is checked before any data).
 ResolvedTrainConfig resolve_train_config(const ConfigSchema& schema, const std::string& config_path,
-                                         const std::vector<std::string>& overrides);
+                                         const std::vector<std::string>& overrides,
+                                         std::optional<std::uint64_t> num_rows = std::nullopt);
 
 struct TrainSettings {
   std::string data_file, data_path, labels_path;

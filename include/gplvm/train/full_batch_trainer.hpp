@@ -34,6 +34,7 @@ struct FullBatchOptions {
   double grtol = 1e-8;
   double gttol = 0;  // ||g|| / ||g_0||
   int max_iterations = 2000;
+  double frtol = 0;  // converged when the objective changed by <= frtol |objective| over 10 iterations
   // Called on every rank after each iteration (0 = initial point) with the objective (maximised).
   std::function<void(int iteration, double objective, double gradient_norm)> on_iteration;
   // Polled after each iteration; must answer the same on every rank.
