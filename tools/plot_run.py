@@ -14,18 +14,24 @@ Reads the run file layout (docs/architecture.md, "Files, configuration and the c
   /labels        N integer labels (optional; in the file, or in the data file given by --data)
   /params/kernel/lengthscales  ARD lengthscales (in the run file, or in the run an encode or evaluate output
                  names in its "run" attribute): the default --dims are the two with the smallest
+  /labels attribute "names"  the class names of the legend (in the data file: tools/label_names.py)
 
 Writes OUT/latents.png (the two most relevant latent dimensions, or the ones given by --dims, coloured by
-label; Fashion-MNIST labels are named by class) and, when the file has a training curve, OUT/curve.png
-(objective against step and against wall time, raw and smoothed).
+label, on the view tools/latent_mosaic.py decodes: tools/latent_view.py) with a background in grey: the
+run's predictive variance on a grid (gplvm predict; runs with a GP decoder, and the encode and evaluate
+outputs of such runs), or with --geometry the log magnification of a gplvm geometry output; and, when
+the file has a training curve, OUT/curve.png (tools/plot_curve.py: minibatch steps raw and smoothed
+against step and wall time, full-batch iterations on a readable scale).
 
 Uses only Debian's python3-numpy, python3-h5py and python3-matplotlib, headless (Agg).
-Exit status: 0 on success, 2 for a missing or malformed input file or dataset (with a one-line message).
+Exit status: 0 on success, 2 for a missing or malformed input file or dataset (with a one-line message),
+1 when gplvm predict fails for --background variance.
 """
 
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,6 +46,12 @@ def missing_package(exc):  # pragma: no cover - depends on the host
 
 try:
     import h5py
+
+    import gplvm_predict
+    import label_names
+    import latent_background
+    import latent_view
+    import plot_curve
     from gplvm_run import InputProblem, open_h5, read_curve, read_dataset  # the run loader (tools/gplvm_run.py)
 except ImportError as exc:  # pragma: no cover - depends on the host
     missing_package(exc)
@@ -60,12 +72,10 @@ def import_matplotlib():
     except ImportError as exc:  # pragma: no cover - depends on the host
         missing_package(exc)
 
-EXIT_INPUT = 2
+EXIT_PREDICT, EXIT_INPUT = 1, 2
 MAX_LEGEND_CLASSES = 20  # more distinct labels than this get a colourbar instead of a legend
 MAX_ELLIPSES = 1500  # posterior ellipses drawn for at most this many (random) points, so the plot stays legible
-FASHION_MNIST_CLASSES = (
-    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"
-)
+BACKGROUND_CONDITION = 2000  # training rows the variance background conditions on: seconds, not minutes, at 10^5
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -94,7 +104,9 @@ def read_latents(run):
     if var is not None:
         var = np.asarray(var, dtype=float).reshape(mean.shape[0], -1)
     if source == "/latent/mean" and latent_space(run[source]) == "lorentz":
-        return to_poincare(run, mean), None, "Poincare"
+        if mean.shape[1] < 2 or np.any(mean[:, 0] < 1.0 - 1e-9):
+            raise InputProblem(f"{run.filename}: '/latent/mean' is marked lorentz but its rows are not on the hyperboloid")
+        return latent_view.poincare_from_lorentz(mean), None, "Poincare"
     return mean, var, "latent" if source == "/latent/mean" else "true latent"
 
 
@@ -103,23 +115,25 @@ def latent_space(dataset):
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def to_poincare(run, lorentz):
-    """Points of the hyperboloid (time-like coordinate first) on the Poincare ball: x_1..Q / (1 + x_0)."""
-    if lorentz.shape[1] < 2 or np.any(lorentz[:, 0] < 1.0 - 1e-9):
-        raise InputProblem(f"{run.filename}: '/latent/mean' is marked lorentz but its rows are not on the hyperboloid")
-    return lorentz[:, 1:] / (1.0 + lorentz[:, :1])
-
-
 def attribute(h5, name):
     value = h5.attrs.get(name)
     return value.decode() if isinstance(value, bytes) else value
 
 
+def decoder_run(run):
+    """The run file whose decoder the latents belong to: the file itself when it holds parameters (a run or
+    a checkpoint), else the run an encode or evaluate output names; None for data files."""
+    if "/params" in run:
+        return run.filename
+    other = attribute(run, "run")
+    return other if other and os.path.isfile(other) else None
+
+
 def read_lengthscales(run, q):
     """The ARD lengthscales (Q of them) of the run, or of the run an encode/evaluate output names; else None."""
     files = [run]
-    other = attribute(run, "run")
-    if other and os.path.isfile(other):
+    other = decoder_run(run)
+    if other and other != run.filename:
         try:
             files.append(h5py.File(other, "r"))
         except OSError:
@@ -136,27 +150,6 @@ def read_lengthscales(run, q):
         for f in files[1:]:
             f.close()
     return None
-
-
-def default_dims(lengthscales, q):
-    """The two latent dimensions the kernel varies fastest along (smallest lengthscales), else 0 and 1."""
-    if lengthscales is None or q < 2:
-        return (0, 1)
-    a, b = np.argsort(lengthscales, kind="stable")[:2]
-    return (int(a), int(b))
-
-
-def class_names(h5, args, labels):
-    """Names for the labels: Fashion-MNIST's classes when the data are Fashion-MNIST, else None."""
-    if args.class_names == "none" or labels is None:
-        return None
-    if args.class_names == "auto":
-        sources = [args.data or "", h5.filename] + [str(attribute(h5, a) or "") for a in ("data_file", "test")]
-        if not any("fashion" in os.path.basename(s).lower() for s in sources):
-            return None
-    if not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= len(FASHION_MNIST_CLASSES):
-        return None
-    return FASHION_MNIST_CLASSES
 
 
 def read_labels(run, args, n_rows):
@@ -216,29 +209,49 @@ def draw_uncertainty(ax, mean, var, dims, order):
     ax.add_collection(ellipses)
 
 
-def plot_latents(mean, var, labels, dims, title, path, what="latent", names=None):
-    x, y, xlabel, ylabel = scatter_coordinates(mean, dims, what)
+@dataclass
+class LatentPlot:
+    """What latents.png shows: the latents (N x Q, plotted coordinates), their variances, labels and names, what
+    they are ("latent", "Poincare", "true latent", "principal component"), the plotted dims, the shared view
+    (None for one latent dimension) and the background field (or None)."""
+
+    mean: np.ndarray
+    var: np.ndarray
+    labels: np.ndarray
+    names: tuple
+    what: str
+    dims: tuple
+    view: latent_view.View = None
+    background: latent_background.Background = None
+
+
+def plot_latents(p, title, path):
+    x, y, xlabel, ylabel = scatter_coordinates(p.mean, p.dims, p.what)
     n = x.shape[0]
     size, alpha = marker_style(n)
     # Draw in a fixed random order so that no class is painted over another just by its row order.
     order = np.random.default_rng(0).permutation(n)
-    fig, ax = plt.subplots(figsize=(7, 6), dpi=130)
-    if var is not None:
-        draw_uncertainty(ax, mean, var, dims, order)
-    if labels is None:
+    fig, ax = plt.subplots(figsize=(7.5, 6), dpi=130)
+    if p.background is not None:
+        latent_background.draw(ax, fig, p.background)
+    if p.var is not None:
+        draw_uncertainty(ax, p.mean, p.var, p.dims, order)
+    if p.labels is None:
         ax.scatter(x[order], y[order], s=size, alpha=alpha, linewidths=0, rasterized=True)
     else:
-        draw_labelled(fig, ax, x[order], y[order], labels[order], size, alpha, names)
-    if what == "Poincare":
+        draw_labelled(fig, ax, x[order], y[order], p.labels[order], size, alpha, p.names)
+    if p.what == "Poincare":
         draw_poincare_disk(ax)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    subtitle = f"N = {n}, Q = {mean.shape[1]}" + (" (hyperbolic)" if what == "Poincare" else "")
-    if var is not None:
-        subtitle += f", mean posterior sd = {np.sqrt(np.mean(var)):.3g} (ellipses: 1 sd)"
+    subtitle = f"N = {n}, Q = {p.mean.shape[1]}" + (" (hyperbolic)" if p.what == "Poincare" else "")
+    if p.var is not None:
+        subtitle += f", mean posterior sd = {np.sqrt(np.mean(p.var)):.3g} (ellipses: 1 sd)"
     ax.set_title(f"{title}\n{subtitle}", fontsize=10)
-    if mean.shape[1] > 1:
-        ax.set_aspect("equal", adjustable="datalim")
+    if p.view is not None:  # the view latent_mosaic.py decodes, at equal scales
+        ax.set_xlim(*p.view.box[:2])
+        ax.set_ylim(*p.view.box[2:])
+        ax.set_aspect("equal", adjustable="box")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -280,53 +293,51 @@ def draw_labelled(fig, ax, x, y, labels, size, alpha, names=None):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Training curve
+# Background and curve
 
 
-def smooth(values, window):
-    """Centred running mean with the window shrinking at the ends (no lag, no edge droop)."""
-    n = values.shape[0]
-    if n == 0 or window <= 1:
-        return values.copy()
-    half = window // 2
-    csum = np.concatenate(([0.0], np.cumsum(values)))
-    idx = np.arange(n)
-    lo, hi = np.maximum(idx - half, 0), np.minimum(idx + half + 1, n)
-    return (csum[hi] - csum[lo]) / (hi - lo)
+def has_gp_decoder(path):
+    try:
+        with h5py.File(path, "r") as h5:
+            return isinstance(h5.get("/params/kernel"), h5py.Group)
+    except OSError:
+        return False
 
 
-def plot_curve(curve, window, log_y, title, path):
-    keep = np.isfinite(curve["objective"]) & np.isfinite(curve["step"]) & np.isfinite(curve["wall_time"])
-    step, wall, objective = curve["step"][keep], curve["wall_time"][keep], curve["objective"][keep]
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), dpi=130)
-    if step.size == 0:
-        for ax in axes:
-            ax.text(0.5, 0.5, "no training steps recorded", ha="center", va="center", transform=ax.transAxes)
-    else:
-        w = window if window else max(1, step.size // 50)
-        smoothed = smooth(objective, w)
-        for ax, xs, xlabel in ((axes[0], step, "step"), (axes[1], wall, "wall time (s)")):
-            ax.plot(xs, objective, color="0.6", linewidth=0.6, alpha=0.6, label="per step", rasterized=True)
-            ax.plot(xs, smoothed, color="C0", linewidth=1.6, label=f"running mean ({w} steps)")
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel("objective")
-            if log_y:
-                ax.set_yscale("symlog" if np.any(objective <= 0) else "log")
-            ax.grid(alpha=0.3)
-        mark_epochs(axes[0], step, curve["epoch"][keep])
-        axes[0].legend(fontsize=8)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+def read_background(run, args, view):
+    """The background field of latents.png: --geometry's log magnification, else (--background auto or
+    variance) the predictive variance of the decoder's run, when it has a GP decoder; else None. In auto
+    mode a failing gplvm predict is a warning, the plot drawn without."""
+    if view is None:
+        return None
+    if args.geometry:
+        return latent_background.log_magnification(args.geometry, view)
+    decoder = decoder_run(run)
+    if args.background == "none" or not (decoder and has_gp_decoder(decoder)):
+        if args.background == "variance":
+            raise InputProblem(f"{run.filename}: --background variance needs a run with a GP decoder "
+                               "(or an encode or evaluate output of one)")
+        return None
+    try:
+        return latent_background.predictive_variance(decoder, view, gplvm=args.gplvm, ranks=args.ranks,
+                                                     condition=args.background_condition or None)
+    except gplvm_predict.PredictFailed as exc:
+        if args.background == "variance":
+            raise
+        sys.stderr.write(f"plot_run.py: warning: latents.png without its variance background: {exc}\n")
+        return None
 
 
-def mark_epochs(ax, step, epoch):
-    """Faint vertical lines where a new epoch starts, when there are few enough to see."""
-    starts = step[1:][np.diff(epoch) != 0]
-    if 0 < starts.size <= 30:
-        for i, s in enumerate(starts):
-            ax.axvline(s, color="0.8", linewidth=0.8, linestyle=":", zorder=0, label="new epoch" if i == 0 else None)
+def run_attributes(run):
+    return {name: attribute(run, name) for name in run.attrs}
+
+
+def config_text(run):
+    value = run.get("/config")
+    if not isinstance(value, h5py.Dataset):
+        return ""
+    value = value[()]
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -337,7 +348,8 @@ def parse_args(argv):
         prog="plot_run.py",
         description="Plot the latents (latents.png) and training curve (curve.png) of a gplvm run file, or the "
         "latents of any other file gplvm writes (encode, evaluate, generate, import).",
-        epilog="Exit status: 0 on success, 2 for a missing or malformed file or dataset.",
+        epilog="Exit status: 0 on success, 2 for a missing or malformed file or dataset, 1 when gplvm predict "
+        "fails for --background variance.",
     )
     parser.add_argument("run", metavar="RUN.h5", help="run, checkpoint, encode, evaluate or data file")
     parser.add_argument("--data", metavar="DATA.h5", help="data file to take the labels from")
@@ -355,8 +367,21 @@ def parse_args(argv):
     )
     parser.add_argument(
         "--class-names", choices=("auto", "fashion_mnist", "none"), default="auto",
-        help="label names in the legend (auto: Fashion-MNIST's classes when the data file's name says fashion)",
+        help="label names in the legend (auto: the 'names' attribute of the data file's labels; fashion_mnist: "
+        "Fashion-MNIST's classes)",
     )
+    parser.add_argument(
+        "--background", choices=("auto", "variance", "none"), default="auto",
+        help="the field under the latents: the predictive variance on a grid (gplvm predict; auto: when the run "
+        "has a GP decoder and predict succeeds) or none",
+    )
+    parser.add_argument("--geometry", metavar="GEOMETRY.h5",
+                        help="a gplvm geometry output: its log sqrt det E[G] as the background instead")
+    parser.add_argument("--background-condition", type=int, default=BACKGROUND_CONDITION, metavar="M",
+                        help=f"training rows the variance is conditioned on (default {BACKGROUND_CONDITION}; 0 all)")
+    parser.add_argument("--gplvm", default=gplvm_predict.default_gplvm(),
+                        help="the gplvm executable (default: build/gplvm, then PATH)")
+    parser.add_argument("--ranks", type=int, default=1, help="MPI ranks for gplvm predict (default 1: no mpirun)")
     parser.add_argument("--smooth", type=int, default=0, metavar="W", help="running-mean window (default M/50)")
     parser.add_argument("--log-y", action="store_true", help="logarithmic objective axis (symlog if any <= 0)")
     return parser.parse_args(argv)
@@ -367,32 +392,47 @@ def default_out_dir(run_path):
     return os.path.join(os.path.dirname(os.path.abspath(run_path)), f"{stem}_plots")
 
 
+def read_inputs(run, args):
+    """The latent plot and the curve (or None) of the open input file: everything read and checked."""
+    mean, var, what = read_latents(run)
+    labels = read_labels(run, args, mean.shape[0])
+    dims = tuple(args.dims or latent_view.plot_dims(read_lengthscales(run, mean.shape[1]), mean.shape[1]))
+    check_dims(mean, dims)
+    view = latent_view.view_of(mean, dims, lorentz=what == "Poincare") if mean.shape[1] > 1 else None
+    names = label_names.class_names(run, labels, args.class_names, args.data, args.labels_path or "/labels")
+    plot = LatentPlot(mean, var, labels, names, what, dims, view, read_background(run, args, view))
+    curve = None
+    if "/train/curve" in run:
+        curve = dict(curve=read_curve(run), is_full_batch=plot_curve.full_batch(run_attributes(run), config_text(run)))
+    return plot, curve
+
+
 def main(argv=None):
     args = parse_args(argv)
     out_dir = args.out_dir or default_out_dir(args.run)
     try:
         with open_h5(args.run, "run") as run:  # read and check everything before writing anything
-            mean, var, what = read_latents(run)
-            curve = read_curve(run) if "/train/curve" in run else None
-            labels = read_labels(run, args, mean.shape[0])
-            dims = args.dims or default_dims(read_lengthscales(run, mean.shape[1]), mean.shape[1])
-            names = class_names(run, args, labels)
-        check_dims(mean, dims)
+            plot, curve = read_inputs(run, args)
         os.makedirs(out_dir, exist_ok=True)
     except InputProblem as exc:
         sys.stderr.write(f"plot_run.py: error: {exc}\n")
         return EXIT_INPUT
+    except gplvm_predict.PredictFailed as exc:
+        sys.stderr.write(f"plot_run.py: error: {exc}\n")
+        return EXIT_PREDICT
     except OSError as exc:
         sys.stderr.write(f"plot_run.py: error: cannot create output directory {out_dir}: {exc}\n")
         return EXIT_INPUT
     import_matplotlib()
     title = os.path.basename(args.run)
-    plot_latents(mean, var, labels, dims, title, os.path.join(out_dir, "latents.png"), what, names)
+    latents_png = os.path.join(out_dir, "latents.png")
+    plot_latents(plot, title, latents_png)
     if curve is None:
-        print(f"wrote {os.path.join(out_dir, 'latents.png')} (the file has no training curve)")
+        print(f"wrote {latents_png} (the file has no training curve)")
         return 0
-    plot_curve(curve, args.smooth, args.log_y, title, os.path.join(out_dir, "curve.png"))
-    print(f"wrote {os.path.join(out_dir, 'latents.png')} and {os.path.join(out_dir, 'curve.png')}")
+    curve_png = os.path.join(out_dir, "curve.png")
+    plot_curve.plot_curve(plt, curve["curve"], curve_png, title, args.smooth, args.log_y, curve["is_full_batch"])
+    print(f"wrote {latents_png} and {curve_png}")
     return 0
 
 

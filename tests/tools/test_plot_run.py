@@ -145,10 +145,17 @@ def test_encode_output_without_curve(tmp):
         f["/params/kernel/lengthscales"] = np.array([2.0, 0.3, 0.7])
     write_encode_output(encoded, run_path)
     out = os.path.join(tmp, "enc_plots")
-    result = run(encoded, "--out-dir", out)
+    # The fake run has a kernel but no parameters gplvm predict can load (or there is no gplvm here): the
+    # variance background is then left out with a warning, not an error.
+    result = run(encoded, "--out-dir", out, "--gplvm", os.path.join(tmp, "no_gplvm_here"))
     assert result.returncode == 0, result.stderr
+    assert "without its variance background" in result.stderr, result.stderr
     assert_png(os.path.join(out, "latents.png"))
     assert not os.path.exists(os.path.join(out, "curve.png")), "an encode output has no training curve to plot"
+    data = os.path.join(tmp, "plain.h5")
+    with h5py.File(data, "w") as f:
+        f["/latent/mean"] = np.zeros((5, 2))
+    expect_exit_2([data, "--out-dir", out, "--background", "variance"], "needs a run with a GP decoder")
 
 
 def test_generated_and_imported_data_files(tmp):
@@ -178,7 +185,7 @@ def load_module():
     return plot_run
 
 
-def test_default_dims_follow_the_smallest_lengthscales(tmp):
+def test_lengthscales_of_the_run_or_of_the_run_an_encoding_names(tmp):
     plot_run = load_module()
     run_path, encoded = os.path.join(tmp, "run.h5"), os.path.join(tmp, "encoded.h5")
     write_run(run_path, q=4)
@@ -188,25 +195,66 @@ def test_default_dims_follow_the_smallest_lengthscales(tmp):
     for path in (run_path, encoded):  # the run's own kernel, or the kernel of the run an encoding names
         with h5py.File(path, "r") as f:
             lengthscales = plot_run.read_lengthscales(f, 4)
+            assert plot_run.decoder_run(f) == run_path
         assert lengthscales is not None and np.allclose(lengthscales, [2.0, 0.9, 5.0, 0.1]), (path, lengthscales)
-        assert plot_run.default_dims(lengthscales, 4) == (3, 1)
-    assert plot_run.default_dims(None, 4) == (0, 1)
 
 
-def test_fashion_mnist_class_names(tmp):
-    plot_run = load_module()
-    encoded = os.path.join(tmp, "encoded.h5")
-    write_encode_output(encoded, os.path.join(tmp, "absent_run.h5"))
-    labels = np.arange(30) % 10
-    args = plot_run.parse_args([encoded])
-    with h5py.File(encoded, "r") as f:
-        names = plot_run.class_names(f, args, labels)
-        assert names is not None and names[0] == "T-shirt/top" and names[9] == "Ankle boot", names
-        assert plot_run.class_names(f, plot_run.parse_args([encoded, "--class-names", "none"]), labels) is None
-    other = os.path.join(tmp, "digits.h5")
-    write_run(other)
-    with h5py.File(other, "r") as f:
-        assert plot_run.class_names(f, plot_run.parse_args([other]), labels) is None
+def test_class_names_from_the_data_files_attribute(tmp):
+    import label_names  # noqa: E402 - on the path load_module() set
+
+    load_module()
+    data, named_run = os.path.join(tmp, "fashion_data.h5"), os.path.join(tmp, "run.h5")
+    names = ["zero", "one", "two"]
+    with h5py.File(data, "w") as f:
+        f["/Y"] = np.zeros((30, 2))
+        f["/labels"] = np.arange(30) % 3
+        f["/labels"].attrs["names"] = names
+    write_run(named_run, n=30)
+    with h5py.File(named_run, "a") as f:
+        f.attrs["data_file"] = data  # as gplvm train writes it: the data file, absolute
+    labels = np.arange(30) % 3
+    with h5py.File(named_run, "r") as f:  # the run's labels carry no names: they come from its data file
+        assert label_names.class_names(f, labels, "auto") == tuple(names)
+        assert label_names.class_names(f, labels, "none") is None
+        assert label_names.class_names(f, labels + 5, "auto") is None, "names that do not cover the labels"
+        assert label_names.class_names(f, labels, "fashion_mnist")[2] == "Pullover"
+    unnamed = os.path.join(tmp, "fashion_mnist_run.h5")  # a file name is no source of names
+    write_run(unnamed, n=30)
+    with h5py.File(unnamed, "r") as f:
+        assert label_names.class_names(f, labels, "auto") is None
+    result = run(named_run, "--out-dir", os.path.join(tmp, "named"))
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(tmp, "named", "latents.png"))
+
+
+def write_full_batch_run(path, iterations=400):
+    """An exact run's curve: L-BFGS climbing from -1e6 to about 1500, most of it in the first iterations."""
+    with h5py.File(path, "w") as f:
+        f["/latent/mean"] = np.random.default_rng(4).standard_normal((100, 2))
+        i = np.arange(iterations, dtype=float)
+        objective = 1500.0 - 1e6 * np.exp(-i / 3.0) - 50.0 * np.exp(-i / 100.0)
+        f["/train/curve"] = np.column_stack([i, np.zeros_like(i), objective, 0.01 * i])
+        f.attrs["model"] = "exact"
+
+
+def test_full_batch_curves_on_a_readable_scale(tmp):
+    load_module()
+    import plot_curve  # noqa: E402 - on the path load_module() set
+
+    assert plot_curve.full_batch({"model": "exact"}, "")
+    assert plot_curve.full_batch({"model": "sparse_gplvm"}, '[sparse]\ntraining = "full_batch"\n')
+    assert not plot_curve.full_batch({"model": "sparse_gplvm"}, '[sparse]\ntraining = "minibatch"\n')
+    assert not plot_curve.full_batch({"model": "sas"}, "")
+    path = os.path.join(tmp, "exact.h5")
+    write_full_batch_run(path)
+    with h5py.File(path, "r") as f:
+        objective = f["/train/curve"][:, 2]
+    start, (low, high) = plot_curve.full_batch_ylim(objective)
+    assert start == 39 and high > objective.max() and low < objective[start], (start, low, high)
+    assert high - low < 100, f"the first iterations' -1e6 squash the axis: {low} .. {high}"
+    result = run(path, "--out-dir", os.path.join(tmp, "plots"))
+    assert result.returncode == 0, result.stderr
+    assert_png(os.path.join(tmp, "plots", "curve.png"))
 
 
 def write_lorentz_run(path, poincare, labels):
@@ -255,8 +303,9 @@ def main():
         test_input_errors_exit_2,
         test_encode_output_without_curve,
         test_generated_and_imported_data_files,
-        test_default_dims_follow_the_smallest_lengthscales,
-        test_fashion_mnist_class_names,
+        test_lengthscales_of_the_run_or_of_the_run_an_encoding_names,
+        test_class_names_from_the_data_files_attribute,
+        test_full_batch_curves_on_a_readable_scale,
         test_lorentz_latents_on_the_poincare_disk,
         test_help,
     ]

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""gplvm predict, export and free-latent encode end to end, tools/latent_mosaic.py, against NumPy references, and tools/gplvm_run.py.
+"""gplvm predict, export and free-latent encode end to end, against NumPy references, and tools/gplvm_run.py.
 
 A small exact GPLVM run is trained on data drawn from a GP; then
   - predict (1 and 3 ranks) must equal the exact GP predictive computed here with NumPy from the run's
@@ -10,8 +10,8 @@ A small exact GPLVM run is trained on data drawn from a GP; then
   - export (npy and csv) must round-trip through numpy.load / numpy.loadtxt to what h5py reads from the run;
   - encode of the training rows (free latents: inferred) must land near the trained latents, and evaluate must
     infer the same latents and predict the NumPy exact GP there;
-  - gplvm_run's loaders must return what h5py reads;
-  - latent_mosaic.py picks the two smallest-lengthscale dimensions, tiles row-major images, and writes a PNG.
+  - gplvm_run's loaders must return what h5py reads.
+(tools/latent_mosaic.py: tests/tools/test_latent_plots.py.)
 
 Usage: test_predict_export.py GPLVM_EXECUTABLE MPIEXEC [MPI flags...]; plain asserts, exits non-zero on failure.
 """
@@ -27,7 +27,6 @@ import numpy as np
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 import gplvm_run  # noqa: E402
-import latent_mosaic  # noqa: E402
 
 GPLVM = sys.argv[1]
 MPIEXEC = sys.argv[2:]
@@ -233,32 +232,12 @@ def test_gplvm_run_loads_what_h5py_reads(tmp):
         assert "missing.h5" in str(e)
 
 
-def test_latent_mosaic(tmp):
-    fake = gplvm_run.Run(path="fake.h5", latent_mean=np.zeros((4, 3)), hyperparameters={"kernel/lengthscales": np.array([2.0, 0.5, 1.0])})
-    assert latent_mosaic.grid_dimensions(fake) == (1, 2)
-    assert latent_mosaic.grid_dimensions(gplvm_run.Run(path="vae.h5", latent_mean=np.zeros((4, 3)))) == (0, 1)
-    images = np.arange(24.0).reshape(4, 6)  # a 2 x 2 grid of 2 x 3 images, one per row
-    np.testing.assert_array_equal(latent_mosaic.tile(images, 2, (2, 3))[:2, 3:], [[6, 7, 8], [9, 10, 11]])
-    grid = latent_mosaic.grid_latents(fake, (1, 2), 3)
-    assert grid.shape == (9, 3) and (grid[:, 0] == 0).all()
-    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "latent_mosaic.py"), "run.h5", "--output",
-                        "mosaic.png", "--grid", "4", "--image-shape", "1x5", "--gplvm", GPLVM],
-                       cwd=tmp, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    with open(os.path.join(tmp, "mosaic.png"), "rb") as f:
-        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
-    r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "latent_mosaic.py"), "run.h5", "--output",
-                        "bad.png", "--gplvm", GPLVM], cwd=tmp, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 2 and "image shape" in r.stderr, r.stderr  # D = 5 is no square
-
-
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         train_run(tmp)
         for test in (test_predict_equals_numpy_exact_gp, test_predict_refuses_bad_inputs, test_predict_on_a_grid,
                      test_predict_grid_refuses_bad_values, test_export_round_trips,
-                     test_free_latent_encode_recovers_training_latents, test_gplvm_run_loads_what_h5py_reads,
-                     test_latent_mosaic):
+                     test_free_latent_encode_recovers_training_latents, test_gplvm_run_loads_what_h5py_reads):
             test(tmp)
             print(f"ok    {test.__name__}")
     print("all predict/export tests passed")
