@@ -21,7 +21,8 @@ Keys (tests/docs/README.md says what each does when the block runs):
     sub     OLD => NEW: a literal replacement in the block's text (repeatable)
 
 A fenced block without a language whose first line starts like a command (gplvm, mpirun, a script
-path, ...) is an error: it must be tagged, so that it is either run or skipped with its reason.
+path, ...) is an error: it must be tagged, so that it is either run or skipped with its reason. Blocks of
+other languages, and markers above them, are left to the tests that run those.
 """
 
 import re
@@ -97,7 +98,7 @@ def fenced_blocks(lines):
         i = end + 1
 
 
-def marker_above(lines, fence_index, path):
+def marker_above(lines, fence_index):
     """The marker's text (its key: value lines) right above a fence, or None."""
     end = fence_index - 1
     if end < 0 or not lines[end].rstrip().endswith("-->"):
@@ -143,15 +144,14 @@ def read_blocks(path, display_path=None):
     shown = display_path or path
     blocks = []
     for index, language, body in fenced_blocks(lines):
-        marker = marker_above(lines, index, shown)
         where = f"{shown}:{index + 1}"
         if language not in COMMAND_LANGUAGES:
-            if marker is not None:
-                raise MarkerError(f"{where}: an example marker above a block tagged '{language or 'nothing'}'")
+            # A marker above a block of another language is for the test that runs those blocks (the
+            # Python guide's: tests/python/test_guide_example.py).
             if not language and body and COMMAND_WORDS.match(body[0]):
                 raise MarkerError(f"{where}: an untagged block of commands: tag it ```sh (and mark it if it cannot run)")
             continue
         block = Block(shown, index + 1, language, "\n".join(body) + "\n")
-        apply_marker(block, marker or [])
+        apply_marker(block, marker_above(lines, index) or [])
         blocks.append(block)
     return blocks
