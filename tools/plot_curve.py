@@ -7,6 +7,9 @@ Two kinds of curve, drawn differently:
     that climbs by orders of magnitude in the first iterations and then creeps, unreadable on one
     linear axis. Drawn against the iteration with the y axis from the value a tenth of the way in, and
     as the gap to the best value on a log scale, which shows the convergence rate.
+A run that did not converge says so under the title: the run file's `converged` attribute is 1 when the
+stopping rule ended minibatch training and 0 when its budget (train.epochs, train.max_steps) or a signal
+did. Full-batch runs record no such verdict (their `converged` is always 0), so none is drawn for them.
 """
 
 import numpy as np
@@ -29,6 +32,16 @@ def full_batch(attributes, config_text):
         return tomllib.loads(config_text).get(section, {}).get(key) == "full_batch"
     except tomllib.TOMLDecodeError:
         return False
+
+
+def unconverged_note(attributes, is_full_batch):
+    """The warning for a minibatch run the stopping rule did not end, else None."""
+    converged = attributes.get("converged")
+    if is_full_batch or converged is None or int(converged) != 0 or not attributes.get("model"):
+        return None
+    steps = attributes.get("steps")
+    return (f"not converged: training stopped at its budget{f' ({int(steps)} steps)' if steps is not None else ''} "
+            "before the stopping rule ended it")
 
 
 def smooth(values, window):

@@ -223,6 +223,7 @@ class LatentPlot:
     dims: tuple
     view: latent_view.View = None
     background: latent_background.Background = None
+    note: str = None  # that the run did not converge, when its file says so
 
 
 def plot_latents(p, title, path):
@@ -247,7 +248,9 @@ def plot_latents(p, title, path):
     subtitle = f"N = {n}, Q = {p.mean.shape[1]}" + (" (hyperbolic)" if p.what == "Poincare" else "")
     if p.var is not None:
         subtitle += f", mean posterior sd = {np.sqrt(np.mean(p.var)):.3g} (ellipses: 1 sd)"
-    ax.set_title(f"{title}\n{subtitle}", fontsize=10)
+    if p.note:
+        subtitle += f"\n{p.note}"
+    ax.set_title(f"{title}\n{subtitle}", fontsize=10, color="firebrick" if p.note else "black")
     if p.view is not None:  # the view latent_mosaic.py decodes, at equal scales
         ax.set_xlim(*p.view.box[:2])
         ax.set_ylim(*p.view.box[2:])
@@ -400,10 +403,11 @@ def read_inputs(run, args):
     check_dims(mean, dims)
     view = latent_view.view_of(mean, dims, lorentz=what == "Poincare") if mean.shape[1] > 1 else None
     names = label_names.class_names(run, labels, args.class_names, args.data, args.labels_path or "/labels")
-    plot = LatentPlot(mean, var, labels, names, what, dims, view, read_background(run, args, view))
-    curve = None
-    if "/train/curve" in run:
-        curve = dict(curve=read_curve(run), is_full_batch=plot_curve.full_batch(run_attributes(run), config_text(run)))
+    attributes = run_attributes(run)
+    is_full_batch = plot_curve.full_batch(attributes, config_text(run))
+    note = plot_curve.unconverged_note(attributes, is_full_batch)
+    plot = LatentPlot(mean, var, labels, names, what, dims, view, read_background(run, args, view), note)
+    curve = dict(curve=read_curve(run), is_full_batch=is_full_batch, note=note) if "/train/curve" in run else None
     return plot, curve
 
 
@@ -431,7 +435,8 @@ def main(argv=None):
         print(f"wrote {latents_png} (the file has no training curve)")
         return 0
     curve_png = os.path.join(out_dir, "curve.png")
-    plot_curve.plot_curve(plt, curve["curve"], curve_png, title, args.smooth, args.log_y, curve["is_full_batch"])
+    plot_curve.plot_curve(plt, curve["curve"], curve_png, title, args.smooth, args.log_y, curve["is_full_batch"],
+                          curve["note"])
     print(f"wrote {latents_png} and {curve_png}")
     return 0
 

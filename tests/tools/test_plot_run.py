@@ -237,7 +237,7 @@ def write_full_batch_run(path, iterations=400):
         f.attrs["model"] = "exact"
 
 
-def test_full_batch_curves_on_a_readable_scale(tmp):
+def test_full_batch_curves_and_convergence_notes(tmp):
     load_module()
     import plot_curve  # noqa: E402 - on the path load_module() set
 
@@ -245,6 +245,12 @@ def test_full_batch_curves_on_a_readable_scale(tmp):
     assert plot_curve.full_batch({"model": "sparse_gplvm"}, '[sparse]\ntraining = "full_batch"\n')
     assert not plot_curve.full_batch({"model": "sparse_gplvm"}, '[sparse]\ntraining = "minibatch"\n')
     assert not plot_curve.full_batch({"model": "sas"}, "")
+    # Minibatch runs record whether the stopping rule ended them; full-batch runs record no verdict.
+    assert "not converged" in plot_curve.unconverged_note({"model": "sas", "converged": 0, "steps": 2000}, False)
+    assert "2000 steps" in plot_curve.unconverged_note({"model": "sas", "converged": 0, "steps": 2000}, False)
+    assert plot_curve.unconverged_note({"model": "sas", "converged": 1}, False) is None
+    assert plot_curve.unconverged_note({"model": "exact", "converged": 0}, True) is None
+    assert plot_curve.unconverged_note({}, False) is None, "a data file is no run"
     path = os.path.join(tmp, "exact.h5")
     write_full_batch_run(path)
     with h5py.File(path, "r") as f:
@@ -305,7 +311,7 @@ def main():
         test_generated_and_imported_data_files,
         test_lengthscales_of_the_run_or_of_the_run_an_encoding_names,
         test_class_names_from_the_data_files_attribute,
-        test_full_batch_curves_on_a_readable_scale,
+        test_full_batch_curves_and_convergence_notes,
         test_lorentz_latents_on_the_poincare_disk,
         test_help,
     ]
