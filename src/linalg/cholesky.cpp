@@ -1,5 +1,6 @@
 #include "gplvm/linalg/cholesky.hpp"
 
+#include <atomic>
 #include <sstream>
 
 #include "gplvm/core/error.hpp"
@@ -32,21 +33,29 @@ std::string describe(const std::string& what, Index n) {
   return s.str();
 }
 
+// What makes a GP's kernel matrix numerically singular, in the user's terms.
+constexpr const char* kLikelyCauses =
+    "the usual causes are data far from the scale of the kernel and noise variances (set them for the data's "
+    "scale, or standardise the data), duplicate data rows, or more inducing inputs than the data support";
+
+// The causes once per process: a run whose every step needs jitter should not repeat them per step.
+std::string causes_once() {
+  static std::atomic<bool> said{false};
+  return said.exchange(true) ? "" : std::string("; ") + kLikelyCauses;
+}
+
 }  // namespace
 
 double factorize_with_jitter(const CholeskyAttempt& attempt, const std::string& what, Index n,
                              double mean_diagonal, const CholeskyOptions& options, bool log_warnings) {
   Index info = attempt(0.0, false);
+  if (info == 0) return 0.0;
+  const Index first_failure = info;
   double jitter = 0.0;
   const double base = options.initial_relative_jitter * mean_diagonal;
-  for (int retry = 0; info > 0 && retry < options.max_jitter_tries; ++retry) {
-    jitter = (retry == 0) ? base : jitter * options.growth;
-    if (log_warnings) {
-      std::ostringstream msg;
-      msg << describe(what, n) << " failed at column " << info << "; retrying with jitter " << jitter
-          << " (try " << retry + 1 << " of " << options.max_jitter_tries << ")";
-      log_warning(msg.str());
-    }
+  int tries = 0;
+  for (; info > 0 && tries < options.max_jitter_tries; ++tries) {
+    jitter = (tries == 0) ? base : jitter * options.growth;
     info = attempt(jitter, true);
   }
   if (info != 0) {
@@ -54,7 +63,15 @@ double factorize_with_jitter(const CholeskyAttempt& attempt, const std::string& 
     msg << describe(what, n) << " failed: matrix not positive definite at column " << info;
     if (options.max_jitter_tries > 0)
       msg << " even with jitter " << jitter << " after " << options.max_jitter_tries << " escalations";
+    msg << "; " << kLikelyCauses;
     throw NumericalError(msg.str());
+  }
+  if (log_warnings) {
+    std::ostringstream msg;
+    msg << describe(what, n) << " was not positive definite at column " << first_failure
+        << "; it factorised with jitter " << jitter << " (" << tries << (tries == 1 ? " try" : " tries")
+        << ")" << causes_once();
+    log_warning(msg.str());
   }
   return jitter;
 }

@@ -157,7 +157,7 @@ TEST(StopResumeCli, FullBatchTrainingStopsWithACheckpointAndResumesFromIt) {
   testing::write_text(dir / "config.toml", kConfig);
   fs::create_directories(dir.path() / "out");
   const std::string exact =
-      " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 "
+      " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 --exact.frtol=0 "
       "--exact.max_iterations=150 --train.progress_seconds=1e-9";
   const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " +
                               std::string(GPLVM_MPI_FLAGS) + " " + GPLVM_CLI + exact +
@@ -197,7 +197,7 @@ TEST(StopResumeCli, FullBatchResumedAfterASignalIsBitwiseTheUninterruptedRun) {
   testing::write_text(dir / "config.toml", kConfig);
   fs::create_directories(dir.path() / "out");
   const std::string exact =
-      " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 "
+      " train --config config.toml --model.kind=exact --exact.gatol=0 --exact.grtol=0 --exact.frtol=0 "
       "--exact.max_iterations=150 --train.progress_seconds=1e-9";
   const std::string command = "cd '" + dir.path().string() + "' && (" + GPLVM_MPIEXEC + " -n 2 " +
                               std::string(GPLVM_MPI_FLAGS) + " " + GPLVM_CLI + exact +

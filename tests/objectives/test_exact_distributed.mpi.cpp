@@ -259,7 +259,7 @@ TEST(ExactDistributed, RankDeficientKernelEscalatesJitterLikeTheSerialHelper) {
     EXPECT_EQ(gp.jitter(), serial.factor.jitter());
     if (comm.is_root()) {
       EXPECT_TRUE(log.any_warning_contains("K_NN + noise I (exact GPLVM, distributed)"));
-      EXPECT_TRUE(log.any_warning_contains("retrying with jitter"));
+      EXPECT_TRUE(log.any_warning_contains("it factorised with jitter"));
     } else {
       EXPECT_TRUE(log.warnings().empty());  // one report per job, not one per rank
     }
@@ -343,7 +343,7 @@ TEST(ExactDistributed, IndefiniteKernelFailsWithNumericalErrorNamingTheColumn) {
       EXPECT_NE(what.find("K_NN + noise I (exact GPLVM, distributed)"), std::string::npos) << what;
       EXPECT_NE(what.find("after 5 escalations"), std::string::npos) << what;
     }
-    EXPECT_EQ(log.warnings().size(), comm.is_root() ? 5u : 0u);
+    EXPECT_TRUE(log.warnings().empty());  // the error says it all, on every rank
   }
 }
 

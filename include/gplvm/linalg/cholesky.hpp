@@ -26,9 +26,11 @@ using CholeskyAttempt = std::function<Index(double jitter, bool retry)>;
 // The jitter-escalation policy itself, shared by CholeskyFactor and the distributed (ScaLAPACK)
 // factorisation so that both escalate, warn and fail identically: a plain attempt, then jitter
 // initial_relative_jitter * mean_diagonal, times `growth` per retry, at most max_jitter_tries
-// retries, each logged as a warning (unless log_warnings is false: a collective factorisation
-// logs on one rank only); if all fail, NumericalError naming `what`, the n x n size, the failing
-// column and the last jitter. Returns the jitter of the successful attempt (0 if the first).
+// retries; a factorisation that needed jitter is one warning (unless log_warnings is false: a
+// collective factorisation logs on one rank only) naming the jitter and the tries, with the likely
+// causes the first time in the process; if all fail, NumericalError naming `what`, the n x n size,
+// the failing column, the last jitter and the likely causes. Returns the jitter of the successful
+// attempt (0 if the first).
 double factorize_with_jitter(const CholeskyAttempt& attempt, const std::string& what, Index n,
                              double mean_diagonal, const CholeskyOptions& options = {},
                              bool log_warnings = true);
