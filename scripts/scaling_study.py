@@ -6,8 +6,8 @@ rank stays fixed; A is fixed), efficiency = step time at 1 rank / step time at P
 
 For every (mode, ranks, N, D) it runs `mpirun -n P gplvm train --json` for a fixed number of
 steps on gp_rff data (generated once per (N, D), float32 storage) and records per-step time,
-points/s, parallel efficiency, bytes communicated per step and peak RSS per rank, next to a cost
-model of the step (flops and bytes per rank as functions of N, B, A, D, Q, P). Writes
+points/s, parallel efficiency, bytes communicated per step and peak RSS per rank, next to the cost
+model of the step (scripts/cost_model.py: flops and bytes per rank as functions of B, A, D, Q, P). Writes
 <out>/scaling.csv, <out>/scaling.png and prints a table.
 
 --threads T runs every rank with T threads (OMP_NUM_THREADS, ranks unbound), so P ranks use P x T
@@ -29,29 +29,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-HIDDEN = (512, 256)
-
-
-def cost_model(n, b, a, d, q, p, hidden=HIDDEN):
-    """Flops and bytes of one SAS step for one rank (N appears in neither: that is the point)."""
-    widths = [d, *hidden, q]
-    encoder = 0.0
-    for layer in range(len(widths) - 1):
-        gemm = 2.0 * b * widths[layer] * widths[layer + 1]
-        encoder += gemm * (2 if layer == 0 else 3)  # forward, weight gradient, input gradient
-    encoder_params = sum(widths[i] * widths[i + 1] + widths[i + 1] for i in range(len(widths) - 1))
-    # Cholesky of K_AA on every rank; whitening Y_A, its syrk and the combine's two A x A x A solves
-    # split across ranks by columns.
-    active = a ** 3 / 3.0 + (2.0 * a * a * d + 2.0 * a ** 3) / p
-    remainder = (b - a) * (4.0 * a * d + 4.0 * a * a)  # W^T beta, beta Z^T; two solves, P W^T
-    flops = encoder / p + active + remainder / p
-    # This rank's share of: the active-row allgather, the whitened-data (beta) allgather, the packed
-    # partials (A^2 + AQ + hyperparameters + value + noise + KL), the V = L^-T W allgather, the
-    # adjoint columns' gradient (AQ + hyperparameters + noise), the encoder gradient (fp64), and
-    # the 8-byte stop-signal poll.
-    comm = 0.0 if p == 1 else 8.0 * (a / p * (1 + q + d) + a * d / p + a * a + a * q + q + 4 + a * a / p
-                                     + a * q + q + 2 + encoder_params + 1)
-    return flops, comm
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cost_model as model  # noqa: E402  (the step's FLOPs, bytes and time: scripts/cost_model.py)
 
 
 def run(cmd, **kw):
@@ -85,7 +64,7 @@ def train(args, p, data, n, batch):
                 f'[train]\nepochs = 1000000\nmax_steps = {args.steps}\nprogress_seconds = 100000\n'
                 f'[output]\npath = "{os.path.join(args.work, "run.h5")}"\n')
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS=str(args.threads))
-    return json.loads(run(mpi_prefix(args, p) + [args.gplvm, "train", "--config", config, "--json"], env=env))
+    return json.loads(run(mpi_prefix(args, p) + [args.gplvm, "train", "--config", config, "--json", "--force"], env=env))
 
 
 def main():
@@ -123,7 +102,8 @@ def main():
         runs = [train(args, p, data, n, batch) for _ in range(args.repeats)]
         pts = statistics.median(r["points_per_second"] for r in runs)
         step = statistics.median(r["wall_seconds"] / r["steps"] for r in runs)
-        flops, model_bytes = cost_model(n, batch, args.active, d, 2, p)
+        flops = sum(model.step_flops(batch, args.active, d, model.Q, p).values())
+        model_bytes = model.bytes_per_step(batch, args.active, d, model.Q, p, steps=args.steps)
         rows.append(dict(mode=mode, ranks=p, threads_per_rank=args.threads, n=n, d=d, batch=batch,
                          seconds_per_step=step, points_per_second=pts,
                          bytes_per_step_per_rank=statistics.median(r["bytes_per_step_per_rank"] for r in runs),
