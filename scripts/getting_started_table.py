@@ -54,10 +54,20 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def run(command, **kwargs):
-    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+class Failed(RuntimeError):
+    """A command exited non-zero; `reason` is its exit status and last line of error."""
+
+    def __init__(self, command, result):
+        lines = result.stderr.strip().splitlines()
+        message = lines[-1].split(": error: ", 1)[-1] if lines else "no message"
+        self.reason = f"exit {result.returncode}: {message}"
+        super().__init__(f"{' '.join(command)}: {self.reason}")
+
+
+def run(command):
+    result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited with {result.returncode}:\n{result.stderr[-2000:]}")
+        raise Failed(command, result)
     return result.stdout
 
 
@@ -108,7 +118,8 @@ def knn_accuracy(args, latents, data):
 
 
 def measure(args, files, seconds):
-    """{(method, data set): (accuracy, seconds)}; seconds[...] keeps the times across resumed runs."""
+    """{(method, data set): (accuracy, seconds) or the reason the fit failed}; seconds[...] keeps the times
+    across resumed runs. A method that fails on a data set is reported in its cell, and the others go on."""
     results = {}
     methods = [(kind, lambda data, out, kind=kind: train_gplvm(args, kind, data, out))
                for kind in KINDS if kind in args.methods]
@@ -118,13 +129,16 @@ def measure(args, files, seconds):
         for dataset, data in files.items():
             key = f"{name} / {dataset}"
             latents = os.path.join(args.out, f"{dataset.replace(' ', '_')}_{name.replace('-', '').lower()}.h5")
-            if not os.path.exists(latents):
-                start = time.monotonic()
-                fit(data, latents)
-                seconds[key] = time.monotonic() - start
-                save_seconds(args, seconds)
-            results[(name, dataset)] = (knn_accuracy(args, latents, data), seconds.get(key))
-            print(f"{key}: 5-NN accuracy {results[(name, dataset)][0]:.3f}", flush=True)
+            try:
+                if not os.path.exists(latents):
+                    start = time.monotonic()
+                    fit(data, latents)
+                    seconds[key] = time.monotonic() - start
+                    save_seconds(args, seconds)
+                results[(name, dataset)] = (knn_accuracy(args, latents, data), seconds.get(key))
+            except Failed as exc:
+                results[(name, dataset)] = exc.reason
+            print(f"{key}: {cell(results[(name, dataset)])}", flush=True)
     return results
 
 
@@ -146,6 +160,8 @@ def save_seconds(args, seconds):
 
 
 def cell(result):
+    if isinstance(result, str):
+        return f"fails ({result})"
     accuracy, seconds = result
     if seconds is None:
         return f"{accuracy:.3f}"
@@ -181,7 +197,7 @@ def main(argv=None):
     try:
         files = make_data(args)
         results = measure(args, files, load_seconds(args))
-    except (RuntimeError, gplvm_run.InputProblem) as exc:
+    except (Failed, gplvm_run.InputProblem) as exc:
         sys.stderr.write(f"getting_started_table.py: error: {exc}\n")
         return 1
     text = table(results, args)
