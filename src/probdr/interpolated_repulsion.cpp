@@ -185,10 +185,12 @@ RepulsionSums InterpolatedRepulsion::evaluate(const RowMatrix& y, double alpha, 
   // Z = q_0^T (K_w q_0) - n: every row's interpolated sum over j, j = i included, less the n self-pairs.
   // The last slot of the potentials carries it through the sum over the ranks.
   ws.potentials.assign(ws.charges.size() + 1, 0.0);
-  if (z_task) ws.potentials.back() = convolution.quadratic_form(kKernelW, 0) - static_cast<double>(extent.rows);
+  if (z_task)
+    ws.potentials.back() = convolution.quadratic_form(kKernelW, 0) - static_cast<double>(extent.rows);
   for_each_thread_share(channels, 1, [&](Index first, Index end) {
     for (Index c = first; c < end; ++c)
-      if (mine(c)) convolution.convolve(kKernelForces, static_cast<int>(c), ws.potentials.data() + c, channels);
+      if (mine(c))
+        convolution.convolve(kKernelForces, static_cast<int>(c), ws.potentials.data() + c, channels);
   });
   if (ranks > 1) comm.allreduce_sum(ws.potentials.data(), static_cast<Index>(ws.potentials.size()));
   sums.normaliser = ws.potentials.back();
@@ -233,6 +235,113 @@ RepulsionSums exact_repulsion(const RowMatrix& y, double alpha, const Communicat
   }
   comm.allreduce_sum(parts, 2);
   sums.normaliser = parts[0] + parts[1];
+  return sums;
+}
+
+namespace {
+
+// The smallest box holding both extents.
+GlobalExtent union_extent(const GlobalExtent& a, const GlobalExtent& b, int dims) {
+  GlobalExtent u = a;
+  for (int d = 0; d < dims; ++d) {
+    u.lower[d] = std::min(a.lower[d], b.lower[d]);
+    u.upper[d] = std::max(a.upper[d], b.upper[d]);
+  }
+  return u;
+}
+
+}  // namespace
+
+CrossRepulsionSums interpolated_cross_repulsion(const RowMatrix& reference, const RowMatrix& query,
+                                                double alpha, const InterpolationOptions& options,
+                                                const Communicator& comm) {
+  const Index l = reference.cols();
+  require((l == 1 || l == 2) && query.cols() == l,
+          "the interpolated t-SNE repulsion needs 1-D or 2-D embeddings of one dimension",
+          {"", "model.latent_dim", std::to_string(l)});
+  check_alpha(alpha);
+  check_options(options);
+  const int dims = static_cast<int>(l);
+  const GlobalExtent from = global_extent(reference, dims, comm), to = global_extent(query, dims, comm);
+  CrossRepulsionSums sums;
+  sums.z = Vector::Zero(query.rows());
+  sums.forces = RowMatrix::Zero(query.rows(), l);
+  if (from.rows == 0 || to.rows == 0) return sums;
+  if (from.rows > OrderIndependentSplit::kMostTerms)
+    throw InputError("the interpolated repulsion sums at most 2^32 rows",
+                     {"", "rows", std::to_string(from.rows)});
+  const GlobalExtent extent = union_extent(from, to, dims);
+  const InterpolationGrid grid = make_interpolation_grid(dims, extent.lower, extent.upper, options);
+  const LagrangeBasis basis(grid.nodes_per_box);
+  const ChargeSplits splits(grid, basis, from.rows);
+  const Index nodes = grid.total_nodes(), channels = grid.channels();
+
+  // The reference's charges on the nodes, summed exactly over the ranks.
+  std::vector<double> parts(static_cast<std::size_t>(nodes * 2 * channels), 0.0);
+  spread_charges(grid, basis, splits, reference, parts.data());
+  comm.allreduce_sum(parts.data(), static_cast<Index>(parts.size()));
+  std::vector<double> charges(static_cast<std::size_t>(nodes * channels));
+  for (Index q = 0; q < nodes; ++q)
+    for (Index c = 0; c < channels; ++c)
+      charges[static_cast<std::size_t>(q * channels + c)] =
+          parts[static_cast<std::size_t>(q * 2 * channels + c)] +
+          parts[static_cast<std::size_t>(q * 2 * channels + channels + c)];
+
+  // Tasks c < channels: the forces kernel on channel c; task `channels`: kernel w on charge 1 (a
+  // second copy of channel 0, whose spectrum the forces convolution consumes). Dealt round-robin;
+  // each rank's potentials, zero elsewhere, summed over the ranks (adding zeros: the same bits).
+  const int ranks = comm.size();
+  auto mine = [&](Index task) { return ranks == 1 || task % ranks == comm.rank(); };
+  GridConvolution convolution;
+  convolution.reshape(dims, grid.nodes(), 2, static_cast<int>(channels + 1));
+  std::vector<double> kernel_w, kernel_forces;
+  kernels_at_offsets(grid, alpha, kernel_w, kernel_forces);
+  convolution.set_kernel(kKernelW, kernel_w.data());
+  convolution.set_kernel(kKernelForces, kernel_forces.data());
+  std::vector<double> potentials(static_cast<std::size_t>(nodes * (channels + 1)), 0.0);
+  for (Index c = 0; c <= channels; ++c) {
+    if (!mine(c)) continue;
+    const Index source = c < channels ? c : 0;
+    convolution.set_charges(static_cast<int>(c), charges.data() + source, channels);
+    convolution.convolve(c < channels ? kKernelForces : kKernelW, static_cast<int>(c), potentials.data() + c,
+                         channels + 1);
+  }
+  if (ranks > 1) comm.allreduce_sum(potentials.data(), static_cast<Index>(potentials.size()));
+  std::vector<double> forces_potentials(static_cast<std::size_t>(nodes * channels)),
+      w_potentials(static_cast<std::size_t>(nodes));
+  for (Index q = 0; q < nodes; ++q) {
+    for (Index c = 0; c < channels; ++c)
+      forces_potentials[static_cast<std::size_t>(q * channels + c)] =
+          potentials[static_cast<std::size_t>(q * (channels + 1) + c)];
+    w_potentials[static_cast<std::size_t>(q)] =
+        potentials[static_cast<std::size_t>(q * (channels + 1) + channels)];
+  }
+  interpolate_forces(grid, basis, forces_potentials.data(), query, sums.forces);
+  interpolate_potential(grid, basis, w_potentials.data(), query, sums.z);
+  sums.boxes_per_dimension = grid.boxes;
+  return sums;
+}
+
+CrossRepulsionSums exact_cross_repulsion(const RowMatrix& reference, const RowMatrix& query, double alpha,
+                                         const Communicator& comm) {
+  check_alpha(alpha);
+  const std::vector<std::int64_t> counts = comm.allgather(static_cast<std::int64_t>(reference.rows()));
+  std::vector<int> rows_of(counts.begin(), counts.end());
+  const RowMatrix all = comm.allgather_rows(DataRef(reference), rows_of);
+  const Index l = reference.cols();
+  CrossRepulsionSums sums;
+  sums.z = Vector::Zero(query.rows());
+  sums.forces = RowMatrix::Zero(query.rows(), l);
+  for_each_thread_share(query.rows(), kRowsPerShareUnit, [&](Index begin, Index end) {
+    for (Index i = begin; i < end; ++i)
+      for (Index k = 0; k < all.rows(); ++k) {
+        const Eigen::RowVectorXd diff = query.row(i) - all.row(k);
+        const double base = 1.0 + diff.squaredNorm() / alpha;
+        const double w = alpha == 1.0 ? 1.0 / base : std::pow(base, -alpha);
+        sums.z[i] += w;
+        sums.forces.row(i) += (w / base) * diff;
+      }
+  });
   return sums;
 }
 

@@ -86,28 +86,45 @@ template <int Dims, int P>
   }
 }
 
+// phi[c], c < Channels: the nodes' potentials (Channels per node) interpolated at `at`.
+template <int Dims, int P, int Channels>
+void interpolate_channels(const InterpolationGrid& grid, const LagrangeBasis& basis, const double* potentials,
+                          const GridLocation& at, double* phi) {
+  const Index p = P > 0 ? P : grid.nodes_per_box, n = grid.nodes();
+  double w[2][kMostNodesPerBox];
+  for (int d = 0; d < Dims; ++d) lagrange_weights<P>(basis, at.t[d], w[d]);
+  for (int c = 0; c < Channels; ++c) phi[c] = 0.0;
+  for (Index a = 0; a < p; ++a) {
+    if constexpr (Dims == 1) {
+      const double* node = potentials + (at.box[0] * p + a) * Channels;
+      for (int c = 0; c < Channels; ++c) phi[c] += w[0][a] * node[c];
+    } else {
+      const double* node = potentials + ((at.box[0] * p + a) * n + at.box[1] * p) * Channels;
+      double column[Channels] = {};
+      for (Index b = 0; b < p; ++b, node += Channels)
+        for (int c = 0; c < Channels; ++c) column[c] += w[1][b] * node[c];
+      for (int c = 0; c < Channels; ++c) phi[c] += w[0][a] * column[c];
+    }
+  }
+}
+
 template <int Dims, int P>
 [[gnu::noinline, gnu::noclone]] void interpolate_row(const InterpolationGrid& grid,
                                                      const LagrangeBasis& basis, const double* potentials,
                                                      const double* y, const GridLocation& at, double* force) {
-  constexpr int kChannels = Dims + 1;
-  const Index p = P > 0 ? P : grid.nodes_per_box, n = grid.nodes();
-  double w[2][kMostNodesPerBox];
-  for (int d = 0; d < Dims; ++d) lagrange_weights<P>(basis, at.t[d], w[d]);
-  double phi[kChannels] = {};
-  for (Index a = 0; a < p; ++a) {
-    if constexpr (Dims == 1) {
-      const double* node = potentials + (at.box[0] * p + a) * kChannels;
-      for (int c = 0; c < kChannels; ++c) phi[c] += w[0][a] * node[c];
-    } else {
-      const double* node = potentials + ((at.box[0] * p + a) * n + at.box[1] * p) * kChannels;
-      double column[kChannels] = {};
-      for (Index b = 0; b < p; ++b, node += kChannels)
-        for (int c = 0; c < kChannels; ++c) column[c] += w[1][b] * node[c];
-      for (int c = 0; c < kChannels; ++c) phi[c] += w[0][a] * column[c];
-    }
-  }
+  double phi[Dims + 1];
+  interpolate_channels<Dims, P, Dims + 1>(grid, basis, potentials, at, phi);
   for (int d = 0; d < Dims; ++d) force[d] = (y[d] - grid.centre[d]) * phi[0] - phi[d + 1];
+}
+
+template <int Dims, int P>
+[[gnu::noinline, gnu::noclone]] double interpolate_row_potential(const InterpolationGrid& grid,
+                                                                 const LagrangeBasis& basis,
+                                                                 const double* potentials,
+                                                                 const GridLocation& at) {
+  double phi[1];
+  interpolate_channels<Dims, P, 1>(grid, basis, potentials, at, phi);
+  return phi[0];
 }
 
 template <int Dims, int P>
@@ -132,6 +149,15 @@ void interpolate_all(const InterpolationGrid& grid, const LagrangeBasis& basis, 
       const double* row = y.row(i).data();
       interpolate_row<Dims, P>(grid, basis, potentials, row, locate(grid, row), forces.row(i).data());
     }
+  });
+}
+
+template <int Dims, int P>
+void interpolate_all_potentials(const InterpolationGrid& grid, const LagrangeBasis& basis,
+                                const double* potentials, const RowMatrix& y, Vector& values) {
+  for_each_thread_share(y.rows(), kRowsPerShareUnit, [&](Index first, Index end) {
+    for (Index i = first; i < end; ++i)
+      values[i] = interpolate_row_potential<Dims, P>(grid, basis, potentials, locate(grid, y.row(i).data()));
   });
 }
 
@@ -239,6 +265,17 @@ void interpolate_forces(const InterpolationGrid& grid, const LagrangeBasis& basi
       interpolate_all<1, P>(grid, basis, potentials, y, forces);
     else
       interpolate_all<2, P>(grid, basis, potentials, y, forces);
+  });
+}
+
+void interpolate_potential(const InterpolationGrid& grid, const LagrangeBasis& basis,
+                           const double* potentials, const RowMatrix& y, Vector& values) {
+  values.resize(y.rows());
+  with_nodes_per_box(grid.nodes_per_box, [&]<int P>() {
+    if (grid.dims == 1)
+      interpolate_all_potentials<1, P>(grid, basis, potentials, y, values);
+    else
+      interpolate_all_potentials<2, P>(grid, basis, potentials, y, values);
   });
 }
 

@@ -77,5 +77,8 @@ void spread_charges(const InterpolationGrid& grid, const LagrangeBasis& basis, c
 // rows x l, F_i = (y_i - c) phi_0(y_i) - phi_{1..l}(y_i). Split among threads by rows.
 void interpolate_forces(const InterpolationGrid& grid, const LagrangeBasis& basis, const double* potentials,
                         const RowMatrix& y, RowMatrix& forces);
+// potentials: one per node; values: the potential interpolated at each local row.
+void interpolate_potential(const InterpolationGrid& grid, const LagrangeBasis& basis,
+                           const double* potentials, const RowMatrix& y, Vector& values);
 
 }  // namespace gplvm

@@ -1,9 +1,11 @@
 // encode for SNE, t-SNE and UMAP: new rows placed into a fixed embedding by optimising them alone.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/parallel/remote_rows.hpp"
+#include "gplvm/probdr/interpolated_repulsion.hpp"
 #include "gplvm/probdr/neighbour_embedding.hpp"
 #include "gplvm/probdr/out_of_sample.hpp"
 #include "gplvm/probdr/umap_sgd.hpp"
@@ -48,43 +50,43 @@ RowMatrix median_start(const SparseGraph& graph, const RowMatrix& neighbour_late
 }
 
 // The t-SNE gradient of each new row's own KL(p_.|i || q_.|i), q_k|i = w_ik / sum_k' w_ik' over the
-// training rows, which stay fixed: attraction to its neighbours, repulsion from every training row
-// (the training latents gathered once, O(m n) per evaluation).
+// training rows, which stay fixed: attraction to its neighbours, repulsion from every training row,
+// by the interpolation grid where the training run used it (O(n + m) per evaluation, as openTSNE's
+// transform), else exactly (O(m n)).
 class PlacementGradient {
  public:
-  PlacementGradient(const SparseGraph& p, const RowMatrix& neighbour_latents, const RowMatrix& all_training,
-                    double alpha)
-      : p_(p), neighbours_(neighbour_latents), training_(all_training), alpha_(alpha) {}
+  PlacementGradient(const SparseGraph& p, const RowMatrix& neighbour_latents, const RowMatrix& local_training,
+                    double alpha, std::optional<InterpolationOptions> grid, const Communicator& comm)
+      : p_(p),
+        neighbours_(neighbour_latents),
+        training_(local_training),
+        alpha_(alpha),
+        grid_(grid),
+        comm_(comm) {}
   std::pair<double, RowMatrix> operator()(const RowMatrix& y, double exaggeration) const {
-    RowMatrix g = RowMatrix::Zero(y.rows(), y.cols());
+    const CrossRepulsionSums repulsion =
+        grid_ ? interpolated_cross_repulsion(training_, y, alpha_, *grid_, comm_)
+              : exact_cross_repulsion(training_, y, alpha_, comm_);
+    RowMatrix g = -4.0 * (repulsion.forces.array().colwise() / repulsion.z.array()).matrix();
     double kl = 0.0;
-    for (Index i = 0; i < y.rows(); ++i) {
-      double z = 0.0;
-      Eigen::RowVectorXd repulsion = Eigen::RowVectorXd::Zero(y.cols());
-      for (Index k = 0; k < training_.rows(); ++k) {
-        const Eigen::RowVectorXd diff = y.row(i) - training_.row(k);
-        const double base = 1.0 + diff.squaredNorm() / alpha_;
-        const double w = std::pow(base, -alpha_);
-        z += w;
-        repulsion += (w / base) * diff;
-      }
+    for (Index i = 0; i < y.rows(); ++i)
       for (std::int64_t e = p_.row_begin(i); e < p_.row_end(i); ++e) {
         const double pij = p_.weights[static_cast<std::size_t>(e)];
         const Eigen::RowVectorXd diff = y.row(i) - neighbours_.row(e);
         const double base = 1.0 + diff.squaredNorm() / alpha_;
         g.row(i) += 4.0 * exaggeration * pij / base * diff;
-        kl += pij * (std::log(pij) + alpha_ * std::log(base) + std::log(z));
+        kl += pij * (std::log(pij) + alpha_ * std::log(base) + std::log(repulsion.z[i]));
       }
-      g.row(i) -= 4.0 * repulsion / z;
-    }
     return {kl, g};
   }
 
  private:
   const SparseGraph& p_;
   const RowMatrix& neighbours_;  // row e: the latents of edge e's training row
-  const RowMatrix& training_;
+  const RowMatrix& training_;    // this rank's training latents
   double alpha_;
+  std::optional<InterpolationOptions> grid_;
+  const Communicator& comm_;
 };
 
 RowMatrix place_by_descent(const KnnGraph& knn, const ConstMatrixRef& training, const ProbdrSettings& s,
@@ -93,7 +95,6 @@ RowMatrix place_by_descent(const KnnGraph& knn, const ConstMatrixRef& training, 
   const SparseGraph p = conditional_affinities(knn, ne.affinities);
   const RowMatrix neighbour_latents = edge_latents(p, training, knn.num_rows, comm);
   const RowMatrix local_training = training;
-  const RowMatrix all_training = comm.allgather_rows(DataRef(local_training));
   NeighbourEmbeddingSettings placement = ne;
   placement.exaggeration_iterations = 0;
   placement.iterations = ne.encode_iterations > 0 ? ne.encode_iterations : kTsneEncodeIterations;
@@ -101,7 +102,9 @@ RowMatrix place_by_descent(const KnnGraph& knn, const ConstMatrixRef& training, 
   placement.learning_rate = kTsneEncodeRate;
   placement.momentum = kTsneEncodeMomentum;
   const EmbeddingDescent descent(placement, knn.num_rows, 4.0);
-  const PlacementGradient gradient(p, neighbour_latents, all_training, ne.degrees_of_freedom);
+  const std::optional<InterpolationOptions> grid =
+      ne.repulsion == RepulsionMethod::interpolation ? std::optional(ne.grid) : std::nullopt;
+  const PlacementGradient gradient(p, neighbour_latents, local_training, ne.degrees_of_freedom, grid, comm);
   RowMatrix y = median_start(p, neighbour_latents);
   DescentState state;
   for (Index t = 0; t < descent.total_iterations(); ++t) descent.step(y, state, t, std::cref(gradient));

@@ -73,6 +73,23 @@ TEST(InterpolatedRepulsionRanks, RanksWithoutRowsAndAGrowingGrid) {
     }
 }
 
+// Queries against a reference (encode), both split over the ranks: the bits of one process.
+TEST(CrossRepulsionRanks, SumsHaveTheBitsOfOneProcess) {
+  const Communicator comm;
+  const Communicator self(MPI_COMM_SELF);
+  for (const Index l : {1, 2}) {
+    const RowMatrix reference = clusters(3001, l, 25.0, 19), query = clusters(403, l, 30.0, 23);
+    const CrossRepulsionSums serial = interpolated_cross_repulsion(reference, query, 1.0, {}, self);
+    const CrossRepulsionSums distributed =
+        interpolated_cross_repulsion(local_block(reference, comm), local_block(query, comm), 1.0, {}, comm);
+    const RowMatrix forces = comm.allgather_rows(DataRef(distributed.forces));
+    const RowMatrix z = comm.allgather_rows(DataRef(RowMatrix(distributed.z)));
+    ASSERT_EQ(forces.rows(), query.rows());
+    EXPECT_EQ(std::memcmp(forces.data(), serial.forces.data(), sizeof(double) * forces.size()), 0) << l;
+    EXPECT_EQ(std::memcmp(z.data(), serial.z.data(), sizeof(double) * z.size()), 0) << l;
+  }
+}
+
 TEST(ExactRepulsionRanks, SumsHaveTheBitsOfOneProcess) {
   const Communicator comm;
   const Communicator self(MPI_COMM_SELF);

@@ -72,6 +72,25 @@ class InterpolatedRepulsion {
   std::unique_ptr<Workspace> workspace_;
 };
 
+// Sums over a fixed reference set, for rows placed against it (encode, as openTSNE's transform): for
+// each local query row i, over every rank's reference rows r_k,
+//   z_i = sum_k w(y_i - r_k)   and   F_i = sum_k w^{1 + 1/alpha}(y_i - r_k) (y_i - r_k).
+struct CrossRepulsionSums {
+  Vector z;                       // local query rows
+  RowMatrix forces;               // local query rows x l
+  Index boxes_per_dimension = 0;  // the grid used (0 for the exact sums)
+};
+
+// By the same interpolation, on a grid over both sets' extent: the reference's charges spread and
+// summed exactly over the ranks, both kernels convolved, the potentials interpolated at the queries.
+// The same bits at any rank count. Errors as interpolated_repulsion's.
+CrossRepulsionSums interpolated_cross_repulsion(const RowMatrix& reference, const RowMatrix& query,
+                                                double alpha, const InterpolationOptions& options,
+                                                const Communicator& comm);
+// Exactly, O(m n / P) with the reference gathered on every rank: for small sets and for tests.
+CrossRepulsionSums exact_cross_repulsion(const RowMatrix& reference, const RowMatrix& query, double alpha,
+                                         const Communicator& comm);
+
 // The same sums exactly, O(n^2 / P) (every rank gathers every row; any l). Collective. Z is summed
 // exactly over the rows (the same bits at any rank count), each F_i over j in global row order.
 RepulsionSums exact_repulsion(const RowMatrix& y, double alpha, const Communicator& comm);
