@@ -59,7 +59,8 @@ class Failed(RuntimeError):
 
     def __init__(self, command, result):
         lines = result.stderr.strip().splitlines()
-        message = lines[-1].split(": error: ", 1)[-1] if lines else "no message"
+        # gplvm's last line reads "gplvm CMD: error: MESSAGE (key ..., value ...)": the message is the cell's.
+        message = lines[-1].split(": error: ", 1)[-1].split(" (key '", 1)[0] if lines else "no message"
         self.reason = f"exit {result.returncode}: {message}"
         super().__init__(f"{' '.join(command)}: {self.reason}")
 
