@@ -10,11 +10,14 @@
 //
 //   [OMP_NUM_THREADS=T] [mpirun -n P] bench_sas_step [--batch 1024] [--active 200] [--dim 784] [--latent 2]
 //       [--hidden 512,256] [--rounds 7] [--steps-per-round 5] [--bayesian] [--free] [--float32]
-//       [--keep-denormals] [--reproducible] [--lorentz] [--json]
+//       [--keep-denormals] [--reproducible] [--lorentz] [--phase-timing] [--json]
 // --lorentz: latents on the hyperboloid (model.latent_space = "lorentz") with the hyperboloid_exp
 // kernel (kappa 2) instead of R^Q with eq_ard, at the same shapes, for the hyperbolic step's overhead.
 // --reproducible: the step sums exactly over fixed row blocks (train.reproducible = true) instead
 // of per rank.
+// --phase-timing: every other step is timed with the per-phase breakdown recording
+// (core/phase_clock.hpp), as `gplvm train` runs it, the others without; prints both medians and
+// their ratio, the breakdown's overhead.
 // --keep-denormals: fp32 steps keep IEEE subnormals instead of flushing them (the default,
 // core/denormals.hpp); for measuring what the flush saves on processors that trap on them.
 #include <algorithm>
@@ -32,6 +35,7 @@
 
 #include "gplvm/core/counter_rng.hpp"
 #include "gplvm/core/memory_reuse.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/linalg/blas_kernels.hpp"
 #include "gplvm/linalg/gemm.hpp"
@@ -62,7 +66,7 @@ struct Options {
   std::vector<Index> hidden{512, 256};
   int rounds = 7, steps_per_round = 5;
   bool bayesian = false, free_latents = false, float32 = false, keep_denormals = false, json = false;
-  bool reproducible = false, lorentz = false;
+  bool reproducible = false, lorentz = false, phase_timing = false;
 };
 
 std::vector<Index> parse_list(const std::string& s) {
@@ -111,6 +115,8 @@ Options parse(int argc, char** argv) {
       o.free_latents = true;
     else if (a == "--lorentz")
       o.lorentz = true;
+    else if (a == "--phase-timing")
+      o.phase_timing = true;
     else {
       std::fprintf(stderr, "bench_sas_step: unknown option %s\n", a.c_str());
       std::exit(2);
@@ -224,7 +230,8 @@ const char* const kGemmImplNames[kGemmImpls] = {"OpenBLAS", "Eigen", "gplvm::gem
 
 struct Timings {
   std::vector<double> step;
-  std::vector<double> adam;  // the optimiser's part of each step
+  std::vector<double> recorded_step;  // --phase-timing: steps timed with the phases recorded
+  std::vector<double> adam;           // the optimiser's part of each step
   std::vector<double> gemm[kGemmImpls];
   std::vector<double> dgemm[kGemmImpls];  // fp32 runs: the fp64 GEMM too, for the mixed limit
 };
@@ -293,10 +300,15 @@ Timings run(const Options& o, const Communicator& comm, int threads) {
     for (int i = 0; i < 3; ++i) record(t.gemm, gemm_timer.all(comm, threads));
     if (o.float32) record(t.dgemm, dgemm_timer.all(comm, threads));
     for (int i = 0; i < o.steps_per_round; ++i) {
+      // Interleaved, so both see the same machine state, and on alternate positions from round to
+      // round, so neither always follows the GEMM timings.
+      const bool recorded = o.phase_timing && (i + r) % 2 == 1;
+      std::optional<PhaseRecording> recording;
+      if (recorded) recording.emplace();
       comm.barrier();
       const auto t0 = Clock::now();
       one_step();
-      t.step.push_back(comm.allreduce_max(seconds_since(t0)));
+      (recorded ? t.recorded_step : t.step).push_back(comm.allreduce_max(seconds_since(t0)));
       t.adam.push_back(comm.allreduce_max(adam_seconds));
     }
   }
@@ -361,6 +373,12 @@ int main(int argc, char** argv) {
               o.float32 ? "float32" : "float64", comm.size(), threads, t.step.size());
   std::printf("step: %.2f ms/step (median), %.3f GFLOP/step, %.2f GFLOP/s; of which Adam %.2f ms (median)\n",
               1e3 * t_step, flops.total() / 1e9, step_rate / 1e9, 1e3 * median(t.adam));
+  if (o.phase_timing)
+    std::printf(
+        "phases recorded: %.3f ms/step against %.3f ms/step unrecorded (medians of %zu and %zu); ratio "
+        "%.4f\n",
+        1e3 * median(t.recorded_step), 1e3 * t_step, t.recorded_step.size(), t.step.size(),
+        median(t.recorded_step) / t_step);
   std::printf("%s %ldx%ldx%ld x %d ranks x %d threads (GFLOP/s, medians; Eigen's on one thread):", gemm_name,
               (long)o.batch, (long)o.dim, (long)o.hidden.front(), comm.size(), threads);
   for (int i = 0; i < kGemmImpls; ++i) std::printf(" %s %.2f", kGemmImplNames[i], rates[i] / 1e9);

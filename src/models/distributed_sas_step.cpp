@@ -7,6 +7,7 @@
 
 #include "gplvm/core/denormals.hpp"
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/core/threads.hpp"
 #include "gplvm/models/batch_row_exchange.hpp"
 #include "gplvm/models/batch_workers.hpp"
@@ -29,6 +30,7 @@ template <typename Scalar>
 ActiveRows gather_active(const Communicator& comm, const std::vector<Index>& positions,
                          const std::vector<int>& active_per_rank, const Matrix& sample,
                          const RowMatrixT<Scalar>& data, Index num_active) {
+  const ScopedPhase phase(StepPhase::active_gather);  // packing and placing the rows included
   const Index q = sample.cols(), d = data.cols();
   Index local = 0;
   while (local < static_cast<Index>(positions.size()) && positions[local] < num_active) ++local;
@@ -96,15 +98,25 @@ struct ActiveSetShare {
   ColumnBlocks columns;  // this rank's blocks of beta's columns, whose data fit it adds
 };
 
+// K_AA + s2 I and its Cholesky factor, formed by every rank.
+SasActiveSet active_factor(const Kernel& kernel, double noise, const ActiveRows& active) {
+  const ScopedPhase phase(StepPhase::active_factor);
+  return sas_active_factor(kernel, noise, active.latents, active.data.cols());
+}
+
 ActiveSetShare share_active_set(const Communicator& comm, const Kernel& kernel, double noise,
                                 const ActiveRows& active, bool reproducible) {
-  ActiveSetShare share{sas_active_factor(kernel, noise, active.latents, active.data.cols()),
+  ActiveSetShare share{active_factor(kernel, noise, active),
                        column_blocks(active.data.cols(), comm, reproducible)};
   const ColumnBlocks& c = share.columns;
   Matrix own(active.data.rows(), c.count);
-  for (Index k = 0; k < c.num_blocks(); ++k)  // block by block: the same solves at any rank count
-    own.middleCols(k * c.width, c.block_count(k)) =
-        whiten_active_columns(share.set, active.data.middleCols(c.block_first(k), c.block_count(k)));
+  {
+    const ScopedPhase phase(StepPhase::active_whiten);
+    for (Index k = 0; k < c.num_blocks(); ++k)  // block by block: the same solves at any rank count
+      own.middleCols(k * c.width, c.block_count(k)) =
+          whiten_active_columns(share.set, active.data.middleCols(c.block_first(k), c.block_count(k)));
+  }
+  const ScopedPhase phase(StepPhase::whitened_gather);
   share.set.whitened_data = comm.allgather_columns(own, c.counts);
   return share;
 }
@@ -127,6 +139,7 @@ GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, do
                               bool reproducible) {
   const Index a = X_active.rows(), q = X_active.cols(), h = kernel.num_hyperparameters();
   const ColumnBlocks c = column_blocks(a, comm, reproducible);
+  const ScopedPhase phase(StepPhase::combine);
   const Matrix W = sas_whitened_adjoint(set, partials);
   Matrix v_columns(a, c.count);
   for (Index k = 0; k < c.num_blocks(); ++k) {
@@ -134,7 +147,10 @@ GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, do
     block = W.middleCols(c.block_first(k), c.block_count(k));
     set.factor.solve_upper_in_place(block);
   }
-  const Matrix V = comm.allgather_columns(v_columns, c.counts);
+  const Matrix V = [&] {
+    const ScopedPhase gather(StepPhase::combine_gather);
+    return comm.allgather_columns(v_columns, c.counts);
+  }();
 
   const Index length = a * q + h + 1;
   Matrix blocks(length, c.num_blocks());  // one column of contributions per block
@@ -145,10 +161,13 @@ GpGradient combine_by_columns(const Communicator& comm, const Kernel& kernel, do
   }
   Vector sum(length);
   const BlockPartials<double> column_partials{blocks.data(), blocks.cols(), length, length};
-  if (reproducible)
-    reproducible_sum(comm, column_partials, sum.data());
-  else
-    per_rank_sum(comm, column_partials, sum.data());
+  {
+    const ScopedPhase sum_phase(StepPhase::combine_sum);
+    if (reproducible)
+      reproducible_sum(comm, column_partials, sum.data());
+    else
+      per_rank_sum(comm, column_partials, sum.data());
+  }
 
   GpGradient total = sas_partials_gradient(set, partials);
   total.d_latents += sum.head(a * q).reshaped(a, q);
@@ -213,6 +232,7 @@ void DistributedSasStep::copy_local_row(std::uint64_t row, Row&& dst) const {
 
 template <typename Scalar>
 RowMatrixT<Scalar> DistributedSasStep::local_rows(const std::vector<std::uint64_t>& rows) const {
+  const ScopedPhase phase(StepPhase::batch_rows);
   RowMatrixT<Scalar> data(static_cast<Index>(rows.size()), model_.config().data_dim);
   for_each_thread_share(data.rows(), kRowsPerShareUnit, [&](Index i0, Index i1) {
     for (Index i = i0; i < i1; ++i) copy_local_row(rows[i], data.row(i));
@@ -264,7 +284,10 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
   in_elements(receive_rows, receive_counts, receive_displs);
   const RowMatrixT<Scalar> sent = local_rows<Scalar>(outgoing);
   RowMatrixT<Scalar> received(std::accumulate(receive_rows.begin(), receive_rows.end(), 0), d);
-  comm_.alltoallv(sent.data(), send_counts, send_displs, received.data(), receive_counts, receive_displs);
+  {
+    const ScopedPhase phase(StepPhase::row_exchange);
+    comm_.alltoallv(sent.data(), send_counts, send_displs, received.data(), receive_counts, receive_displs);
+  }
 
   // Each row at its place: own rows straight from the local block, the others in (source rank,
   // position) order, as they were sent.
@@ -275,6 +298,7 @@ RowMatrixT<Scalar> DistributedSasStep::work_data(const std::vector<std::uint64_t
     const int from = owner[work.positions[i]];
     source[i] = from == me ? -1 : next[from]++;
   }
+  const ScopedPhase phase(StepPhase::batch_rows);
   for_each_thread_share(data.rows(), kRowsPerShareUnit, [&](Index i0, Index i1) {
     for (Index i = i0; i < i1; ++i) {
       if (source[i] < 0)
@@ -332,6 +356,7 @@ SasModel::LatentBatch DistributedSasStep::work_latents(const Vector& params, con
                                                        const RowMatrixT<Scalar>& data, StepKey key,
                                                        Float32Shadow* shadow, const FreeLatentRoute* route,
                                                        SasModel::LatentBatch& owned) const {
+  const ScopedPhase phase(StepPhase::encoder_forward);
   // Per-rank sums: the encoder runs over all of this rank's rows at once.
   const SasModel::RowBlocks row_blocks = model_.config().reproducible_sums
                                              ? SasModel::RowBlocks(std::span<const Index>(own.block_rows))
@@ -355,7 +380,10 @@ SasModel::LatentBatch DistributedSasStep::work_latents(const Vector& params, con
   RowMatrix held(owned.mean.rows(), bayesian ? 2 * a + q : a);
   held.leftCols(a) = owned.mean;
   if (bayesian) held.middleCols(a, q) = owned.variance, held.rightCols(a) = owned.sample;
-  const RowMatrix moved = exchange_batch_rows(comm_, route->owner, route->worker, held);
+  const RowMatrix moved = [&] {
+    const ScopedPhase exchange(StepPhase::latent_exchange);
+    return exchange_batch_rows(comm_, route->owner, route->worker, held);
+  }();
   SasModel::LatentBatch latents;
   latents.mean = moved.leftCols(a);
   latents.sample = latents.mean;
@@ -398,31 +426,35 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   // The remainder rows are this rank's alone, so a numerical failure there (a non-positive
   // predictive variance) can happen on one rank only: every rank learns of it before the sums
   // below, and all throw the same error instead of the others waiting in a collective.
-  comm_.all_or_none([&] {
-    for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
-      const Index n = own.block_rows[k];
-      if (first >= own_active) {  // blocks never mix active and remainder rows
-        const SasPartials terms =
-            sas_remainder_terms(kernel, noise, share.set, active.latents, latents.sample.middleRows(first, n),
-                                DataRefT<Scalar>(data.middleRows(first, n)), weight);
-        terms.pack(blocks.col(k).data());
-        d_sample.middleRows(first, n) = terms.d_latents_remainder;
-      }
-      if (model_.config().bayesian) blocks(length - 1, k) = model_.latents_kl(latents, first, n);
-    }
-    for (Index k = 0; k < share.columns.num_blocks(); ++k) {
-      SasPartials fit = zero_partials(num_active, model_.ambient_dim(), kernel.num_hyperparameters());
-      fit.add_active_data_fit(
-          share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
-      fit.pack(blocks.col(num_row_blocks + k).data());
-    }
-  });
   std::vector<double> buffer(length);
-  const BlockPartials<double> step_partials{blocks.data(), blocks.cols(), length, length};
-  if (reproducible)
-    reproducible_sum(comm_, step_partials, buffer.data());
-  else
-    per_rank_sum(comm_, step_partials, buffer.data());
+  {  // the agreement and the sum are the partials' collectives; what is summed is the remainder's
+    const ScopedPhase sum_phase(StepPhase::partials_sum);
+    comm_.all_or_none([&] {
+      const ScopedPhase phase(StepPhase::remainder);
+      for (Index k = 0, first = 0; k < num_row_blocks; first += own.block_rows[k], ++k) {
+        const Index n = own.block_rows[k];
+        if (first >= own_active) {  // blocks never mix active and remainder rows
+          const SasPartials terms = sas_remainder_terms(kernel, noise, share.set, active.latents,
+                                                        latents.sample.middleRows(first, n),
+                                                        DataRefT<Scalar>(data.middleRows(first, n)), weight);
+          terms.pack(blocks.col(k).data());
+          d_sample.middleRows(first, n) = terms.d_latents_remainder;
+        }
+        if (model_.config().bayesian) blocks(length - 1, k) = model_.latents_kl(latents, first, n);
+      }
+      for (Index k = 0; k < share.columns.num_blocks(); ++k) {
+        SasPartials fit = zero_partials(num_active, model_.ambient_dim(), kernel.num_hyperparameters());
+        fit.add_active_data_fit(
+            share.set.whitened_data.middleCols(share.columns.block_first(k), share.columns.block_count(k)));
+        fit.pack(blocks.col(num_row_blocks + k).data());
+      }
+    });
+    const BlockPartials<double> step_partials{blocks.data(), blocks.cols(), length, length};
+    if (reproducible)
+      reproducible_sum(comm_, step_partials, buffer.data());
+    else
+      per_rank_sum(comm_, step_partials, buffer.data());
+  }
   partials.unpack(buffer.data());
   const double kl = buffer.back();
   const GpGradient total =
@@ -436,9 +468,11 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   // Last reduction: the encoder gradient (ranks back-propagated only their own rows, one partial
   // per row block), in the encoder's precision; into this rank's slice when the optimiser is sharded.
   auto reduce = [&](const auto& partials_of_blocks, auto* g) {
+    const ScopedPhase phase(StepPhase::gradient_sum);
     reproducible_sum(comm_, partials_of_blocks, g, encoder_slices);
   };
   auto reduce_per_rank = [&](auto* g, Index n) {
+    const ScopedPhase phase(StepPhase::gradient_sum);
     if (encoder_slices)
       comm_.reduce_scatter_sum(g, *encoder_slices);
     else
@@ -450,8 +484,13 @@ BatchTerms DistributedSasStep::evaluate_in(const Vector& params, const WorkRows&
   sum.blocks_f32 = [&](const BlockPartials<float>& p, float* g) { reduce(p, g); };
   sum.f64 = [&](double* g, Index n) { reduce_per_rank(g, n); };
   sum.f32 = [&](float* g, Index n) { reduce_per_rank(g, n); };
+  // Back-propagation, its sums charged to gradient_sum (the guards above).
+  const ScopedPhase backward_phase(StepPhase::encoder_backward);
   if (route) {  // the gradients go back to the free latents' owners, who add them to their block
-    const Matrix d_owned = exchange_batch_rows(comm_, route->worker, route->owner, RowMatrix(d_sample));
+    const Matrix d_owned = [&] {
+      const ScopedPhase exchange(StepPhase::latent_exchange);
+      return exchange_batch_rows(comm_, route->worker, route->owner, RowMatrix(d_sample));
+    }();
     const RowMatrixT<Scalar> no_columns(static_cast<Index>(route->owned_rows.size()), 0);
     if constexpr (std::is_same_v<Scalar, float>)
       model_.latents_backward(params, route->owned_rows, DataRefF(no_columns), owned, d_owned, kl_w, gradient,

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/parallel/row_partition.hpp"
 
 namespace gplvm {
@@ -25,15 +26,19 @@ ShardedAdam::ShardedAdam(const Communicator& comm, Index num_parameters, IndexRa
 }
 
 void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, double gradient_scale) {
-  adam_.ascend_ranges(params, objective_gradient, updated_, nullptr, gradient_scale);
-  comm_.allgather_slices(params.data() + block_.begin, counts_);
+  {
+    const ScopedPhase phase(StepPhase::adam);
+    adam_.ascend_ranges(params, objective_gradient, updated_, nullptr, gradient_scale);
+  }
+  gather_updated_slices(params);
 }
 
 void ShardedAdam::ascend(VectorRef params, const ConstVectorRef& objective_gradient, Float32Shadow& shadow,
                          double gradient_scale) {
   shadow.require_block(block_);
+  const ScopedPhase phase(StepPhase::adam);
   adam_.ascend_ranges(params, objective_gradient, updated_, &shadow, gradient_scale);
-  comm_.allgather_slices(params.data() + block_.begin, counts_);
+  gather_updated_slices(params);
   // This rank wrote float weights for its own slice; the others' slices are converted from what
   // was just gathered (cheaper than a second, fp32 allgather).
   shadow.convert_weights(params, {block_.begin, own_.begin});
@@ -48,6 +53,7 @@ double ShardedAdam::gradient_norm(const ConstVectorRef& g, Index replicated_end,
   require(block_.end <= replicated_end && replicated_end <= n,
           "gradient norm: the replicated prefix must hold the sharded block and fit the gradient",
           {"", "replicated_end", std::to_string(replicated_end)});
+  const ScopedPhase phase(StepPhase::gradient_norm);
   const double replicated =
       g.head(block_.begin).squaredNorm() + g.segment(block_.end, replicated_end - block_.end).squaredNorm();
   double own = g.tail(n - replicated_end).squaredNorm();
@@ -59,10 +65,18 @@ double ShardedAdam::gradient_norm(const ConstVectorRef& g, Index replicated_end,
     own += g.segment(own_.begin, own_.end - own_.begin).squaredNorm();
   std::vector<double> partials(comm_.size(), 0.0);
   partials[comm_.rank()] = own;
-  comm_.allgather_slices(partials.data(), std::vector<int>(comm_.size(), 1));
+  {
+    const ScopedPhase gather(StepPhase::norm_gather);
+    comm_.allgather_slices(partials.data(), std::vector<int>(comm_.size(), 1));
+  }
   double total = replicated;
   for (const double p : partials) total += p;
   return std::sqrt(total);
+}
+
+void ShardedAdam::gather_updated_slices(VectorRef params) const {
+  const ScopedPhase phase(StepPhase::adam_allgather);
+  comm_.allgather_slices(params.data() + block_.begin, counts_);
 }
 
 AdamState ShardedAdam::state() const {

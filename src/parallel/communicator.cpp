@@ -9,6 +9,7 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/core/phase_clock.hpp"
 
 namespace gplvm {
 namespace {
@@ -111,11 +112,13 @@ void Communicator::check(int code, const char* what) const {
 }
 
 void Communicator::barrier() const {
+  const ScopedCollective timed;
   if (mpi_running_) check(MPI_Barrier(comm_), "barrier");
 }
 
 void Communicator::allreduce_in_place(void* data, Index count, MPI_Datatype type, MPI_Op op,
                                       std::size_t element_bytes) const {
+  const ScopedCollective timed;
   if (count == 0 || !mpi_running_) return;
   check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), type, op, comm_), "allreduce");
   count_bytes(static_cast<std::uint64_t>(count) * element_bytes);
@@ -139,6 +142,10 @@ double Communicator::allreduce_max(double value) const {
   return value;
 }
 
+void Communicator::allreduce_max(double* data, Index count) const {
+  allreduce_in_place(data, count, MPI_DOUBLE, MPI_MAX, sizeof(double));
+}
+
 std::int64_t Communicator::allreduce_sum(std::int64_t value) const {
   allreduce_in_place(&value, 1, MPI_INT64_T, MPI_SUM, sizeof(value));
   return value;
@@ -155,6 +162,7 @@ std::int64_t Communicator::allreduce_max(std::int64_t value) const {
 }
 
 std::vector<std::int64_t> Communicator::allgather(std::int64_t value) const {
+  const ScopedCollective timed;
   std::vector<std::int64_t> all(size_, value);
   if (!mpi_running_) return all;
   check(MPI_Allgather(&value, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm_), "allgather");
@@ -225,12 +233,14 @@ int Communicator::ranks_on_node() const {
 }
 
 void Communicator::broadcast(double* data, Index count, int root) const {
+  const ScopedCollective timed;
   if (!mpi_running_) return;
   check(MPI_Bcast(data, static_cast<int>(count), MPI_DOUBLE, root, comm_), "broadcast");
   if (rank_ == root) count_bytes(static_cast<std::uint64_t>(count) * sizeof(double));
 }
 
 std::string Communicator::broadcast(const std::string& text, int root) const {
+  const ScopedCollective timed;
   if (!mpi_running_) return text;
   std::uint64_t length = text.size();
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "broadcast");
@@ -241,12 +251,14 @@ std::string Communicator::broadcast(const std::string& text, int root) const {
 }
 
 void Communicator::broadcast_bytes(void* data, std::size_t bytes, int root) const {
+  const ScopedCollective timed;
   if (!mpi_running_ || size_ == 1 || bytes == 0) return;
   check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, comm_), "broadcast");
   if (rank_ == root) count_bytes(bytes);
 }
 
 void Communicator::send_bytes(const void* data, std::size_t bytes, int destination, int tag) const {
+  const ScopedCollective timed;
   if (!mpi_running_ || bytes == 0) return;
   if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error("message of " + std::to_string(bytes) + " bytes exceeds MPI's count limit");
@@ -255,6 +267,7 @@ void Communicator::send_bytes(const void* data, std::size_t bytes, int destinati
 }
 
 void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int tag) const {
+  const ScopedCollective timed;
   if (!mpi_running_ || bytes == 0) return;
   if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw Error("message of " + std::to_string(bytes) + " bytes exceeds MPI's count limit");
@@ -263,6 +276,7 @@ void Communicator::receive_bytes(void* data, std::size_t bytes, int source, int 
 
 void Communicator::sendrecv_bytes(const void* send, std::size_t send_bytes, int destination, void* receive,
                                   std::size_t receive_bytes, int source, int tag) const {
+  const ScopedCollective timed;
   constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<int>::max());
   if (send_bytes > limit || receive_bytes > limit)
     throw Error("message of " + std::to_string(std::max(send_bytes, receive_bytes)) +
@@ -287,6 +301,7 @@ void Communicator::alltoallv(const std::int64_t* send, const std::vector<int>& s
 
 template <typename Scalar>
 std::vector<Scalar> Communicator::allgatherv_of(const std::vector<Scalar>& local, MPI_Datatype type) const {
+  const ScopedCollective timed;
   if (!mpi_running_ || size_ == 1) return local;
   const std::vector<int> counts = gather_counts(static_cast<int>(local.size()));
   const std::vector<int> offsets = offsets_of(counts);
@@ -325,6 +340,7 @@ void Communicator::alltoallv_of(const Scalar* send, const std::vector<int>& send
                                 const std::vector<int>& send_displs, Scalar* receive,
                                 const std::vector<int>& receive_counts,
                                 const std::vector<int>& receive_displs, MPI_Datatype type) const {
+  const ScopedCollective timed;
   if (!mpi_running_) {  // the whole exchange is this process's block to itself
     std::copy_n(send + send_displs[0], send_counts[0], receive + receive_displs[0]);
     return;
@@ -339,6 +355,7 @@ void Communicator::alltoallv_of(const Scalar* send, const std::vector<int>& send
 }
 
 std::vector<int> Communicator::gather_counts(int local_count) const {
+  const ScopedCollective timed;
   std::vector<int> counts(size_, local_count);
   if (mpi_running_)
     check(MPI_Allgather(&local_count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "allgather");
@@ -346,6 +363,7 @@ std::vector<int> Communicator::gather_counts(int local_count) const {
 }
 
 void Communicator::allgatherv(const double* send, const std::vector<int>& counts, double* receive) const {
+  const ScopedCollective timed;
   const std::vector<int> offsets = offsets_of(counts);
   check(MPI_Allgatherv(send, counts[rank_], MPI_DOUBLE, receive, counts.data(), offsets.data(), MPI_DOUBLE,
                        comm_),
@@ -403,6 +421,7 @@ Matrix Communicator::allgather_columns(const ConstMatrixRef& local, const std::v
 template <typename Scalar>
 void Communicator::reduce_scatter_in_place(Scalar* data, const std::vector<int>& counts,
                                            MPI_Datatype type) const {
+  const ScopedCollective timed;
   require(static_cast<int>(counts.size()) == size_, "reduce_scatter_sum needs one count per rank",
           {"", "counts", std::to_string(counts.size())});
   if (!mpi_running_ || size_ == 1) return;
@@ -425,6 +444,7 @@ void Communicator::reduce_scatter_sum(float* data, const std::vector<int>& count
 }
 
 void Communicator::allgather_slices(double* data, const std::vector<int>& counts) const {
+  const ScopedCollective timed;
   require(static_cast<int>(counts.size()) == size_, "allgather_slices needs one count per rank",
           {"", "counts", std::to_string(counts.size())});
   if (!mpi_running_ || size_ == 1) return;

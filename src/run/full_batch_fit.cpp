@@ -3,15 +3,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/exit_codes.hpp"
 #include "gplvm/core/json_writer.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/core/stop_signals.hpp"
 #include "gplvm/models/model_registry.hpp"
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/training_outputs.hpp"
+#include "gplvm/train/phase_breakdown.hpp"
+#include "gplvm/train/rank_wait_meter.hpp"
 
 namespace gplvm {
 namespace {
@@ -26,7 +30,8 @@ std::string time_to_limit(int iteration, int limit, double seconds) {
 }
 
 void print_summary(bool json, const std::string& path, const Model& model, const FullBatchResult& r,
-                   const std::string& method, const std::string& value_name, double seconds) {
+                   const std::string& method, const std::string& value_name, double seconds,
+                   const PhaseBreakdown& phases) {
   if (!json) {
     std::printf("wrote %s: %s, %d %s iterations, final %s %.10g, stopped: %s, %.1f s\n", path.c_str(),
                 model.kind().c_str(), r.iterations, method.c_str(), value_name.c_str(), r.objective,
@@ -47,6 +52,7 @@ void print_summary(bool json, const std::string& path, const Model& model, const
   if (value_name != "objective") w.key(value_name).value(r.objective);
   w.key("converged").value(r.converged).key("gradient_norm").value(r.gradient_norm);
   w.key("wall_seconds").value(seconds);
+  write_phase_breakdown(w, phases);
   w.end_object();
   std::printf("%s\n", w.str().c_str());
 }
@@ -85,24 +91,34 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   const int done = static_cast<int>(std::min<std::uint64_t>(first_iteration, 1u << 30));
   FullBatchOptions options = s.full_batch_options;
   options.max_iterations = std::max(1, options.max_iterations - done);
+  // The breakdown's coarse phases: the objective's evaluations (model), its collectives, the
+  // optimiser's own work (other), the stop poll and progress lines; an iteration is a step.
+  std::optional<PhaseRecording> recording(std::in_place);
+  RankWaitMeter waits(comm);
   const auto start = Clock::now();
   auto last_report = start;
   options.on_iteration = [&](int iteration, double value, double gradient_norm) {
+    waits.step_done();
     const double t = earlier_seconds + std::chrono::duration<double>(Clock::now() - start).count();
     // A resumed run's iteration 0 is the checkpoint's last point, on the curve already.
     if (!(resuming && iteration == 0))
       state.curve.push_back({first_iteration + static_cast<std::uint64_t>(iteration), 0, value, t});
     if (comm.is_root() &&
         std::chrono::duration<double>(Clock::now() - last_report).count() >= s.trainer.progress_seconds) {
+      const ScopedPhase phase(StepPhase::progress);
       const double solve_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      std::fprintf(stderr, "iteration %d %s %.10g |grad| %.3g elapsed %.0fs%s\n", iteration,
+      std::fprintf(stderr, "iteration %d %s %.10g |grad| %.3g elapsed %.0fs%s | %s\n", iteration,
                    objective->value_name().c_str(), value, gradient_norm, t,
-                   time_to_limit(iteration, options.max_iterations, solve_seconds).c_str());
+                   time_to_limit(iteration, options.max_iterations, solve_seconds).c_str(),
+                   leading_phases(phase_clock().totals(), 3).c_str());
       last_report = Clock::now();
     }
   };
   install_stop_signal_handlers();
-  options.should_stop = [&] { return comm.allreduce_max(stop_requested() ? 1.0 : 0.0) > 0.0; };
+  options.should_stop = [&] {
+    const ScopedPhase phase(StepPhase::stop_poll);
+    return comm.allreduce_max(stop_requested() ? 1.0 : 0.0) > 0.0;
+  };
   const std::string method = !riemannian                                 ? "L-BFGS"
                              : *riemannian == RiemannianMethod::paper_gd ? "riemannian_gd_paper"
                                                                          : "riemannian_adam";
@@ -130,6 +146,9 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   state.lbfgs = r.lbfgs;
   state.step = first_iteration + static_cast<std::uint64_t>(r.iterations);
   state.wall_seconds = earlier_seconds + std::chrono::duration<double>(Clock::now() - start).count();
+  recording.reset();
+  const PhaseBreakdown phases =
+      spread_over_ranks(comm, phase_seconds(phase_clock().totals(), waits.finish()));
   const LocalLatents latents = encode_local_latents(run.model, state.params, run.rows);
   if (r.reason == TaoStopReason::stop_requested) {
     // Stopped by a signal: a checkpoint to resume from, not the run file, as a minibatch run does.
@@ -161,7 +180,8 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
                 model_kind(run.model.kind()).full_batch_section +
                 ".max_iterations and continue with --resume auto");
   if (comm.is_root())
-    print_summary(run.json, s.output_path, run.model, r, method, objective->value_name(), state.wall_seconds);
+    print_summary(run.json, s.output_path, run.model, r, method, objective->value_name(), state.wall_seconds,
+                  phases);
   return kExitOk;
 }
 

@@ -19,6 +19,7 @@
 #include "gplvm/run/json_summary.hpp"
 #include "gplvm/run/training_outputs.hpp"
 #include "gplvm/train/curve_plateau.hpp"
+#include "gplvm/train/phase_breakdown.hpp"
 #include "gplvm/train/trainer.hpp"
 
 namespace gplvm {
@@ -53,6 +54,7 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   const double peak_rss = peak_resident_bytes();
   const double peak_rss_max = comm.allreduce_max(peak_rss);
   const double peak_rss_mean = comm.allreduce_sum(peak_rss) / comm.size();
+  const PhaseBreakdown phases = spread_over_ranks(comm, stats.phases);
   if (!comm.is_root()) return;
   const double seconds = stats.seconds;
   const double points_per_second = stats.points / std::max(seconds, 1e-12);
@@ -98,6 +100,7 @@ void print_summary(bool json, const TrainSettings& s, const TrainingState& state
   w.key("bytes_per_step_per_rank").value(bytes_per_step);
   w.key("peak_rss_bytes_max_rank").value(peak_rss_max).key("peak_rss_bytes_mean_rank").value(peak_rss_mean);
   w.key("threads_per_rank").value(threads_per_rank());
+  write_phase_breakdown(w, phases);
   w.end_object();
   std::printf("%s\n", w.str().c_str());
 }

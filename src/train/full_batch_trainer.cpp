@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/objectives/exact_distributed.hpp"
 
 namespace gplvm {
@@ -178,6 +179,7 @@ FullBatchResult train_full_batch(const Model& model, const FullBatchObjective& o
   // TAO minimises: everything is negated.
   const auto negated = [&](const ConstVectorRef& x, VectorRef x_gradient) {
     layout.unslice(x, params);
+    const ScopedPhase phase(StepPhase::model);
     const double value = objective.evaluate(params, gradient);
     ++evaluations;
     x_gradient = -layout.slice(gradient);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/optim/riemannian_adam.hpp"
 
@@ -166,8 +167,7 @@ class RiemannianRun {
     // set; a fresh one draws the set's start (no-op without one).
     objective_.set_noise_draw(first_);
     if (!options_.resume) refresh_active_set(model_, comm_, now.params, 0);
-    now.value = objective_.evaluate(now.params, now.gradient);
-    ++evaluations_;
+    evaluate(now);
     result_.curve.push_back(now.value);
     report(0, now);
     // A run stopped after an iteration ends before that iteration's active-set refresh: do it now.
@@ -243,9 +243,15 @@ class RiemannianRun {
 
   Iterate evaluated(Vector params) {
     Iterate next{std::move(params), Vector(), 0.0};
-    next.value = objective_.evaluate(next.params, next.gradient);
-    ++evaluations_;
+    evaluate(next);
     return next;
+  }
+
+  // The objective and its gradient at it.params, charged to the breakdown's `model` phase.
+  void evaluate(Iterate& it) {
+    const ScopedPhase phase(StepPhase::model);
+    it.value = objective_.evaluate(it.params, it.gradient);
+    ++evaluations_;
   }
 
   // The three optimisers' state in the parameters' layout (RiemannianState::moments).

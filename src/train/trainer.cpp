@@ -12,8 +12,10 @@
 
 #include "gplvm/core/error.hpp"
 #include "gplvm/core/log.hpp"
+#include "gplvm/core/phase_clock.hpp"
 #include "gplvm/models/active_set.hpp"
 #include "gplvm/train/point_rows_adam.hpp"
+#include "gplvm/train/rank_wait_meter.hpp"
 
 namespace gplvm {
 namespace {
@@ -153,6 +155,8 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
   Float32Shadow* const encoder_shadow = shadow ? &*shadow : nullptr;
   if (state.best_params.size() != state.params.size()) state.best_params = state.params;
   GoodState good = keep_good_state(state, adam, point_adam);
+  const PhaseRecording recording;
+  RankWaitMeter waits(comm_);
   const auto start = Clock::now();
   auto last_report = start;
   const double base_seconds = state.wall_seconds;
@@ -168,19 +172,25 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     stats.finished = reason == StopReason::tolerance || reason == StopReason::max_steps;
     stats.steps = state.step - first_step;
     stats.seconds = std::chrono::duration<double>(Clock::now() - start).count() - checkpoint_seconds;
-    stats.bytes_sent = comm_.bytes_sent() - bytes_before - checkpoint_bytes;
+    phase_clock().stop();
+    stats.phases = phase_seconds(phase_clock().totals(), waits.finish());
+    stats.bytes_sent = comm_.bytes_sent() - bytes_before - checkpoint_bytes - waits.bytes_sent();
     return stats;
   };
   if (state.convergence.converged) return finish(StopReason::tolerance);  // resumed after convergence
   while (state.step < total_steps()) {
     refresh_due_active_set(state);
     const std::uint64_t epoch = state.step / per_epoch, batch = state.step % per_epoch;
-    const auto rows = schedule_.batch_rows(epoch, batch);
+    const auto rows = [&] {
+      const ScopedPhase draw_phase(StepPhase::batch_draw);
+      return schedule_.batch_rows(epoch, batch);
+    }();
     // Parameters a step refuses (an infinite noise variance, a kernel matrix beyond jitter) are
     // divergence too. They are shared parameters, the same on every rank, so every rank fails alike.
     BatchTerms terms;
     std::string step_failure;
     try {
+      const ScopedPhase model_phase(StepPhase::model);
       terms =
           step_->evaluate(state.params, rows, {epoch, batch}, gradient, &adam.slice_counts(), encoder_shadow);
     } catch (const Error& e) {
@@ -224,6 +234,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     adam.set_learning_rate(learning_rate(state));
     const double clip = options_.clip_norm > 0 && norm > options_.clip_norm ? options_.clip_norm / norm : 1.0;
     if (point_adam) {  // before sharded Adam, which must not see the points' gradient
+      const ScopedPhase adam_phase(StepPhase::adam);
       const PointRowsAdam::PointGradient point_gradient = point_adam->take_gradient(gradient);
       point_adam->set_learning_rate(learning_rate(state));
       point_adam->ascend(state.params, point_gradient, clip);
@@ -233,6 +244,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     else
       adam.ascend(state.params, gradient, clip);
     ++state.step;
+    waits.step_done();
     stats.points += rows.size();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     state.wall_seconds = base_seconds + seconds;
@@ -242,11 +254,13 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
     const bool done = state.step == total_steps() || verdict.converged;
     if (std::chrono::duration<double>(Clock::now() - last_report).count() >= options_.progress_seconds ||
         done) {
+      const ScopedPhase progress_phase(StepPhase::progress);
       report_progress(state, terms.objective, norm, seconds, stats.points, done);
       last_report = Clock::now();
     }
     if (verdict.converged) return finish(StopReason::tolerance);
     if (checkpoint && options_.checkpoint_every > 0 && state.step % options_.checkpoint_every == 0 && !done) {
+      const ScopedPhase checkpoint_phase(StepPhase::checkpoint);
       const auto t0 = Clock::now();
       const std::uint64_t b0 = comm_.bytes_sent();
       state.adam = adam_state(adam, point_adam);
@@ -255,6 +269,7 @@ TrainRunStats Trainer::run(TrainingState& state, const CheckpointFn& checkpoint,
       checkpoint_bytes += comm_.bytes_sent() - b0;
     }
     if (stop) {  // collective: a stop request on any rank stops all of them after the same step
+      const ScopedPhase poll_phase(StepPhase::stop_poll);
       const bool local_stop = stop();
       if (comm_.allreduce_max(local_stop ? 1.0 : 0.0) > 0.0) return finish(StopReason::stopped);
     }
@@ -269,6 +284,7 @@ void Trainer::refresh_due_active_set(TrainingState& state) const {
   // the restored Z is the one its step began with, or is redrawn alike.
   const Index every = model_.active_set().every;
   if (every == 0 || state.step % static_cast<std::uint64_t>(every) != 0) return;
+  const ScopedPhase model_phase(StepPhase::model);
   refresh_active_set(model_, comm_, state.params, state.step / static_cast<std::uint64_t>(every));
 }
 
@@ -285,15 +301,17 @@ void Trainer::report_progress(const TrainingState& state, double objective, doub
   if (decoder.has_lengthscales)
     std::snprintf(lengthscales, sizeof lengthscales, " lengthscales %.3g-%.3g", decoder.min_lengthscale,
                   decoder.max_lengthscale);
-  char line[384];
+  // Rank 0's three largest phases so far; the summary has every phase over all ranks.
+  const std::string phases = leading_phases(phase_clock().totals(), 3);
+  char line[512];
   std::snprintf(line, sizeof line,
                 "epoch %llu step %llu/%llu objective %.6g smoothed %.6g noise %.3g%s |grad| %.3g lr %.3g "
-                "points/s %.0f elapsed %s ETA %s",
+                "points/s %.0f elapsed %s ETA %s | %s",
                 static_cast<unsigned long long>((state.step - 1) / per_epoch),
                 static_cast<unsigned long long>(state.step), static_cast<unsigned long long>(total_steps()),
                 objective, state.convergence.smoothed, decoder.noise_variance, lengthscales, gradient_norm,
                 learning_rate(state), points_per_second, format_duration(state.wall_seconds).c_str(),
-                format_duration(eta).c_str());
+                format_duration(eta).c_str(), phases.c_str());
   // A live bar only on a terminal; plain lines keep SLURM logs readable. stderr, so that stdout
   // carries nothing but a command's --json summary.
   if (isatty(STDERR_FILENO))

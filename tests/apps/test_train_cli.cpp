@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <regex>
 
 #include "support/cli_runner.hpp"
 #include "support/hdf5_fixture.hpp"
@@ -84,6 +86,41 @@ TEST(TrainCli, WritesRunFileAndJsonSummary) {
   EXPECT_EQ(latents.cols(), 2);
   EXPECT_EQ(read_fixture_matrix(r.dir / "out/run.h5", "/train/curve").rows(), 40);
   EXPECT_EQ(read_fixture_matrix(r.dir / "out/run.h5", "/labels").rows(), kRows);
+}
+
+// The summary breaks the run's time into phases (docs/guide/training.md, "Where the time goes"):
+// every phase as {min, median, max} over the ranks, each rank's phases adding up to its recorded wall
+// time, and the final progress line ends in the leading phases' shares.
+TEST(TrainCli, JsonSummaryBreaksTheRunIntoPhasesOverTheRanks) {
+  Sandbox r;
+  const CliResult res = run_gplvm("train --config config.toml --json", 2, r.dir);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const nlohmann::json j = nlohmann::json::parse(res.out);
+  const nlohmann::json& phases = j.at("phase_seconds");
+  double sum_of_min = 0, sum_of_max = 0;
+  for (const char* name : {"other", "batch_draw", "model", "encoder_forward", "active_gather",
+                           "active_factor", "remainder", "partials_sum", "encoder_backward", "gradient_sum",
+                           "adam", "adam_allgather", "stop_poll", "progress", "checkpoint"})
+    EXPECT_TRUE(phases.contains(name)) << name;
+  for (const auto& [name, spread] : phases.items()) {
+    const double min = spread.at("min"), median = spread.at("median"), max = spread.at("max");
+    EXPECT_LE(0.0, min) << name;
+    EXPECT_LE(min, median) << name;
+    EXPECT_LE(median, max) << name;
+    sum_of_min += min, sum_of_max += max;
+  }
+  EXPECT_GT(phases.at("encoder_forward").at("min").get<double>(), 0.0);
+  EXPECT_GT(phases.at("active_gather").at("max").get<double>(), 0.0);  // two ranks: a real gather
+  EXPECT_GT(phases.at("checkpoint").at("max").get<double>(), 0.0);     // checkpoint_every = 10
+  const nlohmann::json& wall = j.at("phase_wall_seconds");
+  EXPECT_LE(sum_of_min, wall.at("max").get<double>() * (1 + 1e-12));
+  EXPECT_GE(sum_of_max, wall.at("min").get<double>() * (1 - 1e-12));
+  // The recorded loop holds the checkpoints that wall_seconds leaves out.
+  EXPECT_GE(wall.at("max").get<double>(), j.at("wall_seconds").get<double>());
+  const nlohmann::json& wait = j.at("waiting_for_slowest_rank_seconds");
+  EXPECT_LE(0.0, wait.at("min").get<double>());
+  EXPECT_LE(wait.at("max").get<double>(), wall.at("max").get<double>());
+  EXPECT_TRUE(std::regex_search(res.err, std::regex(R"(step 40/40 .* \| [a-z_]+ [0-9]+%)"))) << res.err;
 }
 
 // model.likelihood is read by nothing: setting it trains as before, with one warning (from one rank)

@@ -53,6 +53,9 @@ class ShardedAdam {
   void set_state(AdamState state) { adam_.set_state(std::move(state)); }
 
  private:
+  // Collective: every rank's updated slice of the block into params (phase adam_allgather).
+  void gather_updated_slices(VectorRef params) const;
+
   const Communicator& comm_;
   IndexRange block_;
   std::vector<int> counts_;

@@ -1,7 +1,9 @@
 #pragma once
 // The project's one MPI wrapper: RAII initialisation, typed collectives on double buffers and
 // Eigen matrices, collective error agreement, and a count of the bytes each process sends
-// through collectives (reported by the benchmarks as communication per step).
+// through collectives (reported by the benchmarks as communication per step). Every collective's
+// time is charged to the phase its caller named or, where none did, to `collectives`
+// (core/phase_clock.hpp), so a run's breakdown shows communication without a profiler.
 //
 // MPI need not be running: serial tools (gplvm import) and serial tests use the I/O layer without
 // MPI_Init. Then this process is the whole communicator (rank 0 of 1) and every collective is the
@@ -49,6 +51,7 @@ class Communicator {
   void allreduce_sum(MatrixRef m) const { allreduce_sum(m.data(), m.size()); }
   double allreduce_sum(double value) const;
   double allreduce_max(double value) const;
+  void allreduce_max(double* data, Index count) const;  // in place, elementwise
   std::int64_t allreduce_sum(std::int64_t value) const;
   std::int64_t allreduce_min(std::int64_t value) const;
   std::int64_t allreduce_max(std::int64_t value) const;

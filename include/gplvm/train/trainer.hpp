@@ -11,6 +11,7 @@
 #include "gplvm/optim/sharded_adam.hpp"
 #include "gplvm/train/batch_schedule.hpp"
 #include "gplvm/train/convergence_monitor.hpp"
+#include "gplvm/train/phase_breakdown.hpp"
 #include "gplvm/train/training_state.hpp"
 
 namespace gplvm {
@@ -49,6 +50,9 @@ struct TrainRunStats {
   std::uint64_t points = 0;           // data rows processed (batches hold B to 2B-1 rows)
   double seconds = 0.0;               // wall time of those steps
   std::uint64_t bytes_sent = 0;       // bytes this rank contributed to collectives in those steps
+  // Where this rank's time went (core/phase_clock.hpp), checkpoints included: phases.wall is
+  // seconds plus the time spent writing checkpoints.
+  PhaseSeconds phases;
 };
 
 class Trainer {
@@ -65,7 +69,7 @@ class Trainer {
   std::uint64_t total_steps() const;
   TrainingState initial_state() const;
   // Runs from state.step to total_steps() (or until stop() is true). Checkpoint time is excluded
-  // from the statistics' seconds and bytes.
+  // from the statistics' seconds and bytes. Records the run's phases (core/phase_clock.hpp).
   TrainRunStats run(TrainingState& state, const CheckpointFn& checkpoint = {}, const StopFn& stop = {}) const;
 
  private:
