@@ -12,6 +12,22 @@
 namespace gplvm {
 namespace {
 
+void require_matching(const LllvmProblem& problem, const LllvmState& state) {
+  const Index size = problem.latent_size();
+  const bool matches = state.mean_x.size() == size && state.cov_x.rows() == size &&
+                       state.cov_x.cols() == size && state.mean_c.rows() == problem.data_dims() &&
+                       state.mean_c.cols() == size && state.cov_c.rows() == size &&
+                       state.cov_c.cols() == size;
+  require(matches,
+          "the starting state's shapes are not those of the problem (n d_x = " + std::to_string(size) +
+              ", d_y = " + std::to_string(problem.data_dims()) + ")",
+          {"", "state"});
+  require(state.gamma > 0.0 && std::isfinite(state.gamma), "gamma must be positive and finite",
+          {"", "lllvm.gamma", std::to_string(state.gamma)});
+  require(state.alpha > 0.0 && std::isfinite(state.alpha), "alpha must be positive and finite",
+          {"", "lllvm.alpha", std::to_string(state.alpha)});
+}
+
 void require_valid(const LllvmOptions& options) {
   require(options.max_iterations >= 1, "at least one EM iteration is needed",
           {"", "lllvm.max_iterations", std::to_string(options.max_iterations)});
@@ -45,10 +61,8 @@ void check_rise(const std::vector<BoundRecord>& trajectory) {
 
 class EmRun {
  public:
-  EmRun(const LllvmProblem& problem, const LllvmOptions& options)
-      : problem_(problem),
-        options_(options),
-        fit_{initial_state(problem, options.seed, options.initial_gamma, options.alpha), {}, 0, false} {}
+  EmRun(const LllvmProblem& problem, const LllvmOptions& options, LllvmState start)
+      : problem_(problem), options_(options), fit_{std::move(start), {}, 0, false} {}
 
   // One iteration; whether the bound has settled.
   bool iterate(int iteration) {
@@ -108,14 +122,20 @@ const char* update_name(LllvmUpdate update) {
 }
 
 LllvmFit fit_lllvm(const LllvmProblem& problem, const LllvmOptions& options) {
+  return fit_lllvm(problem, options,
+                   initial_state(problem, options.seed, options.initial_gamma, options.alpha));
+}
+
+LllvmFit fit_lllvm(const LllvmProblem& problem, const LllvmOptions& options, LllvmState start) {
   require_valid(options);
+  require_matching(problem, start);
   if (options.alpha_policy == AlphaPolicy::optimised)
     log_warning(
         "LL-LVM: alpha is optimised; its optimum drives the embedding to collapse (alpha grows "
         "without bound, the latent means shrink to 0 and the bound rises towards the no-manifold "
         "model), so compare bounds only between runs with the same alpha policy; keep alpha fixed "
         "(1e-3) for embeddings");
-  EmRun run(problem, options);
+  EmRun run(problem, options, std::move(start));
   for (int iteration = 1; iteration <= options.max_iterations; ++iteration) {
     if (run.iterate(iteration)) {
       run.fit().converged = true;

@@ -49,4 +49,8 @@ struct LllvmFit {
 // negative or not finite (lllvm.tolerance), and those of initial_state.
 LllvmFit fit_lllvm(const LllvmProblem& problem, const LllvmOptions& options);
 
+// The same from a given state (a restart, or a state carried over from another run); options.seed,
+// initial_gamma and alpha are not read. InputError (key "state") if its shapes are not the problem's.
+LllvmFit fit_lllvm(const LllvmProblem& problem, const LllvmOptions& options, LllvmState start);
+
 }  // namespace gplvm
