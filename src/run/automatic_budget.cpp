@@ -49,8 +49,11 @@ AutomaticBudget automatic_budget(const Config& given, std::uint64_t num_rows) {
   // A user who set a minibatch budget asked for minibatch training.
   const bool minibatch_keys =
       given.was_set("train.epochs") || given.was_set("train.max_steps") || given.was_set("sas.batch_size");
-  if (kind.inducing_points && !given.was_set("sparse.training") && !given.was_set("optim.method") &&
-      !minibatch_keys && num_rows <= kFullBatchRows)
+  // Not for an encoder's Gaussian latents: L-BFGS's trial steps on the variance encoder can reach
+  // variances that overflow (the depth-5 tree stopped at iteration 13), where Adam's steps do not.
+  const bool encoded_posteriors = kind.posterior_latents && given.get_string("model.latents") != "free";
+  if (kind.inducing_points && !encoded_posteriors && !given.was_set("sparse.training") &&
+      !given.was_set("optim.method") && !minibatch_keys && num_rows <= kFullBatchRows)
     choose(budget, "sparse.training", "full_batch");
   const bool full_batch = trains_full_batch(given) || !budget.overrides.empty();
   if (!full_batch) choose_epochs(given, num_rows, choose_batch(given, num_rows, budget), budget);

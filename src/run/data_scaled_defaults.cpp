@@ -1,20 +1,9 @@
 #include "gplvm/run/data_scaled_defaults.hpp"
 
-#include <cstdio>
-
+#include "gplvm/core/format_number.hpp"
 #include "gplvm/models/model_registry.hpp"
 
 namespace gplvm {
-namespace {
-
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
-
-}  // namespace
-
 bool variances_may_follow_data(const Config& config) {
   return model_kind(config.get_string("model.kind")).unit_scale_defaults &&
          !config.get_bool("data.standardize") && !config.was_set("model.kernel_variance") &&
@@ -28,11 +17,13 @@ ScaledDefaults data_scaled_defaults(const Config& config, const ColumnStatistics
   if (!(variance > 0)) return out;  // constant data: nothing to scale by (the model's own checks speak)
   const double kernel = config.get_double("model.kernel_variance") * variance;
   const double noise = config.get_double("model.noise_variance") * variance;
-  out.overrides = {"model.kernel_variance=" + number(kernel), "model.noise_variance=" + number(noise)};
-  out.note = "the data's values lie in [" + number(transformed.min) + ", " + number(transformed.max) +
-             "], mean column variance " + number(variance) +
-             ": model.kernel_variance and model.noise_variance " + "start at " + number(kernel) + " and " +
-             number(noise) + " (the unit-scale defaults times that variance; set them to choose)";
+  out.overrides = {"model.kernel_variance=" + format_number(kernel),
+                   "model.noise_variance=" + format_number(noise)};
+  out.note = "the data's values lie in [" + format_number(transformed.min) + ", " +
+             format_number(transformed.max) + "], mean column variance " + format_number(variance) +
+             ": model.kernel_variance and model.noise_variance " + "start at " + format_number(kernel) +
+             " and " + format_number(noise) +
+             " (the unit-scale defaults times that variance; set them to choose)";
   return out;
 }
 

@@ -145,6 +145,10 @@ int fit_full_batch(const FitRun& run, std::optional<RiemannianMethod> riemannian
   state.params = r.params;
   state.lbfgs = r.lbfgs;
   state.step = first_iteration + static_cast<std::uint64_t>(r.iterations);
+  // The run file's `converged` attribute: a tolerance (gradient or objective) ended the run, not the
+  // iteration limit, as the minibatch runs record their stopping rule.
+  state.convergence.converged = r.converged;
+  if (r.converged) state.convergence.converged_step = state.step;
   state.wall_seconds = earlier_seconds + std::chrono::duration<double>(Clock::now() - start).count();
   recording.reset();
   const PhaseBreakdown phases =

@@ -5,27 +5,19 @@
 #include <cstdio>
 
 #include "gplvm/core/error.hpp"
+#include "gplvm/core/format_number.hpp"
 
 namespace gplvm {
-namespace {
-
-std::string format(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
-
-}  // namespace
-
 ConvergenceMonitor::ConvergenceMonitor(ConvergenceOptions options, std::uint64_t steps_per_epoch)
     : options_(options) {
   require(std::isfinite(options.tolerance) && options.tolerance >= 0,
-          "train.tolerance must be finite and >= 0", {"", "train.tolerance", format(options.tolerance)});
+          "train.tolerance must be finite and >= 0",
+          {"", "train.tolerance", format_number(options.tolerance)});
   require(options.patience >= 1, "train.patience must be >= 1",
           {"", "train.patience", std::to_string(options.patience)});
   require(std::isfinite(options.divergence_drop) && options.divergence_drop >= 0,
           "train.divergence_drop must be finite and >= 0",
-          {"", "train.divergence_drop", format(options.divergence_drop)});
+          {"", "train.divergence_drop", format_number(options.divergence_drop)});
   require(options.min_window_steps >= 1, "train.min_window_steps must be >= 1",
           {"", "train.min_window_steps", std::to_string(options.min_window_steps)});
   const std::uint64_t epoch = std::max<std::uint64_t>(steps_per_epoch, 1);
@@ -38,8 +30,8 @@ StepVerdict ConvergenceMonitor::observe(ConvergenceState& s, std::uint64_t step,
   StepVerdict v;
   if (!std::isfinite(objective) || !std::isfinite(gradient_norm)) {
     v.diverged = true;
-    v.divergence = !std::isfinite(objective) ? "objective is " + format(objective)
-                                             : "gradient norm is " + format(gradient_norm);
+    v.divergence = !std::isfinite(objective) ? "objective is " + format_number(objective)
+                                             : "gradient norm is " + format_number(gradient_norm);
     return v;
   }
   s.smoothed = s.observed == 0 ? objective : s.smoothed + alpha_ * (objective - s.smoothed);
@@ -52,9 +44,10 @@ StepVerdict ConvergenceMonitor::observe(ConvergenceState& s, std::uint64_t step,
   const double scale = std::max(std::abs(s.peak_smoothed), s.peak_smoothed - s.first_smoothed);
   if (options_.divergence_drop > 0 && s.peak_smoothed - s.smoothed > options_.divergence_drop * scale) {
     v.diverged = true;
-    v.divergence =
-        "smoothed objective " + format(s.smoothed) + " fell below its peak " + format(s.peak_smoothed) +
-        " by more than train.divergence_drop = " + format(options_.divergence_drop) + " of " + format(scale);
+    v.divergence = "smoothed objective " + format_number(s.smoothed) + " fell below its peak " +
+                   format_number(s.peak_smoothed) +
+                   " by more than train.divergence_drop = " + format_number(options_.divergence_drop) +
+                   " of " + format_number(scale);
     return v;
   }
   return finish_step(s, step, v);
