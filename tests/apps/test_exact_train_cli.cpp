@@ -1,6 +1,7 @@
 // gplvm train with model.kind = "exact": TAO L-BFGS on the distributed exact LML. The curve must
 // never decrease, the run file must reproduce its own LML through gplvm exact, and the result
-// must not depend on the rank count beyond the model's symmetries (so the LML is compared).
+// must not depend on the rank count beyond the model's symmetries (so the LML is compared); the
+// summary breaks the run into phases.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,6 +44,9 @@ TEST(ExactTrainCli, LmlRisesMonotonicallyAndAgreesAcrossRankCountsAndWithGplvmEx
   const double lml1 = json_value(one.out, "log_marginal_likelihood"),
                lml2 = json_value(two.out, "log_marginal_likelihood");
   EXPECT_NEAR(lml2, lml1, 1e-6 * std::abs(lml1));
+  // Full batch reports the breakdown's coarse phases: the objective's evaluations are `model`.
+  EXPECT_GT(json_value(two.out, R"(model":\{"min)"), 0.0);
+  EXPECT_GT(json_value(two.out, R"(phase_wall_seconds":\{"min)"), 0.0);
 
   const RowMatrix curve = testing::read_fixture_matrix(dir / "exact2.h5", "/train/curve");
   ASSERT_GT(curve.rows(), 10);
