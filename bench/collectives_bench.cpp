@@ -72,8 +72,10 @@ int main(int argc, char** argv) {
   int repeats = 41;
   Index max_bytes = 8 << 20;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-bytes")) max_bytes = std::atol(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--repeats"))
+      repeats = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-bytes"))
+      max_bytes = std::atol(argv[i + 1]);
   }
   const Communicator comm;
   if (comm.is_root()) std::printf("collective,ranks,bytes,seconds\n");

@@ -71,7 +71,8 @@ struct MethodCase {
 };
 
 // Tight L-BFGS tolerances: the gradient fit must converge far enough to be compared at 1e-8.
-const char* kTight = " --full_batch.gatol=1e-11 --full_batch.grtol=0 --full_batch.frtol=0 --full_batch.max_iterations=20000";
+const char* kTight =
+    " --full_batch.gatol=1e-11 --full_batch.grtol=0 --full_batch.frtol=0 --full_batch.max_iterations=20000";
 
 class ProbdrFits : public ::testing::TestWithParam<MethodCase> {};
 
